@@ -1,0 +1,362 @@
+//! The codecs behind RsLi's packing methods, under one resumable contract.
+//!
+//! Every decoder implements [`Decoder`]: it is built with what the format says (the
+//! expected output size, the XOR key if any) and then fed input and output slices the
+//! caller owns. Each call reports exactly how many bytes it consumed and produced and a
+//! typed [`Status`]. A decoder may stop and resume at any byte boundary of either slice:
+//! 1-byte slices give the same bytes as one large call. Only when the caller says the input
+//! has ended may a decoder conclude the stream is truncated. Decoders never allocate, never
+//! write past the expected size, and once failed keep returning the same error.
+//!
+//! [`Unpacker`] dispatches over the methods by enum (no `dyn`, no allocation); a host that
+//! needs one method can use that decoder type directly.
+//!
+//! | method | flags | decoder | state size |
+//! |---|---:|---|---:|
+//! | stored | 0x000 | [`StoredDecoder`] | 24 bytes |
+//! | XOR | 0x020 | [`XorDecoder`] | 24 bytes |
+//! | LZSS, XOR+LZSS | 0x040, 0x060 | not yet | |
+//! | LZHUF, XOR+LZHUF | 0x080, 0x0A0 | not yet | |
+//! | Deflate | 0x100 | not yet | |
+
+pub mod xor;
+
+pub use xor::{StoredDecoder, XorDecoder, XorStream};
+
+use crate::error::{DecodeError, UnsupportedMethod};
+use core::fmt;
+
+/// The bits of RsLi `flags` that select the packing method (SPEC 2.6).
+pub const METHOD_MASK: u16 = 0x1E0;
+
+/// What a decoder needs next, returned with every successful call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// All the input given was consumed and more is needed to go on.
+    NeedInput,
+    /// The output slice is full and more output is to come.
+    OutputFull,
+    /// The whole expected output has been produced. Input not consumed by this or earlier
+    /// calls is not part of the stream.
+    Done,
+}
+
+/// The outcome of one [`Decoder::decode`] call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Bytes of `input` used (always a prefix of it).
+    pub consumed: usize,
+    /// Bytes written to the start of `output`.
+    pub produced: usize,
+    /// What the decoder needs next. When the output slice is full and the input is used up
+    /// at once, [`Status::OutputFull`] is reported.
+    pub status: Status,
+}
+
+/// A resumable decoder of one packed stream into exactly its expected size.
+///
+/// The trait is object safe. Contract for implementors and callers alike:
+/// * `consumed <= input.len()`, `produced <= output.len()`, and the total produced never
+///   exceeds [`expected_len`](Decoder::expected_len).
+/// * With non-empty output room and unconsumed input, a call makes progress.
+/// * `input_ended` says `input` holds the last bytes of the stream; a decoder that then
+///   runs dry returns [`DecodeError::Truncated`].
+/// * After an error, every later call returns the same error.
+pub trait Decoder {
+    /// Decodes from `input` into `output`.
+    fn decode(
+        &mut self,
+        input: &[u8],
+        output: &mut [u8],
+        input_ended: bool,
+    ) -> Result<Progress, DecodeError>;
+
+    /// The number of bytes the stream must produce (the entry's `unpacked_size`).
+    fn expected_len(&self) -> u64;
+
+    /// The number of bytes produced so far.
+    fn produced_total(&self) -> u64;
+}
+
+/// An RsLi packing method, from `flags & 0x1E0` (SPEC 2.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u16)]
+pub enum Method {
+    /// 0x000: stored, copied as is.
+    Stored = 0x000,
+    /// 0x020: XOR-encrypted with the entry's key.
+    Xor = 0x020,
+    /// 0x040: Okumura LZSS.
+    Lzss = 0x040,
+    /// 0x060: XOR, then LZSS.
+    XorLzss = 0x060,
+    /// 0x080: LZSS with adaptive Huffman coding (LZHUF).
+    Lzhuf = 0x080,
+    /// 0x0A0: XOR, then LZHUF.
+    XorLzhuf = 0x0A0,
+    /// 0x100: raw Deflate (RFC 1951).
+    Deflate = 0x100,
+}
+
+impl Method {
+    /// Every method, in flag order.
+    pub const ALL: [Method; 7] = [
+        Method::Stored,
+        Method::Xor,
+        Method::Lzss,
+        Method::XorLzss,
+        Method::Lzhuf,
+        Method::XorLzhuf,
+        Method::Deflate,
+    ];
+
+    /// The method an entry's `flags` select; other bits are attributes and are ignored.
+    ///
+    /// ```
+    /// use ngi_core::Method;
+    /// assert_eq!(Method::from_flags(0x0061), Ok(Method::XorLzss));
+    /// assert!(Method::from_flags(0x0180).is_err());
+    /// ```
+    pub const fn from_flags(flags: u16) -> Result<Method, UnsupportedMethod> {
+        Ok(match flags & METHOD_MASK {
+            0x000 => Method::Stored,
+            0x020 => Method::Xor,
+            0x040 => Method::Lzss,
+            0x060 => Method::XorLzss,
+            0x080 => Method::Lzhuf,
+            0x0A0 => Method::XorLzhuf,
+            0x100 => Method::Deflate,
+            _ => return Err(UnsupportedMethod { flags }),
+        })
+    }
+
+    /// The method's flag bits.
+    pub const fn bits(self) -> u16 {
+        self as u16
+    }
+
+    /// Whether the packed bytes are XOR-encrypted with the entry's data key.
+    pub const fn uses_xor(self) -> bool {
+        matches!(self, Method::Xor | Method::XorLzss | Method::XorLzhuf)
+    }
+
+    /// What the engine's `rsGetPackMethod` reports: `flags & 0x1C0`, i.e. the method
+    /// without the XOR bit.
+    pub const fn pack_method(self) -> u16 {
+        self as u16 & 0x1C0
+    }
+
+    /// The stable lower-case name used by the `ngi` command and its JSON output.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Method::Stored => "stored",
+            Method::Xor => "xor",
+            Method::Lzss => "lzss",
+            Method::XorLzss => "xor-lzss",
+            Method::Lzhuf => "lzhuf",
+            Method::XorLzhuf => "xor-lzhuf",
+            Method::Deflate => "deflate",
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Allocation-free dispatch over the decoders of every method.
+///
+/// Its size is that of the largest decoder it holds (see the table in [`codec`](self)).
+///
+/// ```
+/// use ngi_core::{Decoder, Method, Status, Unpacker};
+///
+/// let mut unpacker = Unpacker::new(Method::Stored, 0, 5).unwrap();
+/// let mut out = [0u8; 8];
+/// let p = unpacker.decode(b"hello, world", &mut out, true).unwrap();
+/// assert_eq!((p.consumed, p.produced, p.status), (5, 5, Status::Done));
+/// assert_eq!(&out[..5], b"hello");
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Unpacker {
+    /// Method 0x000.
+    Stored(StoredDecoder),
+    /// Method 0x020.
+    Xor(XorDecoder),
+}
+
+impl Unpacker {
+    /// A decoder for `method`, keyed by `key` (used by the XOR methods only), that must
+    /// produce exactly `unpacked_size` bytes.
+    pub fn new(method: Method, key: u16, unpacked_size: u64) -> Result<Self, DecodeError> {
+        match method {
+            Method::Stored => Ok(Unpacker::Stored(StoredDecoder::new(unpacked_size))),
+            Method::Xor => Ok(Unpacker::Xor(XorDecoder::new(key, unpacked_size))),
+            other => Err(DecodeError::MethodNotImplemented {
+                method: other.bits(),
+            }),
+        }
+    }
+
+    fn as_decoder(&mut self) -> &mut dyn Decoder {
+        match self {
+            Unpacker::Stored(d) => d,
+            Unpacker::Xor(d) => d,
+        }
+    }
+
+    fn as_decoder_ref(&self) -> &dyn Decoder {
+        match self {
+            Unpacker::Stored(d) => d,
+            Unpacker::Xor(d) => d,
+        }
+    }
+}
+
+impl Decoder for Unpacker {
+    fn decode(
+        &mut self,
+        input: &[u8],
+        output: &mut [u8],
+        input_ended: bool,
+    ) -> Result<Progress, DecodeError> {
+        self.as_decoder().decode(input, output, input_ended)
+    }
+
+    fn expected_len(&self) -> u64 {
+        self.as_decoder_ref().expected_len()
+    }
+
+    fn produced_total(&self) -> u64 {
+        self.as_decoder_ref().produced_total()
+    }
+}
+
+/// Decodes a whole packed stream into `output`, whose length is the expected unpacked size,
+/// and returns how many bytes of `packed` the stream used (the rest is trailing data).
+///
+/// ```
+/// use ngi_core::{codec::unpack_into, Method};
+///
+/// let mut out = [0u8; 3];
+/// assert_eq!(unpack_into(Method::Stored, 0, b"abcdef", &mut out), Ok(3));
+/// assert_eq!(&out, b"abc");
+/// ```
+pub fn unpack_into(
+    method: Method,
+    key: u16,
+    packed: &[u8],
+    output: &mut [u8],
+) -> Result<usize, DecodeError> {
+    let mut unpacker = Unpacker::new(method, key, output.len() as u64)?;
+    let progress = unpacker.decode(packed, output, true)?;
+    match progress.status {
+        Status::Done => Ok(progress.consumed),
+        // With the whole input and exactly the expected room, anything but Done is a
+        // decoder that stopped early: report it as the truncation it is.
+        _ => Err(DecodeError::Truncated {
+            produced: unpacker.produced_total(),
+            expected: output.len() as u64,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn method_from_every_flag_value() {
+        for flags in 0..=u16::MAX {
+            let m = Method::from_flags(flags);
+            match flags & METHOD_MASK {
+                0x000 | 0x020 | 0x040 | 0x060 | 0x080 | 0x0A0 | 0x100 => {
+                    assert_eq!(m.map(Method::bits), Ok(flags & METHOD_MASK))
+                }
+                _ => assert_eq!(m, Err(UnsupportedMethod { flags })),
+            }
+        }
+        assert_eq!(Method::Xor.pack_method(), 0x00);
+        assert_eq!(Method::XorLzss.pack_method(), 0x40);
+        assert_eq!(Method::XorLzhuf.pack_method(), 0x80);
+    }
+
+    #[test]
+    fn stored_in_one_byte_steps_then_truncated() {
+        let mut d = Unpacker::new(Method::Stored, 0, 4).unwrap();
+        let mut out = [0u8; 1];
+        // A full output slice takes precedence: more input alone could not make progress.
+        let p = d.decode(b"a", &mut out, false).unwrap();
+        assert_eq!(
+            (p.consumed, p.produced, p.status),
+            (1, 1, Status::OutputFull)
+        );
+        let p = d.decode(b"b", &mut [0u8; 2], false).unwrap();
+        assert_eq!(
+            (p.consumed, p.produced, p.status),
+            (1, 1, Status::NeedInput)
+        );
+        let e = d.decode(b"", &mut out, true).unwrap_err();
+        assert_eq!(
+            e,
+            DecodeError::Truncated {
+                produced: 2,
+                expected: 4
+            }
+        );
+        assert_eq!(
+            d.decode(b"cd", &mut out, false),
+            Err(e),
+            "a failed decoder stays failed"
+        );
+    }
+
+    #[test]
+    fn xor_decoder_resumes_at_every_byte() {
+        let packed: [u8; 100] = core::array::from_fn(|i| (i * 13) as u8);
+        let mut whole = [0u8; 100];
+        assert_eq!(
+            unpack_into(Method::Xor, 0xBEEF, &packed, &mut whole),
+            Ok(100)
+        );
+        let mut d = Unpacker::new(Method::Xor, 0xBEEF, 100).unwrap();
+        let mut out = [0u8; 100];
+        for i in 0..100 {
+            let p = d
+                .decode(&packed[i..i + 1], &mut out[i..i + 1], false)
+                .unwrap();
+            assert_eq!((p.consumed, p.produced), (1, 1));
+            assert_eq!(p.status == Status::Done, i == 99);
+        }
+        assert_eq!(out, whole);
+        let mut reference = packed;
+        XorStream::new(0xBEEF).apply(&mut reference);
+        assert_eq!(whole, reference);
+    }
+
+    #[test]
+    fn unimplemented_methods_are_typed_errors() {
+        for m in [
+            Method::Lzss,
+            Method::XorLzss,
+            Method::Lzhuf,
+            Method::XorLzhuf,
+            Method::Deflate,
+        ] {
+            assert_eq!(
+                Unpacker::new(m, 0, 1).unwrap_err(),
+                DecodeError::MethodNotImplemented { method: m.bits() }
+            );
+        }
+    }
+
+    #[test]
+    fn empty_entry_is_done_at_once() {
+        let mut d = Unpacker::new(Method::Xor, 1, 0).unwrap();
+        let p = d.decode(b"", &mut [], true).unwrap();
+        assert_eq!(p.status, Status::Done);
+    }
+}

@@ -1,0 +1,45 @@
+//! `ngi-core`: the `#![no_std]` core of **ngi**, the reader and writer of the resource
+//! archives of *Parkan: Iron Strategy* — **NRes** and **RsLi**, the two formats of the
+//! engine library `Ngi32.dll`.
+//!
+//! Everything here works over buffers the caller owns and never allocates unless the
+//! `alloc` feature is on (the writers need it). Nothing any input can do may panic: every
+//! size and offset read from a file is checked before it is used.
+//!
+//! * [`nres`] — the NRes archive: a validated zero-copy [`nres::Archive`] over `&[u8]`,
+//!   engine-exact lookup, raw mode, an incremental directory decoder, a canonical writer.
+//! * [`rsli`] — the RsLi library: header, the XOR-encrypted table decrypted into caller
+//!   storage, the engine's lookup permutation, `rsFind`, the media trailer, packed ranges.
+//! * [`codec`] — the resumable decoders behind the RsLi packing methods and the
+//!   allocation-free [`codec::Unpacker`] dispatch over them.
+//!
+//! # Example
+//! ```
+//! use ngi_core::nres::Archive;
+//!
+//! // An NRes archive with no entries: the 16-byte header alone.
+//! let mut bytes = [0u8; 16];
+//! bytes[..4].copy_from_slice(b"NRes");
+//! bytes[4..8].copy_from_slice(&0x100u32.to_le_bytes());
+//! bytes[12..16].copy_from_slice(&16u32.to_le_bytes());
+//! let archive = Archive::open(&bytes).unwrap();
+//! assert_eq!(archive.len(), 0);
+//! assert_eq!(archive.find(b"anything"), None);
+//! ```
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+#[cfg(feature = "alloc")]
+#[allow(unused_extern_crates)]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod codec;
+pub mod error;
+pub mod nres;
+pub mod rsli;
+
+pub use codec::{Decoder, Method, Progress, Status, Unpacker};

@@ -1,0 +1,4 @@
+//! RsLi (stub)
+/// RsLi errors.
+#[derive(Debug)]
+pub enum RsliError {}
