@@ -39,6 +39,7 @@ extern crate std;
 
 pub mod codec;
 pub mod error;
+mod lookup;
 pub mod nres;
 pub mod rsli;
 
