@@ -1,1 +1,5 @@
-//! Shared helpers of the ngi test suite.
+//! Shared pieces of the ngi test suite: the builders of the sample archives the repository
+//! ships (`samples/`), so that a test can prove the checked-in bytes are what the writers
+//! produce today, and `make-samples` can regenerate them.
+
+pub mod samples;

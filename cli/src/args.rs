@@ -1,0 +1,214 @@
+//! The command line: `ngi COMMAND [OPTIONS] ARCHIVE [NAME...]`, options in any position
+//! after the command.
+
+use std::ffi::OsString;
+
+pub const USAGE: &str = "\
+ngi - NRes and RsLi archives of Parkan: Iron Strategy
+
+Usage:
+  ngi list    [--json] ARCHIVE               entries in directory order
+  ngi info    [--json] ARCHIVE               header, counts per method, lookup table
+  ngi cat     ARCHIVE NAME | --index N ARCHIVE   decoded entry to stdout
+  ngi extract ARCHIVE -o DIR [--force] [NAME...] entries as files in DIR
+  ngi verify  ARCHIVE                        check every rule, decode every entry
+
+Options (anywhere after the command):
+  --raw            open any file as NRes raw mode (one entry \"RAW\")
+  --media-trailer  honour the RsLi \"AO\" media trailer (engine flag 2)
+  --json           machine-readable output (list, info)
+  --index N        select entry N (cat)
+  -o, --output DIR target folder (extract)
+  --force          let extract replace existing regular files
+  -h, --help       this text;  -V, --version  the version
+
+The format is detected from the magic: \"NRes\" or \"NL\".
+Names: bytes outside printable ASCII are shown as \\xNN and a backslash as \\\\;
+NAME arguments accept the same escapes. NAME is looked up by the format's engine rules
+(NRes: case-insensitive; RsLi: rsFind, upper-cased and cut to 15 bytes).
+Exit status: 0 ok, 1 bad archive or entry (or name/index not found), 2 usage error.
+";
+
+/// What to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    List,
+    Info,
+    Cat,
+    Extract,
+    Verify,
+}
+
+/// A parsed command line.
+#[derive(Debug)]
+pub struct Options {
+    pub command: Command,
+    pub archive: String,
+    pub names: Vec<OsString>,
+    pub raw: bool,
+    pub media_trailer: bool,
+    pub json: bool,
+    pub index: Option<usize>,
+    pub output: Option<String>,
+    pub force: bool,
+}
+
+#[derive(Debug)]
+pub enum Invocation {
+    Help,
+    Version,
+    Run(Options),
+}
+
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, String> {
+    let mut args = args.into_iter();
+    let command = match args.next() {
+        None => return Err("no command given".into()),
+        Some(word) => match word.to_str() {
+            Some("-h" | "--help" | "help") => return Ok(Invocation::Help),
+            Some("-V" | "--version") => return Ok(Invocation::Version),
+            Some("list" | "ls") => Command::List,
+            Some("info") => Command::Info,
+            Some("cat") => Command::Cat,
+            Some("extract" | "x") => Command::Extract,
+            Some("verify") => Command::Verify,
+            _ => return Err(format!("unknown command '{}'", word.to_string_lossy())),
+        },
+    };
+    let mut options = Options {
+        command,
+        archive: String::new(),
+        names: Vec::new(),
+        raw: false,
+        media_trailer: false,
+        json: false,
+        index: None,
+        output: None,
+        force: false,
+    };
+    let mut positional: Vec<OsString> = Vec::new();
+    let mut only_positional = false;
+    while let Some(arg) = args.next() {
+        let text = arg.to_str();
+        match text {
+            _ if only_positional => positional.push(arg),
+            Some("--") => only_positional = true,
+            Some("-h" | "--help") => return Ok(Invocation::Help),
+            Some("--raw") => options.raw = true,
+            Some("--media-trailer") => options.media_trailer = true,
+            Some("--json") => options.json = true,
+            Some("--force") => options.force = true,
+            Some("--index") => {
+                let value = value_of("--index", args.next())?;
+                let index = value
+                    .parse::<usize>()
+                    .map_err(|_| format!("--index takes a whole number, not '{value}'"))?;
+                options.index = Some(index);
+            }
+            Some("-o" | "--output") => options.output = Some(value_of("--output", args.next())?),
+            Some(flag) if flag.starts_with("--index=") => {
+                let value = &flag["--index=".len()..];
+                options.index = Some(
+                    value
+                        .parse::<usize>()
+                        .map_err(|_| format!("--index takes a whole number, not '{value}'"))?,
+                );
+            }
+            Some(flag) if flag.starts_with("--output=") => {
+                options.output = Some(flag["--output=".len()..].to_string());
+            }
+            Some(flag) if flag.starts_with('-') && flag.len() > 1 => {
+                return Err(format!("unknown option '{flag}'"));
+            }
+            _ => positional.push(arg),
+        }
+    }
+    let mut positional = positional.into_iter();
+    let archive = positional.next().ok_or("no ARCHIVE given")?;
+    options.archive = archive
+        .into_string()
+        .map_err(|a| format!("archive path '{}' is not valid UTF-8", a.to_string_lossy()))?;
+    options.names = positional.collect();
+    check(&options)?;
+    Ok(Invocation::Run(options))
+}
+
+fn value_of(flag: &str, value: Option<OsString>) -> Result<String, String> {
+    value
+        .and_then(|v| v.into_string().ok())
+        .ok_or_else(|| format!("{flag} needs a value"))
+}
+
+/// The combinations each command accepts.
+fn check(o: &Options) -> Result<(), String> {
+    let not_for =
+        |what: &str| Err(format!("{what} does not apply to '{:?}'", o.command).to_lowercase());
+    if o.index.is_some() && o.command != Command::Cat {
+        return not_for("--index");
+    }
+    if o.output.is_some() && o.command != Command::Extract {
+        return not_for("--output");
+    }
+    if o.force && o.command != Command::Extract {
+        return not_for("--force");
+    }
+    if o.json && !matches!(o.command, Command::List | Command::Info) {
+        return not_for("--json");
+    }
+    match o.command {
+        Command::Cat => match (o.index, o.names.len()) {
+            (Some(_), 0) | (None, 1) => Ok(()),
+            (Some(_), _) => Err("cat takes either NAME or --index N, not both".into()),
+            (None, 0) => Err("cat needs a NAME or --index N".into()),
+            (None, _) => Err("cat takes one NAME".into()),
+        },
+        Command::Extract if o.output.is_none() => Err("extract needs -o DIR".into()),
+        Command::Extract => Ok(()),
+        _ if !o.names.is_empty() => Err(format!(
+            "unexpected argument '{}'",
+            o.names[0].to_string_lossy()
+        )),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(words: &[&str]) -> Result<Options, String> {
+        match parse(words.iter().map(OsString::from))? {
+            Invocation::Run(o) => Ok(o),
+            other => Err(format!("{other:?}")),
+        }
+    }
+
+    #[test]
+    fn options_may_follow_the_command_anywhere() {
+        let o = run(&["cat", "--raw", "--index", "0", "FILE"]).unwrap();
+        assert!(o.raw);
+        assert_eq!((o.index, o.archive.as_str()), (Some(0), "FILE"));
+        let o = run(&["cat", "A", "--media-trailer", "NAME"]).unwrap();
+        assert!(o.media_trailer);
+        assert_eq!(o.names, vec![OsString::from("NAME")]);
+        let o = run(&["list", "A", "--json"]).unwrap();
+        assert!(o.json);
+    }
+
+    #[test]
+    fn usage_errors() {
+        for words in [
+            &["frobnicate", "A"][..],
+            &["list"],
+            &["list", "--bogus", "A"],
+            &["cat", "A"],
+            &["cat", "A", "N", "--index", "1"],
+            &["cat", "--index", "x", "A"],
+            &["extract", "A"],
+            &["verify", "--json", "A"],
+            &["list", "A", "extra"],
+        ] {
+            assert!(run(words).is_err(), "{words:?}");
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! `ngi cat`: one decoded entry to stdout. Exit status 0 only if all of it was written.
+
+use std::io::Write;
+
+use crate::args::Options;
+use crate::open::{EntryError, Opened};
+use crate::report::{Failure, output_failed};
+
+pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
+    let index = super::select(
+        options,
+        archive,
+        options.names.first().map(|n| n.as_os_str()),
+    )?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match archive.stream(index, &mut out) {
+        Ok(_) => out.flush().map_err(output_failed),
+        Err(EntryError::Archive(e)) => Err(Failure::about(&options.archive, e)),
+        Err(EntryError::Output(e)) => Err(output_failed(e)),
+    }
+}

@@ -1,0 +1,161 @@
+//! `ngi info`: header fields, counts per method, the trailer, the lookup table's state.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use ngi_core::{nres, rsli};
+
+use super::json;
+use crate::args::Options;
+use crate::open::Opened;
+use crate::report::{Failure, output_failed};
+
+/// One fact: its label for people, its key for JSON, and its value in each form.
+struct Fact {
+    label: &'static str,
+    key: &'static str,
+    text: String,
+    json: String,
+}
+
+fn number(label: &'static str, key: &'static str, value: u64) -> Fact {
+    Fact {
+        label,
+        key,
+        text: value.to_string(),
+        json: value.to_string(),
+    }
+}
+
+fn text(label: &'static str, key: &'static str, value: String) -> Fact {
+    Fact {
+        label,
+        key,
+        json: json::string(&value),
+        text: value,
+    }
+}
+
+pub fn nres_lookup(table: nres::LookupTable) -> String {
+    match table {
+        nres::LookupTable::Canonical => "canonical (binary search)".into(),
+        nres::LookupTable::Sorted => {
+            "sorted, ties out of index order (binary search, as the engine)".into()
+        }
+        nres::LookupTable::Unsorted { slot } => {
+            format!("not sorted at slot {slot} (linear scan)")
+        }
+        nres::LookupTable::OutOfRange { entry, sort_index } => {
+            format!("entry {entry} has sort_index {sort_index} out of range (linear scan)")
+        }
+    }
+}
+
+pub fn rsli_lookup(table: rsli::LookupTable) -> String {
+    match table {
+        rsli::LookupTable::Computed => "computed at open, as the engine does (no 0xABBA)".into(),
+        rsli::LookupTable::Presorted => "presorted (0xABBA), equal to the engine's order".into(),
+        rsli::LookupTable::PresortedDiffers => {
+            "presorted (0xABBA) but not the engine's order (binary search, then linear)".into()
+        }
+        rsli::LookupTable::PresortedOutOfRange { entry, sort_index } => format!(
+            "presorted (0xABBA), entry {entry} has sort_index {sort_index} out of range (linear scan)"
+        ),
+    }
+}
+
+fn facts(options: &Options, archive: &Opened<'_>) -> Vec<Fact> {
+    let mut facts = vec![
+        text("format", "format", archive.format_name().into()),
+        number("entries", "entries", archive.len() as u64),
+    ];
+    let mut methods: BTreeMap<&str, u64> = BTreeMap::new();
+    let (mut packed, mut unpacked) = (0u64, 0u64);
+    for row in archive.rows() {
+        *methods.entry(super::list::method_name(&row)).or_default() += 1;
+        packed += row.packed_size;
+        unpacked += row.size;
+    }
+    match archive {
+        Opened::Nres(a) => {
+            facts.push(number("file size", "file_size", a.data().len() as u64));
+            if let Some(h) = a.header() {
+                facts.push(text("version", "version", format!("{:#x}", nres::VERSION)));
+                facts.push(number("total size", "total_size", h.total_size.into()));
+            }
+            facts.push(number(
+                "directory offset",
+                "directory_offset",
+                a.directory_offset(),
+            ));
+            facts.push(text(
+                "lookup table",
+                "lookup_table",
+                nres_lookup(a.lookup_table()),
+            ));
+        }
+        Opened::Rsli(l) => {
+            let h = l.header();
+            facts.push(number("file size", "file_size", l.data().len() as u64));
+            facts.push(number("version", "version", h.raw[3].into()));
+            facts.push(text(
+                "seed",
+                "seed",
+                format!("{:#010x} (key {:#06x})", h.seed, h.key()),
+            ));
+            facts.push(text(
+                "presorted flag",
+                "presorted_flag",
+                format!(
+                    "{:#06x}{}",
+                    h.presorted_flag,
+                    if h.is_presorted() { " (0xABBA)" } else { "" }
+                ),
+            ));
+            facts.push(text(
+                "lookup table",
+                "lookup_table",
+                rsli_lookup(l.lookup_table()),
+            ));
+            let trailer = match (l.trailer(), options.media_trailer) {
+                (None, _) => "absent".to_string(),
+                (Some(o), true) => format!("present, overlay {o:#x} (honoured)"),
+                (Some(o), false) => {
+                    format!("present, overlay {o:#x} (ignored; --media-trailer honours it)")
+                }
+            };
+            facts.push(text("media trailer", "media_trailer", trailer));
+        }
+    }
+    let counts: Vec<String> = methods.iter().map(|(m, n)| format!("{m} {n}")).collect();
+    let counts_json: Vec<String> = methods
+        .iter()
+        .map(|(m, n)| format!("{}: {n}", json::string(m)))
+        .collect();
+    facts.push(Fact {
+        label: "methods",
+        key: "methods",
+        text: counts.join(", "),
+        json: format!("{{{}}}", counts_json.join(", ")),
+    });
+    facts.push(number("packed bytes", "packed_bytes", packed));
+    facts.push(number("unpacked bytes", "unpacked_bytes", unpacked));
+    facts
+}
+
+pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
+    let facts = facts(options, archive);
+    let mut out = std::io::stdout().lock();
+    let written = if options.json {
+        let mut o = json::Object::default();
+        for f in &facts {
+            o.raw(f.key, &f.json);
+        }
+        writeln!(out, "{}", o.finish())
+    } else {
+        facts
+            .iter()
+            .try_for_each(|f| writeln!(out, "{:<17} {}", format!("{}:", f.label), f.text))
+    };
+    written.and_then(|()| out.flush()).map_err(output_failed)
+}

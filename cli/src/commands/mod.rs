@@ -1,0 +1,68 @@
+//! The subcommands. Each reads the whole archive into memory, opens it by magic and works
+//! on the zero-copy view; decoded entries are streamed in bounded chunks.
+
+mod cat;
+mod extract;
+mod info;
+mod json;
+mod list;
+mod verify;
+
+use crate::args::{Command, Options};
+use crate::open::Opened;
+use crate::report::Failure;
+
+pub fn run(options: &Options) -> Result<(), Failure> {
+    let path = options.archive.as_str();
+    let data = std::fs::read(path).map_err(|e| Failure::about(path, e))?;
+    // verify reports a broken header as one of its problem lines, so it opens for itself.
+    if options.command == Command::Verify {
+        return verify::run(options, &data);
+    }
+    let archive = Opened::open(path, &data, options.raw, options.media_trailer)?;
+    match options.command {
+        Command::List => list::run(options, &archive),
+        Command::Info => info::run(options, &archive),
+        Command::Cat => cat::run(options, &archive),
+        Command::Extract => extract::run(options, &archive),
+        Command::Verify => unreachable!("handled above"),
+    }
+}
+
+/// The entry a NAME argument or `--index` selects, or a failure that says it is missing.
+pub fn select(
+    options: &Options,
+    archive: &Opened<'_>,
+    name: Option<&std::ffi::OsStr>,
+) -> Result<usize, Failure> {
+    let path = options.archive.as_str();
+    if let Some(index) = options.index {
+        return if index < archive.len() {
+            Ok(index)
+        } else {
+            Err(Failure::Bad(format!(
+                "{path}: no entry with index {index} (the archive has {} entries)",
+                archive.len()
+            )))
+        };
+    }
+    let name = name.map(os_bytes).unwrap_or_default();
+    let query = crate::names::parse_argument(&name);
+    archive.find(&query).ok_or_else(|| {
+        Failure::Bad(format!(
+            "{path}: no entry named \"{}\"",
+            crate::names::display(&query)
+        ))
+    })
+}
+
+#[cfg(unix)]
+fn os_bytes(s: &std::ffi::OsStr) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    s.as_bytes().to_vec()
+}
+
+#[cfg(not(unix))]
+fn os_bytes(s: &std::ffi::OsStr) -> Vec<u8> {
+    s.to_string_lossy().into_owned().into_bytes()
+}

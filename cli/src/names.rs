@@ -1,0 +1,132 @@
+//! Entry names as text, and entry names as file names.
+//!
+//! Display form (tables, JSON `name`, error messages): printable ASCII (0x20..=0x7E) as
+//! itself, except the backslash, which is written `\\`; every other byte as `\xNN` with
+//! two lower-case hex digits. The form is lossless, and NAME arguments accept it back.
+//!
+//! File names for `extract`: ASCII letters, digits and `. _ - + ( ) [ ] { } ! # $ & ' , ; = @ ^ ~`
+//! and inner spaces are kept; every other byte (path separators, drive colons, control and
+//! non-ASCII bytes, `%` itself) becomes `%XX`. A trailing dot or space is escaped too
+//! (Windows would drop it), so are names made only of dots (`.`, `..`), and an empty name
+//! becomes `%` followed by nothing else: `%`. The result never contains a separator, so it
+//! always names a file directly inside the target folder.
+
+use std::fmt::Write;
+
+/// The display form of `name`.
+pub fn display(name: &[u8]) -> String {
+    let mut out = String::with_capacity(name.len());
+    for &b in name {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            0x20..=0x7E => out.push(b as char),
+            _ => {
+                let _ = write!(out, "\\x{b:02x}");
+            }
+        }
+    }
+    out
+}
+
+/// Reads a NAME argument: the display form back into bytes. A backslash that starts no
+/// valid escape is taken literally.
+pub fn parse_argument(arg: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(arg.len());
+    let mut i = 0;
+    while let Some(&b) = arg.get(i) {
+        if b == b'\\' {
+            if arg.get(i + 1) == Some(&b'\\') {
+                out.push(b'\\');
+                i += 2;
+                continue;
+            }
+            if arg.get(i + 1) == Some(&b'x') {
+                let hex = arg
+                    .get(i + 2..i + 4)
+                    .and_then(|h| std::str::from_utf8(h).ok());
+                if let Some(v) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    out.push(v);
+                    i += 4;
+                    continue;
+                }
+            }
+        }
+        out.push(b);
+        i += 1;
+    }
+    out
+}
+
+/// Whether `b` may stand as itself in an extracted file name.
+fn file_safe(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b" ._-+()[]{}!#$&',;=@^~".contains(&b)
+}
+
+/// The file name entry `name` is extracted to (see the module docs); never empty, never
+/// `.` or `..`, never containing `/`, `\` or `:`.
+pub fn file_name(name: &[u8]) -> String {
+    if name.is_empty() {
+        return "%".into();
+    }
+    let all_dots = name.iter().all(|&b| b == b'.');
+    let last = name.len() - 1;
+    let mut out = String::with_capacity(name.len());
+    for (i, &b) in name.iter().enumerate() {
+        let keep = file_safe(b)
+            && !(all_dots || (i == last && (b == b'.' || b == b' ')) || (i == 0 && b == b' '));
+        if keep {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
+/// `file` with `~index` put before its extension: how a later entry whose file name
+/// collides (ignoring ASCII case) with an earlier one is named.
+pub fn disambiguate(file: &str, index: usize) -> String {
+    match file.rfind('.') {
+        Some(dot) if dot > 0 => format!("{}~{index}{}", &file[..dot], &file[dot..]),
+        _ => format!("{file}~{index}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_round_trips_through_the_argument_parser() {
+        let name = b"A\\B\x00\xff z\"";
+        let shown = display(name);
+        assert_eq!(shown, "A\\\\B\\x00\\xff z\"");
+        assert_eq!(parse_argument(shown.as_bytes()), name);
+        assert_eq!(parse_argument(b"C:\\q"), b"C:\\q");
+    }
+
+    #[test]
+    fn file_names_stay_inside_the_folder() {
+        assert_eq!(file_name(b"MESH.MSH"), "MESH.MSH");
+        assert_eq!(file_name(b"../../etc/passwd"), "..%2F..%2Fetc%2Fpasswd");
+        assert_eq!(file_name(b"..\\boot.ini"), "..%5Cboot.ini");
+        assert_eq!(file_name(b"C:evil"), "C%3Aevil");
+        assert_eq!(file_name(b".."), "%2E%2E");
+        assert_eq!(file_name(b"."), "%2E");
+        assert_eq!(file_name(b""), "%");
+        assert_eq!(file_name(b"a. "), "a.%20");
+        assert_eq!(file_name(b"100%\xe0"), "100%25%E0");
+        assert_eq!(file_name(b"/abs"), "%2Fabs");
+        for n in [&b"x/y"[..], b"\\", b"a:b", b"\0"] {
+            let f = file_name(n);
+            assert!(!f.contains(['/', '\\', ':', '\0']), "{f}");
+        }
+    }
+
+    #[test]
+    fn disambiguation_keeps_the_extension() {
+        assert_eq!(disambiguate("TEX.DAT", 5), "TEX~5.DAT");
+        assert_eq!(disambiguate("NOEXT", 2), "NOEXT~2");
+        assert_eq!(disambiguate(".hidden", 1), ".hidden~1");
+    }
+}

@@ -1,0 +1,291 @@
+//! The `ngi` command's contract, run through the real binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use ngi_core::Method;
+use ngi_core::nres::{NewEntry, Writer};
+use ngi_core::rsli::Builder;
+
+fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples")
+}
+
+fn ngi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ngi"))
+        .args(args)
+        .output()
+        .expect("ngi runs")
+}
+
+/// A fresh folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ngi-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Exit status 1 with exactly one line on stderr and no panic.
+fn assert_bad(o: &Output) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(1), "stderr: {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    err
+}
+
+fn sample(name: &str) -> String {
+    samples().join(name).to_str().unwrap().to_string()
+}
+
+#[test]
+fn list_json_has_the_contract_fields() {
+    let o = ngi(&["list", "--json", &sample("sample.rsli")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row["index"], i);
+        for key in [
+            "name",
+            "size",
+            "packed_size",
+            "offset",
+            "method",
+            "sort_index",
+            "flags",
+        ] {
+            assert!(!row[key].is_null(), "{key} in {row}");
+        }
+    }
+    assert_eq!(rows[1]["name"], "SECRET.TXT");
+    assert_eq!(rows[1]["method"], "xor");
+    assert_eq!(rows[1]["flags"], 0x20);
+
+    let o = ngi(&["list", &sample("sample.nres"), "--json"]);
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let first = &rows[0];
+    assert_eq!(first["method"], "stored");
+    for key in ["type_id", "attr1", "attr2", "attr3"] {
+        assert!(first[key].is_u64(), "{key}");
+    }
+    assert_eq!(rows.as_array().unwrap().len(), 8);
+}
+
+#[test]
+fn list_escapes_names() {
+    let dir = scratch("escape");
+    let mut w = Writer::new();
+    w.add(
+        NewEntry {
+            name: b"a\\b\xe9\x01",
+            ..NewEntry::default()
+        },
+        b"x",
+    )
+    .unwrap();
+    let path = write(&dir, "odd.nres", &w.finish());
+    let o = ngi(&["list", "--json", &path]);
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rows[0]["name"], "a\\\\b\\xe9\\x01");
+    assert_eq!(rows[0]["name_hex"], "615c62e901");
+    // The shown form is accepted back as a NAME.
+    let o = ngi(&["cat", &path, "A\\\\B\\xe9\\x01"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, b"x");
+}
+
+#[test]
+fn cat_by_name_and_index() {
+    let lib = sample("sample.rsli");
+    let o = ngi(&["cat", &lib, "secret.txt"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        o.stdout,
+        b"XOR-encrypted with this entry's sort index as key.\n"
+    );
+    let o = ngi(&["cat", "--index", "2", &lib]);
+    assert_eq!(o.stdout, (0u8..16).collect::<Vec<u8>>());
+    let o = ngi(&["cat", &sample("sample.nres"), "SKY.TEX"]);
+    assert_eq!(o.stdout, [0x54, 0x65, 0x78, 0x6D, 4, 0, 4, 0]);
+    let o = ngi(&["cat", "--raw", "--index", "0", &lib]);
+    assert_eq!(
+        o.stdout,
+        std::fs::read(&lib).unwrap(),
+        "raw mode: the whole file"
+    );
+}
+
+#[test]
+fn missing_entries_and_bad_files_exit_1() {
+    let lib = sample("sample.rsli");
+    let err = assert_bad(&ngi(&["cat", &lib, "NOPE"]));
+    assert!(err.contains("NOPE"), "{err}");
+    let err = assert_bad(&ngi(&["cat", "--index", "99", &lib]));
+    assert!(err.contains("99"), "{err}");
+    let dir = scratch("bad");
+    let junk = write(&dir, "junk.bin", b"MZ\x90\x00 not an archive");
+    let err = assert_bad(&ngi(&["list", &junk]));
+    assert!(err.contains("--raw"), "{err}");
+    let mut truncated = std::fs::read(sample("sample.nres")).unwrap();
+    truncated.pop();
+    let t = write(&dir, "t.nres", &truncated);
+    assert_bad(&ngi(&["list", &t]));
+    assert_bad(&ngi(&["info", &t]));
+    assert_bad(&ngi(&["verify", &t]));
+    assert_bad(&ngi(&["list", &dir.join("absent").to_string_lossy()]));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["bogus"][..],
+        &["list"],
+        &["cat", "x"],
+        &["list", "--frob", "x"],
+        &[],
+    ] {
+        let o = ngi(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"));
+    }
+}
+
+#[test]
+fn info_reports_the_header() {
+    let o = ngi(&["info", "--json", &sample("sample.rsli")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let info: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(info["format"], "RsLi");
+    assert_eq!(info["entries"], 4);
+    assert_eq!(info["methods"]["xor"], 2);
+    assert_eq!(info["methods"]["stored"], 2);
+    assert_eq!(info["media_trailer"], "absent");
+    let o = ngi(&["info", &sample("sample.nres")]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("lookup table:") && text.contains("canonical"),
+        "{text}"
+    );
+}
+
+#[test]
+fn media_trailer_is_an_explicit_option() {
+    let dir = scratch("trailer");
+    let mut b = Builder::new();
+    b.media_trailer(Some(0x20))
+        .add(b"DATA", Method::Stored, b"payload")
+        .unwrap();
+    let path = write(&dir, "m.rsli", &b.build().unwrap());
+    let o = ngi(&["cat", "--media-trailer", &path, "DATA"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, b"payload");
+    // Without the option the offsets are taken as written, and point elsewhere.
+    let o = ngi(&["cat", &path, "DATA"]);
+    assert_ne!(o.stdout, b"payload");
+}
+
+#[test]
+fn verify_passes_samples_and_names_problems() {
+    for s in ["sample.nres", "sample.rsli"] {
+        let o = ngi(&["verify", &sample(s)]);
+        assert!(o.status.success(), "{s}: {}", stderr(&o));
+        assert!(String::from_utf8_lossy(&o.stdout).contains("ok"));
+    }
+    // An entry whose payload runs into the directory: entry 0's size set past it.
+    let mut bad = std::fs::read(sample("sample.nres")).unwrap();
+    let dir_offset = bad.len() - 8 * 64;
+    bad[dir_offset + 12..dir_offset + 16].copy_from_slice(&0x7FFF_0000u32.to_le_bytes());
+    let dir = scratch("verify");
+    let path = write(&dir, "bad.nres", &bad);
+    let o = ngi(&["verify", &path]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.lines().any(|l| l.contains("entry 0")), "{err}");
+    assert!(!err.contains("panicked"));
+}
+
+#[test]
+fn extract_writes_files_and_never_overwrites() {
+    let dir = scratch("extract");
+    let out = dir.join("out");
+    let out_s = out.to_str().unwrap();
+    let o = ngi(&["extract", &sample("sample.nres"), "-o", out_s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(out.join("sky.tex")).unwrap(),
+        [0x54, 0x65, 0x78, 0x6D, 4, 0, 4, 0]
+    );
+    // "Steel.mat" (entry 1) and "STEEL.MAT" (entry 6) collide ignoring case.
+    assert!(out.join("Steel.mat").exists());
+    assert_eq!(
+        std::fs::read(out.join("STEEL~6.MAT")).unwrap(),
+        b"a duplicate name, folded equal\n"
+    );
+    // Again: every file exists, nothing is replaced, each skip is reported.
+    std::fs::write(out.join("sky.tex"), b"mine").unwrap();
+    let o = ngi(&["extract", &sample("sample.nres"), "-o", out_s]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).lines().filter(|l| l.contains("skipped")).count() >= 8);
+    assert_eq!(std::fs::read(out.join("sky.tex")).unwrap(), b"mine");
+    // --force replaces regular files.
+    let o = ngi(&[
+        "extract",
+        "--force",
+        &sample("sample.nres"),
+        "-o",
+        out_s,
+        "SKY.TEX",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(out.join("sky.tex")).unwrap().len(), 8);
+}
+
+#[test]
+fn extract_keeps_hostile_names_inside_the_folder() {
+    let dir = scratch("hostile");
+    let mut w = Writer::new();
+    for name in [&b"../escape"[..], b"..\\win", b"/abs", b"..", b"C:drive"] {
+        w.add(
+            NewEntry {
+                name,
+                ..NewEntry::default()
+            },
+            name,
+        )
+        .unwrap();
+    }
+    let path = write(&dir, "h.nres", &w.finish());
+    let out = dir.join("out");
+    let o = ngi(&["extract", &path, "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut files: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        ["%2E%2E", "%2Fabs", "..%2Fescape", "..%5Cwin", "C%3Adrive"]
+    );
+    assert!(!dir.join("escape").exists());
+    assert_eq!(
+        std::fs::read(out.join("..%2Fescape")).unwrap(),
+        b"../escape"
+    );
+}

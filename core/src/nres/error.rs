@@ -1,0 +1,351 @@
+//! Why an NRes archive, or one of its entries, cannot be read or written.
+
+use core::fmt;
+
+use super::{ENTRY_LEN, HEADER_LEN, MAGIC, NAME_FIELD_LEN, VERSION};
+
+/// Why an NRes archive or one of its entries breaks a read rule of SPEC 1.2–1.3.
+///
+/// Every variant carries the values that broke the rule; [`entry`](NresError::entry) and
+/// [`offset`](NresError::offset) say where, and the `Display` text says what, where and
+/// which rule, on one line.
+///
+/// ```
+/// use ngi_core::nres::{Archive, NresError};
+///
+/// let err = Archive::open(b"NRes").unwrap_err();
+/// assert_eq!(err, NresError::TooShort { len: 4 });
+/// assert_eq!(err.to_string(), "file of 4 bytes is shorter than the 16-byte NRes header");
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NresError {
+    /// The data is shorter than the 16-byte header.
+    TooShort {
+        /// Length of the data.
+        len: u64,
+    },
+    /// The first four bytes are not `NRes`.
+    BadMagic {
+        /// The four bytes found at offset 0.
+        found: [u8; 4],
+    },
+    /// The version field is not `0x100`.
+    BadVersion {
+        /// The version found at offset 4.
+        found: u32,
+    },
+    /// The entry count, a signed field, is negative.
+    NegativeEntryCount {
+        /// The count found at offset 8.
+        count: i32,
+    },
+    /// The header's `total_size` is not the real length of the data.
+    SizeMismatch {
+        /// The `total_size` found at offset 12.
+        declared: u32,
+        /// The real length of the data.
+        actual: u64,
+    },
+    /// `total_size - 64 * entry_count` (which may be negative) is below 16: the directory
+    /// would overlap the header or start before the file.
+    DirectoryOutOfBounds {
+        /// The header's entry count.
+        entry_count: u32,
+        /// The header's total size.
+        total_size: u32,
+    },
+    /// An entry's payload starts inside the header.
+    DataBeforeHeader {
+        /// Index of the entry.
+        entry: u32,
+        /// Its `data_offset`.
+        data_offset: u32,
+    },
+    /// An entry's payload runs past the start of the directory.
+    DataPastDirectory {
+        /// Index of the entry.
+        entry: u32,
+        /// Its `data_offset`.
+        data_offset: u32,
+        /// Its `size`.
+        size: u32,
+        /// Where the directory starts.
+        directory_offset: u64,
+    },
+    /// An entry's 36-byte name field holds no NUL.
+    NameUnterminated {
+        /// Index of the entry.
+        entry: u32,
+        /// Absolute file offset of the name field.
+        offset: u64,
+    },
+    /// An entry index at or past the number of entries.
+    NoSuchEntry {
+        /// The index asked for.
+        index: u64,
+    },
+    /// Raw mode was asked for a file whose length does not fit the 32-bit size field.
+    RawTooLarge {
+        /// Length of the data.
+        len: u64,
+    },
+}
+
+impl NresError {
+    /// The index of the directory entry that broke a rule, for the per-entry errors.
+    ///
+    /// [`NresError::NoSuchEntry`] names no existing entry and gives `None`.
+    pub fn entry(&self) -> Option<u32> {
+        match *self {
+            NresError::DataBeforeHeader { entry, .. }
+            | NresError::DataPastDirectory { entry, .. }
+            | NresError::NameUnterminated { entry, .. } => Some(entry),
+            _ => None,
+        }
+    }
+
+    /// The absolute file offset the error points at: the header field that holds the bad
+    /// value, the name field, the payload start an entry declares, or (for the length
+    /// errors) the end of the data. `None` for [`NresError::NoSuchEntry`].
+    pub fn offset(&self) -> Option<u64> {
+        match *self {
+            NresError::TooShort { len } | NresError::RawTooLarge { len } => Some(len),
+            NresError::BadMagic { .. } => Some(0),
+            NresError::BadVersion { .. } => Some(4),
+            NresError::NegativeEntryCount { .. } | NresError::DirectoryOutOfBounds { .. } => {
+                Some(8)
+            }
+            NresError::SizeMismatch { .. } => Some(12),
+            NresError::DataBeforeHeader { data_offset, .. }
+            | NresError::DataPastDirectory { data_offset, .. } => Some(u64::from(data_offset)),
+            NresError::NameUnterminated { offset, .. } => Some(offset),
+            NresError::NoSuchEntry { .. } => None,
+        }
+    }
+}
+
+/// Writes bytes as a quoted ASCII string with escapes, for magic numbers in messages.
+struct Escaped<'b>(&'b [u8]);
+
+impl fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"")?;
+        for &byte in self.0 {
+            write!(f, "{}", core::ascii::escape_default(byte))?;
+        }
+        f.write_str("\"")
+    }
+}
+
+impl fmt::Display for NresError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            NresError::TooShort { len } => write!(
+                f,
+                "file of {len} bytes is shorter than the {HEADER_LEN}-byte NRes header"
+            ),
+            NresError::BadMagic { found } => write!(
+                f,
+                "not an NRes archive: magic at offset 0 is {}, expected {}",
+                Escaped(&found),
+                Escaped(&MAGIC)
+            ),
+            NresError::BadVersion { found } => write!(
+                f,
+                "unsupported NRes version {found:#x} at offset 4 (only {VERSION:#x} exists)"
+            ),
+            NresError::NegativeEntryCount { count } => {
+                write!(f, "negative NRes entry count {count} at offset 8")
+            }
+            NresError::SizeMismatch { declared, actual } => write!(
+                f,
+                "header declares total size {declared} at offset 12, but the file is {actual} bytes"
+            ),
+            NresError::DirectoryOutOfBounds {
+                entry_count,
+                total_size,
+            } => write!(
+                f,
+                "directory of {entry_count} entries does not fit: total size {total_size} - \
+                 {ENTRY_LEN} * {entry_count} = {} is before the end of the {HEADER_LEN}-byte header",
+                i64::from(total_size) - i64::from(entry_count) * ENTRY_LEN as i64
+            ),
+            NresError::DataBeforeHeader { entry, data_offset } => write!(
+                f,
+                "entry {entry}: data offset {data_offset} lies inside the {HEADER_LEN}-byte header"
+            ),
+            NresError::DataPastDirectory {
+                entry,
+                data_offset,
+                size,
+                directory_offset,
+            } => write!(
+                f,
+                "entry {entry}: payload at offset {data_offset} of {size} bytes ends at {}, \
+                 past the directory at offset {directory_offset}",
+                u64::from(data_offset) + u64::from(size)
+            ),
+            NresError::NameUnterminated { entry, offset } => write!(
+                f,
+                "entry {entry}: name field at offset {offset} has no NUL in its {NAME_FIELD_LEN} bytes"
+            ),
+            NresError::NoSuchEntry { index } => write!(f, "no entry with index {index}"),
+            NresError::RawTooLarge { len } => write!(
+                f,
+                "raw mode: file of {len} bytes does not fit the 32-bit size field"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for NresError {}
+
+#[cfg(feature = "std")]
+impl From<NresError> for std::io::Error {
+    fn from(e: NresError) -> Self {
+        std::io::Error::new(std::io::ErrorKind::InvalidData, e)
+    }
+}
+
+/// Why the canonical writer refused an entry (SPEC 1.3 write invariants).
+///
+/// A refused entry leaves the writer as it was.
+#[cfg(feature = "alloc")]
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteError {
+    /// The name is empty.
+    NameEmpty {
+        /// Index the entry would have had.
+        entry: u32,
+    },
+    /// The name is longer than 35 bytes.
+    NameTooLong {
+        /// Index the entry would have had.
+        entry: u32,
+        /// Length of the name.
+        len: usize,
+    },
+    /// The name contains a NUL byte.
+    NameHasNul {
+        /// Index the entry would have had.
+        entry: u32,
+    },
+    /// With this payload the archive would exceed the 32-bit `total_size`.
+    TooLarge {
+        /// Index the entry would have had.
+        entry: u32,
+    },
+    /// Even an empty payload would not fit: the directory alone would exceed the 32-bit
+    /// `total_size`.
+    TooManyEntries,
+}
+
+#[cfg(feature = "alloc")]
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use super::MAX_NAME_LEN;
+        match *self {
+            WriteError::NameEmpty { entry } => write!(f, "entry {entry}: the name is empty"),
+            WriteError::NameTooLong { entry, len } => write!(
+                f,
+                "entry {entry}: name of {len} bytes is longer than {MAX_NAME_LEN}"
+            ),
+            WriteError::NameHasNul { entry } => {
+                write!(f, "entry {entry}: the name contains a NUL byte")
+            }
+            WriteError::TooLarge { entry } => write!(
+                f,
+                "entry {entry}: the archive would exceed {} bytes",
+                u32::MAX
+            ),
+            WriteError::TooManyEntries => {
+                write!(
+                    f,
+                    "too many entries: the directory would exceed {} bytes",
+                    u32::MAX
+                )
+            }
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl core::error::Error for WriteError {}
+
+#[cfg(feature = "std")]
+impl From<WriteError> for std::io::Error {
+    fn from(e: WriteError) -> Self {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::string::ToString;
+
+    #[test]
+    fn messages_say_what_and_where() {
+        let e = NresError::BadMagic {
+            found: *b"PK\x03\x04",
+        };
+        assert_eq!(
+            e.to_string(),
+            "not an NRes archive: magic at offset 0 is \"PK\\x03\\x04\", expected \"NRes\""
+        );
+        let e = NresError::DirectoryOutOfBounds {
+            entry_count: 2,
+            total_size: 100,
+        };
+        assert_eq!(
+            e.to_string(),
+            "directory of 2 entries does not fit: total size 100 - 64 * 2 = -28 is before \
+             the end of the 16-byte header"
+        );
+        let e = NresError::DataPastDirectory {
+            entry: 3,
+            data_offset: u32::MAX,
+            size: 2,
+            directory_offset: 40,
+        };
+        assert_eq!(
+            e.to_string(),
+            "entry 3: payload at offset 4294967295 of 2 bytes ends at 4294967297, past the \
+             directory at offset 40"
+        );
+        assert_eq!(e.entry(), Some(3));
+        assert_eq!(e.offset(), Some(u64::from(u32::MAX)));
+        let e = NresError::NameUnterminated {
+            entry: 1,
+            offset: 104,
+        };
+        assert_eq!(
+            e.to_string(),
+            "entry 1: name field at offset 104 has no NUL in its 36 bytes"
+        );
+        assert_eq!((e.entry(), e.offset()), (Some(1), Some(104)));
+        let e = NresError::NoSuchEntry { index: 7 };
+        assert_eq!((e.entry(), e.offset()), (None, None));
+        assert_eq!(NresError::BadVersion { found: 1 }.offset(), Some(4));
+        assert_eq!(
+            NresError::SizeMismatch {
+                declared: 1,
+                actual: 2
+            }
+            .offset(),
+            Some(12)
+        );
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn converts_to_io_error() {
+        let io: std::io::Error = NresError::TooShort { len: 0 }.into();
+        assert_eq!(io.kind(), std::io::ErrorKind::InvalidData);
+        let io: std::io::Error = WriteError::NameEmpty { entry: 0 }.into();
+        assert_eq!(io.kind(), std::io::ErrorKind::InvalidInput);
+    }
+}

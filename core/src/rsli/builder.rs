@@ -1,0 +1,332 @@
+//! Writing RsLi libraries (feature `alloc`).
+
+use super::{
+    BuildError, ENTRY_LEN, Entry, HEADER_LEN, MAGIC, MAX_ENTRIES, NAME_LEN, PRESORTED,
+    TRAILER_MAGIC, compute_permutation, entry_id,
+};
+use crate::codec::Method;
+use crate::codec::xor::XorStream;
+use alloc::vec::Vec;
+
+/// Builds an RsLi library.
+///
+/// The file is written as the engine reads it: the header (`NL`, 0, version 1, the
+/// count, the seed, `0xABBA` when presorted), the table encrypted with the seed, then
+/// the payloads right after the table in entry order with no alignment, then the
+/// optional media trailer (`AO` + overlay). With a trailer, each `data_offset` is written
+/// as the real offset minus the overlay, so that `data_offset + overlay` (what a reader
+/// honouring the trailer computes) is the real position.
+///
+/// Each entry's stored `sort_index` is the engine's permutation
+/// ([`compute_permutation`]), presorted or not, so both kinds of reader settle on the
+/// same values; and the XOR method encrypts with that final value, the key readers use
+/// (SPEC 2.5). `flags` hold the method bits only.
+///
+/// Methods: [`Method::Stored`] (the data as is) and [`Method::Xor`] (`packed_size ==
+/// unpacked_size`). The others are [`BuildError::MethodNotImplemented`] for now.
+///
+/// Names are 1 to 12 bytes, with no NUL and no ASCII lower-case letter (`rsFind`
+/// upper-cases queries, so such an entry could never be found).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use ngi_core::{Method, rsli::{Builder, Library, OpenOptions}};
+///
+/// let mut builder = Builder::new();
+/// builder.seed(0x1234_5678).media_trailer(Some(16));
+/// builder.add(b"README.TXT", Method::Stored, b"plain")?;
+/// let secret = builder.add(b"SECRET.BIN", Method::Xor, b"hidden")?;
+/// let bytes = builder.build()?;
+///
+/// let library = Library::open(&bytes, OpenOptions { media_trailer: true })?;
+/// assert_eq!(library.overlay(), Some(16));
+/// assert_eq!(library.find(b"secret.bin"), Some(secret));
+/// let mut out = [0u8; 6];
+/// library.unpack_into(secret, &mut out)?;
+/// assert_eq!(&out, b"hidden");
+/// # Ok(())
+/// # }
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+#[derive(Debug, Clone)]
+pub struct Builder {
+    seed: u32,
+    presorted: bool,
+    overlay: Option<u32>,
+    items: Vec<Item>,
+}
+
+#[derive(Debug, Clone)]
+struct Item {
+    name: [u8; NAME_LEN],
+    method: Method,
+    data: Vec<u8>,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder::new()
+    }
+}
+
+impl Builder {
+    /// An empty library: seed 0, presorted (`0xABBA`), no media trailer.
+    pub fn new() -> Builder {
+        Builder {
+            seed: 0,
+            presorted: true,
+            overlay: None,
+            items: Vec::new(),
+        }
+    }
+
+    /// The header's XOR seed; its low 16 bits key the table's cipher (0 leaves the table
+    /// in plain text).
+    pub fn seed(&mut self, seed: u32) -> &mut Builder {
+        self.seed = seed;
+        self
+    }
+
+    /// Whether to set the `0xABBA` flag (the stored `sort_index` values are the same
+    /// either way).
+    pub fn presorted(&mut self, on: bool) -> &mut Builder {
+        self.presorted = on;
+        self
+    }
+
+    /// Appends an `AO` media trailer with this overlay, or none.
+    pub fn media_trailer(&mut self, overlay: Option<u32>) -> &mut Builder {
+        self.overlay = overlay;
+        self
+    }
+
+    /// Adds an entry and returns its index. `data` is the unpacked content.
+    pub fn add(&mut self, name: &[u8], method: Method, data: &[u8]) -> Result<usize, BuildError> {
+        let index = self.items.len();
+        if index >= MAX_ENTRIES {
+            return Err(BuildError::TooManyEntries);
+        }
+        let entry = entry_id(index);
+        let name = checked_name(entry, name)?;
+        if !matches!(method, Method::Stored | Method::Xor) {
+            return Err(BuildError::MethodNotImplemented { entry, method });
+        }
+        if u32::try_from(data.len()).is_err() {
+            return Err(BuildError::TooLarge { entry });
+        }
+        self.items.push(Item {
+            name,
+            method,
+            data: data.to_vec(),
+        });
+        Ok(index)
+    }
+
+    /// Writes the library.
+    pub fn build(&self) -> Result<Vec<u8>, BuildError> {
+        let mut entries = self.layout()?;
+        compute_permutation(&mut entries);
+        for e in &mut entries {
+            e.file_sort_index = e.sort_index;
+        }
+
+        let count = entries.len();
+        let mut out = Vec::new();
+        out.extend_from_slice(&self.header(count));
+        for e in &entries {
+            out.extend_from_slice(&e.to_bytes());
+        }
+        if let Some(table) = out.get_mut(HEADER_LEN..) {
+            XorStream::new(self.seed as u16).apply(table);
+        }
+        for (item, e) in self.items.iter().zip(&entries) {
+            let start = out.len();
+            out.extend_from_slice(&item.data);
+            if item.method == Method::Xor {
+                if let Some(payload) = out.get_mut(start..) {
+                    XorStream::new(e.sort_index).apply(payload);
+                }
+            }
+        }
+        if let Some(overlay) = self.overlay {
+            out.extend_from_slice(&TRAILER_MAGIC);
+            out.extend_from_slice(&overlay.to_le_bytes());
+        }
+        Ok(out)
+    }
+
+    /// The entries with their sizes and offsets, before the permutation.
+    fn layout(&self) -> Result<Vec<Entry>, BuildError> {
+        let overlay = self.overlay.unwrap_or(0);
+        // In u64 even where usize is narrow: 32 767 entries of up to 4 GiB each fit.
+        let mut position = HEADER_LEN as u64 + ENTRY_LEN as u64 * self.items.len() as u64;
+        let mut entries = Vec::with_capacity(self.items.len());
+        for (index, item) in self.items.iter().enumerate() {
+            let entry = entry_id(index);
+            let size =
+                u32::try_from(item.data.len()).map_err(|_| BuildError::TooLarge { entry })?;
+            let data_offset = position
+                .checked_sub(u64::from(overlay))
+                .ok_or(BuildError::OverlayTooLarge { overlay })?;
+            let data_offset =
+                u32::try_from(data_offset).map_err(|_| BuildError::TooLarge { entry })?;
+            entries.push(Entry {
+                name: item.name,
+                flags: item.method.bits(),
+                unpacked_size: size,
+                data_offset,
+                packed_size: size,
+                ..Entry::default()
+            });
+            position += u64::from(size);
+        }
+        Ok(entries)
+    }
+
+    fn header(&self, count: usize) -> [u8; HEADER_LEN] {
+        let mut header = [0u8; HEADER_LEN];
+        let [m0, m1] = MAGIC;
+        let [c0, c1] = u16::try_from(count).unwrap_or(0).to_le_bytes();
+        let [f0, f1] = if self.presorted { PRESORTED } else { 0 }.to_le_bytes();
+        let [s0, s1, s2, s3] = self.seed.to_le_bytes();
+        for (at, byte) in [
+            (0, m0),
+            (1, m1),
+            (3, 1),
+            (4, c0),
+            (5, c1),
+            (14, f0),
+            (15, f1),
+            (20, s0),
+            (21, s1),
+            (22, s2),
+            (23, s3),
+        ] {
+            if let Some(b) = header.get_mut(at) {
+                *b = byte;
+            }
+        }
+        header
+    }
+}
+
+/// The name field for `name`, if the engine could find an entry by it.
+fn checked_name(entry: u32, name: &[u8]) -> Result<[u8; NAME_LEN], BuildError> {
+    if name.is_empty() {
+        return Err(BuildError::NameEmpty { entry });
+    }
+    if name.len() > NAME_LEN {
+        return Err(BuildError::NameTooLong {
+            entry,
+            len: name.len(),
+        });
+    }
+    if name.contains(&0) {
+        return Err(BuildError::NameHasNul { entry });
+    }
+    if name.iter().any(u8::is_ascii_lowercase) {
+        return Err(BuildError::NameNotUpperCase { entry });
+    }
+    let mut field = [0u8; NAME_LEN];
+    for (dst, &src) in field.iter_mut().zip(name) {
+        *dst = src;
+    }
+    Ok(field)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rsli::TRAILER_LEN;
+
+    #[test]
+    fn name_rules() {
+        let mut b = Builder::new();
+        assert_eq!(
+            b.add(b"", Method::Stored, b""),
+            Err(BuildError::NameEmpty { entry: 0 })
+        );
+        assert_eq!(
+            b.add(b"ABCDEFGHIJKLM", Method::Stored, b""),
+            Err(BuildError::NameTooLong { entry: 0, len: 13 })
+        );
+        assert_eq!(
+            b.add(b"AB\0C", Method::Stored, b""),
+            Err(BuildError::NameHasNul { entry: 0 })
+        );
+        assert_eq!(
+            b.add(b"ABc", Method::Stored, b""),
+            Err(BuildError::NameNotUpperCase { entry: 0 })
+        );
+        // Twelve bytes, digits, punctuation and bytes above 0x7F are all findable.
+        assert_eq!(b.add(b"ABCDEFGHIJKL", Method::Stored, b""), Ok(0));
+        assert_eq!(b.add(b"_1.\xE9", Method::Xor, b""), Ok(1));
+        assert_eq!(
+            b.add(b"x", Method::Stored, b""),
+            Err(BuildError::NameNotUpperCase { entry: 2 })
+        );
+    }
+
+    #[test]
+    fn methods_not_yet_packed() {
+        let mut b = Builder::new();
+        for method in [
+            Method::Lzss,
+            Method::XorLzss,
+            Method::Lzhuf,
+            Method::XorLzhuf,
+            Method::Deflate,
+        ] {
+            assert_eq!(
+                b.add(b"A", method, b"data"),
+                Err(BuildError::MethodNotImplemented { entry: 0, method })
+            );
+        }
+        assert_eq!(b.build().map(|f| f.len()), Ok(32), "nothing was added");
+    }
+
+    #[test]
+    fn too_many_entries() {
+        let mut b = Builder::new();
+        for i in 0..MAX_ENTRIES {
+            assert_eq!(b.add(b"N", Method::Stored, b""), Ok(i));
+        }
+        assert_eq!(
+            b.add(b"N", Method::Stored, b""),
+            Err(BuildError::TooManyEntries)
+        );
+        let file = b.build().unwrap();
+        assert_eq!(file.len(), 32 + 32 * MAX_ENTRIES);
+        assert_eq!(&file[4..6], &32767u16.to_le_bytes());
+    }
+
+    #[test]
+    fn overlay_too_large() {
+        let mut b = Builder::new();
+        b.add(b"A", Method::Stored, b"x").unwrap();
+        // The only payload starts at 64: an overlay of 64 is the largest that fits.
+        b.media_trailer(Some(65));
+        assert_eq!(b.build(), Err(BuildError::OverlayTooLarge { overlay: 65 }));
+        b.media_trailer(Some(64));
+        let file = b.build().unwrap();
+        assert_eq!(&file[file.len() - 6..], b"AO\x40\0\0\0");
+        // No entries: no offset to underflow.
+        let mut empty = Builder::new();
+        empty.media_trailer(Some(u32::MAX));
+        assert_eq!(empty.build().map(|f| f.len()), Ok(32 + TRAILER_LEN));
+    }
+
+    #[test]
+    fn header_bytes() {
+        let mut b = Builder::default();
+        b.seed(0xCAFE_F00D).presorted(false);
+        b.add(b"A", Method::Stored, b"").unwrap();
+        let file = b.build().unwrap();
+        let mut want = [0u8; 32];
+        want[..6].copy_from_slice(b"NL\x00\x01\x01\x00");
+        want[20..24].copy_from_slice(&0xCAFE_F00Du32.to_le_bytes());
+        assert_eq!(file[..32], want);
+        b.presorted(true);
+        assert_eq!(b.build().unwrap()[14..16], 0xABBAu16.to_le_bytes());
+    }
+}

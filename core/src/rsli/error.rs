@@ -1,0 +1,454 @@
+//! Why an RsLi library could not be read ([`RsliError`]) or written ([`BuildError`]).
+
+use super::{ENTRY_LEN, HEADER_LEN};
+use crate::error::DecodeError;
+use core::fmt;
+
+#[cfg(feature = "alloc")]
+use crate::codec::Method;
+
+/// Why an RsLi library, or one of its entries, could not be read.
+///
+/// Every variant names what failed; [`entry`](RsliError::entry) and
+/// [`offset`](RsliError::offset) give the entry index and file offset where there is one.
+///
+/// ```
+/// use ngi_core::rsli::{Header, RsliError};
+///
+/// let err = Header::parse(b"NL\x00\x02").unwrap_err();
+/// assert_eq!(err, RsliError::Truncated { len: 4, needed: 32 });
+/// assert_eq!(err.offset(), Some(4));
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RsliError {
+    /// The file is shorter than `needed` bytes: the 32-byte header, or the header and the
+    /// `32 * count` bytes of the table (SPEC 2.1).
+    Truncated {
+        /// The file's length.
+        len: u64,
+        /// The length the header (and table) need.
+        needed: u64,
+    },
+    /// The file does not start with `NL`.
+    BadMagic {
+        /// The first two bytes.
+        found: [u8; 2],
+    },
+    /// Header byte 2 must be 0.
+    BadReserved {
+        /// The byte found.
+        found: u8,
+    },
+    /// Header byte 3 (the version) must be 1.
+    BadVersion {
+        /// The byte found.
+        found: u8,
+    },
+    /// The entry count (an `i16` the engine sign-extends) is negative.
+    NegativeEntryCount {
+        /// The count as the engine reads it.
+        count: i16,
+    },
+    /// The entry storage given to [`Library::open_in`](super::Library::open_in) is shorter
+    /// than the entry count.
+    StorageTooSmall {
+        /// Entries the library has.
+        needed: usize,
+        /// Entries the storage holds.
+        got: usize,
+    },
+    /// There is no entry with this index.
+    NoSuchEntry {
+        /// The index asked for.
+        index: u64,
+    },
+    /// The entry's packed bytes, `offset .. offset + size` with `offset` the effective
+    /// offset (`data_offset` plus the media overlay), reach past the end of the file, and
+    /// not by the one byte allowed for Deflate (SPEC 2.7).
+    DataOutOfBounds {
+        /// The entry's index.
+        entry: u32,
+        /// The effective offset of its packed bytes.
+        offset: u64,
+        /// Its `packed_size`.
+        size: u32,
+        /// The file's length.
+        file_len: u64,
+    },
+    /// The entry's `flags` select no packing method the format defines (SPEC 2.6).
+    UnsupportedMethod {
+        /// The entry's index.
+        entry: u32,
+        /// Its whole `flags` field.
+        flags: u16,
+    },
+    /// The output buffer given to [`Library::unpack_into`](super::Library::unpack_into) is
+    /// not exactly the entry's `unpacked_size` long.
+    OutputSize {
+        /// The entry's index.
+        entry: u32,
+        /// Its `unpacked_size`.
+        expected: u32,
+        /// The buffer's length.
+        got: u64,
+    },
+    /// Decoding the entry's packed bytes failed.
+    Decode {
+        /// The entry's index.
+        entry: u32,
+        /// What the decoder reported.
+        error: DecodeError,
+    },
+}
+
+impl RsliError {
+    /// The index of the entry the error is about: for [`NoSuchEntry`](Self::NoSuchEntry)
+    /// the index asked for (when it fits a `u32`), `None` for whole-file errors.
+    pub fn entry(&self) -> Option<u32> {
+        match *self {
+            RsliError::NoSuchEntry { index } => u32::try_from(index).ok(),
+            RsliError::DataOutOfBounds { entry, .. }
+            | RsliError::UnsupportedMethod { entry, .. }
+            | RsliError::OutputSize { entry, .. }
+            | RsliError::Decode { entry, .. } => Some(entry),
+            _ => None,
+        }
+    }
+
+    /// The file offset the error is about: where a short file ends, the header byte that
+    /// is wrong, where out-of-bounds data starts, or where an entry's (encrypted) `flags`
+    /// field lies. `None` when no file offset applies.
+    pub fn offset(&self) -> Option<u64> {
+        match *self {
+            RsliError::Truncated { len, .. } => Some(len),
+            RsliError::BadMagic { .. } => Some(0),
+            RsliError::BadReserved { .. } => Some(2),
+            RsliError::BadVersion { .. } => Some(3),
+            RsliError::NegativeEntryCount { .. } => Some(4),
+            RsliError::DataOutOfBounds { offset, .. } => Some(offset),
+            RsliError::UnsupportedMethod { entry, .. } => Some(flags_offset(entry)),
+            _ => None,
+        }
+    }
+}
+
+/// Where entry `entry`'s `flags` field lies in the file.
+fn flags_offset(entry: u32) -> u64 {
+    HEADER_LEN as u64 + u64::from(entry) * ENTRY_LEN as u64 + 16
+}
+
+impl fmt::Display for RsliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RsliError::Truncated { len, needed } => write!(
+                f,
+                "RsLi file is truncated: {len} bytes, but its header and entry table need \
+                 {needed}"
+            ),
+            RsliError::BadMagic { found: [a, b] } => write!(
+                f,
+                "not an RsLi library: bytes {a:02X} {b:02X} at offset 0, expected \"NL\""
+            ),
+            RsliError::BadReserved { found } => write!(
+                f,
+                "RsLi header byte at offset 2 is {found:#04x}, but the reserved byte must be 0"
+            ),
+            RsliError::BadVersion { found } => write!(
+                f,
+                "RsLi header byte at offset 3 is {found}, but the version must be 1"
+            ),
+            RsliError::NegativeEntryCount { count } => write!(
+                f,
+                "RsLi entry count at offset 4 is {count}, but it must not be negative"
+            ),
+            RsliError::StorageTooSmall { needed, got } => write!(
+                f,
+                "entry storage holds {got} entries, but the library has {needed}"
+            ),
+            RsliError::NoSuchEntry { index } => write!(f, "the library has no entry {index}"),
+            RsliError::DataOutOfBounds {
+                entry,
+                offset,
+                size,
+                file_len,
+            } => write!(
+                f,
+                "entry {entry}: packed data at offset {offset}, {size} bytes long, ends past \
+                 the end of the {file_len}-byte file"
+            ),
+            RsliError::UnsupportedMethod { entry, flags } => write!(
+                f,
+                "entry {entry}: flags {flags:#06x} (at offset {}) select packing method \
+                 {:#05x}, which the format does not define",
+                flags_offset(entry),
+                flags & crate::codec::METHOD_MASK
+            ),
+            RsliError::OutputSize {
+                entry,
+                expected,
+                got,
+            } => write!(
+                f,
+                "entry {entry}: output buffer is {got} bytes, but the entry unpacks to exactly \
+                 {expected}"
+            ),
+            RsliError::Decode { entry, error } => write!(f, "entry {entry}: {error}"),
+        }
+    }
+}
+
+impl core::error::Error for RsliError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            RsliError::Decode { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl From<RsliError> for std::io::Error {
+    fn from(e: RsliError) -> Self {
+        use std::io::ErrorKind;
+        let kind = match e {
+            RsliError::Truncated { .. }
+            | RsliError::Decode {
+                error: DecodeError::Truncated { .. },
+                ..
+            } => ErrorKind::UnexpectedEof,
+            RsliError::Decode {
+                error: DecodeError::MethodNotImplemented { .. },
+                ..
+            } => ErrorKind::Unsupported,
+            _ => ErrorKind::InvalidData,
+        };
+        std::io::Error::new(kind, e)
+    }
+}
+
+/// Why [`Builder`](super::Builder) refused an entry or a library.
+///
+/// ```
+/// use ngi_core::{Method, rsli::{BuildError, Builder}};
+///
+/// let mut builder = Builder::new();
+/// assert_eq!(
+///     builder.add(b"readme.txt", Method::Stored, b""),
+///     Err(BuildError::NameNotUpperCase { entry: 0 })
+/// );
+/// ```
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildError {
+    /// The name is empty.
+    NameEmpty {
+        /// The index the entry would have had.
+        entry: u32,
+    },
+    /// The name is longer than the 12 bytes of the name field.
+    NameTooLong {
+        /// The index the entry would have had.
+        entry: u32,
+        /// The name's length.
+        len: usize,
+    },
+    /// The name holds a NUL byte, which would end it early.
+    NameHasNul {
+        /// The index the entry would have had.
+        entry: u32,
+    },
+    /// The name holds an ASCII lower-case letter: `rsFind` upper-cases every query, so the
+    /// entry could never be found.
+    NameNotUpperCase {
+        /// The index the entry would have had.
+        entry: u32,
+    },
+    /// The library already holds [`MAX_ENTRIES`](super::MAX_ENTRIES) entries.
+    TooManyEntries,
+    /// The entry's data is longer than a `u32` can say, or it would start past the
+    /// offsets a `u32` `data_offset` can reach.
+    TooLarge {
+        /// The entry's index.
+        entry: u32,
+    },
+    /// The method is defined by the format but this builder cannot pack it yet.
+    MethodNotImplemented {
+        /// The index the entry would have had.
+        entry: u32,
+        /// The method asked for.
+        method: Method,
+    },
+    /// The media overlay is larger than an entry's real offset, so that entry's
+    /// `data_offset` (real offset minus overlay) would be negative.
+    OverlayTooLarge {
+        /// The overlay asked for.
+        overlay: u32,
+    },
+}
+
+#[cfg(feature = "alloc")]
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            BuildError::NameEmpty { entry } => write!(f, "entry {entry}: the name is empty"),
+            BuildError::NameTooLong { entry, len } => write!(
+                f,
+                "entry {entry}: the name is {len} bytes, but RsLi names hold at most {}",
+                super::NAME_LEN
+            ),
+            BuildError::NameHasNul { entry } => {
+                write!(f, "entry {entry}: the name holds a NUL byte")
+            }
+            BuildError::NameNotUpperCase { entry } => write!(
+                f,
+                "entry {entry}: the name holds a lower-case letter, so rsFind (which \
+                 upper-cases queries) could never find it"
+            ),
+            BuildError::TooManyEntries => write!(
+                f,
+                "an RsLi library holds at most {} entries",
+                super::MAX_ENTRIES
+            ),
+            BuildError::TooLarge { entry } => write!(
+                f,
+                "entry {entry}: the data is too large for the 32-bit sizes and offsets of RsLi"
+            ),
+            BuildError::MethodNotImplemented { entry, method } => write!(
+                f,
+                "entry {entry}: packing with method {method} ({:#05x}) is not supported yet",
+                method.bits()
+            ),
+            BuildError::OverlayTooLarge { overlay } => write!(
+                f,
+                "media overlay {overlay} is larger than an entry's offset in the file"
+            ),
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl core::error::Error for BuildError {}
+
+#[cfg(feature = "std")]
+impl From<BuildError> for std::io::Error {
+    fn from(e: BuildError) -> Self {
+        let kind = match e {
+            BuildError::MethodNotImplemented { .. } => std::io::ErrorKind::Unsupported,
+            _ => std::io::ErrorKind::InvalidInput,
+        };
+        std::io::Error::new(kind, e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_and_offset_locate_the_failure() {
+        let oob = RsliError::DataOutOfBounds {
+            entry: 3,
+            offset: 1000,
+            size: 5,
+            file_len: 900,
+        };
+        assert_eq!((oob.entry(), oob.offset()), (Some(3), Some(1000)));
+        let method = RsliError::UnsupportedMethod {
+            entry: 2,
+            flags: 0x1E0,
+        };
+        // Header, two entries before it, then 16 bytes into the entry.
+        assert_eq!(
+            (method.entry(), method.offset()),
+            (Some(2), Some(32 + 64 + 16))
+        );
+        let count = RsliError::NegativeEntryCount { count: -1 };
+        assert_eq!((count.entry(), count.offset()), (None, Some(4)));
+        let missing = RsliError::NoSuchEntry { index: 1 << 40 };
+        assert_eq!((missing.entry(), missing.offset()), (None, None));
+    }
+
+    #[test]
+    fn decode_errors_keep_their_source() {
+        use core::error::Error as _;
+        let inner = DecodeError::Truncated {
+            produced: 1,
+            expected: 2,
+        };
+        let e = RsliError::Decode {
+            entry: 7,
+            error: inner,
+        };
+        assert!(e.source().is_some());
+        assert!(RsliError::BadVersion { found: 2 }.source().is_none());
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn build_errors_display_and_convert() {
+        use std::io::ErrorKind;
+        use std::string::ToString;
+        let e = BuildError::NameTooLong { entry: 4, len: 13 };
+        assert_eq!(
+            e.to_string(),
+            "entry 4: the name is 13 bytes, but RsLi names hold at most 12"
+        );
+        assert_eq!(std::io::Error::from(e).kind(), ErrorKind::InvalidInput);
+        let e = BuildError::MethodNotImplemented {
+            entry: 0,
+            method: Method::Lzhuf,
+        };
+        assert_eq!(
+            e.to_string(),
+            "entry 0: packing with method lzhuf (0x080) is not supported yet"
+        );
+        assert_eq!(std::io::Error::from(e).kind(), ErrorKind::Unsupported);
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn io_error_kinds() {
+        use std::io::ErrorKind;
+        let kind = |e: RsliError| std::io::Error::from(e).kind();
+        assert_eq!(
+            kind(RsliError::Truncated { len: 1, needed: 32 }),
+            ErrorKind::UnexpectedEof
+        );
+        let truncated = DecodeError::Truncated {
+            produced: 0,
+            expected: 1,
+        };
+        assert_eq!(
+            kind(RsliError::Decode {
+                entry: 0,
+                error: truncated
+            }),
+            ErrorKind::UnexpectedEof
+        );
+        let missing = DecodeError::MethodNotImplemented { method: 0x100 };
+        assert_eq!(
+            kind(RsliError::Decode {
+                entry: 0,
+                error: missing
+            }),
+            ErrorKind::Unsupported
+        );
+        assert_eq!(
+            kind(RsliError::BadMagic { found: *b"NR" }),
+            ErrorKind::InvalidData
+        );
+        let message =
+            std::string::ToString::to_string(&std::io::Error::from(RsliError::UnsupportedMethod {
+                entry: 1,
+                flags: 0x0C0,
+            }));
+        assert_eq!(
+            message,
+            "entry 1: flags 0x00c0 (at offset 80) select packing method 0x0c0, which the \
+             format does not define"
+        );
+    }
+}

@@ -1,0 +1,178 @@
+//! Where an entry's packed bytes lie (SPEC 2.7, 2.8), and unpacking them.
+
+use super::{Entry, Library, RsliError, entry_id};
+use crate::codec::{self, Method, Unpacker};
+use core::iter::{Enumerate, FusedIterator};
+use core::ops::Range;
+
+impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
+    /// Where entry `index`'s packed bytes start: `data_offset + overlay`, in 64 bits so
+    /// that no `u32` wraps.
+    pub fn effective_offset(&self, index: usize) -> Result<u64, RsliError> {
+        let (_, entry) = self.get(index)?;
+        Ok(effective_offset(entry, self.overlay()))
+    }
+
+    /// The packed bytes of entry `index`: `effective .. effective + packed_size` within
+    /// the file.
+    ///
+    /// For Deflate (method 0x100) only, a range that ends exactly one byte past the end of
+    /// the file is accepted and cut at the file's end, as the engine's data requires
+    /// (SPEC 2.7). Any other range past the end is [`RsliError::DataOutOfBounds`]; flags
+    /// naming no method are [`RsliError::UnsupportedMethod`].
+    pub fn packed(&self, index: usize) -> Result<&'a [u8], RsliError> {
+        let (id, entry) = self.get(index)?;
+        let data = self.data();
+        let file_len = data.len() as u64;
+        let range = packed_range(index, entry, file_len, self.overlay())?;
+        // The range lies within `data`, so both ends fit a usize.
+        let (start, end) = (range.start as usize, range.end as usize);
+        data.get(start..end)
+            .ok_or_else(|| out_of_bounds(file_len, self.overlay(), id, entry))
+    }
+
+    /// A ready decoder for entry `index`: its method, keyed by its data key, producing
+    /// exactly `unpacked_size` bytes. Feed it [`packed`](Library::packed).
+    pub fn unpacker(&self, index: usize) -> Result<Unpacker, RsliError> {
+        let (id, entry) = self.get(index)?;
+        let method = method(id, entry)?;
+        Unpacker::new(method, entry.data_key(), entry.unpacked_size.into())
+            .map_err(|error| RsliError::Decode { entry: id, error })
+    }
+
+    /// Unpacks entry `index` into `out`, which must be exactly `unpacked_size` long.
+    ///
+    /// Packed bytes the stream does not need (past its end) are ignored.
+    pub fn unpack_into(&self, index: usize, out: &mut [u8]) -> Result<(), RsliError> {
+        let packed = self.packed(index)?;
+        let (id, entry) = self.get(index)?;
+        if u64::from(entry.unpacked_size) != out.len() as u64 {
+            return Err(RsliError::OutputSize {
+                entry: id,
+                expected: entry.unpacked_size,
+                got: out.len() as u64,
+            });
+        }
+        let method = method(id, entry)?;
+        codec::unpack_into(method, entry.data_key(), packed, out)
+            .map(|_| ())
+            .map_err(|error| RsliError::Decode { entry: id, error })
+    }
+
+    /// Every per-entry problem of the file, in entry order: flags naming no method
+    /// ([`RsliError::UnsupportedMethod`]) and packed bytes past the end of the file
+    /// ([`RsliError::DataOutOfBounds`], by the same rule as [`packed`](Library::packed)).
+    /// Methods this build cannot decode yet are not problems of the file.
+    pub fn problems(&self) -> Problems<'_> {
+        Problems {
+            file_len: self.data().len() as u64,
+            overlay: self.overlay(),
+            entries: self.entries().iter().enumerate(),
+            pending: None,
+        }
+    }
+}
+
+/// The per-entry problems of a library, from [`Library::problems`].
+#[derive(Debug, Clone)]
+pub struct Problems<'l> {
+    file_len: u64,
+    overlay: Option<u32>,
+    entries: Enumerate<core::slice::Iter<'l, Entry>>,
+    /// An entry with both problems reports its method first and keeps its bounds here.
+    pending: Option<RsliError>,
+}
+
+impl Iterator for Problems<'_> {
+    type Item = RsliError;
+
+    fn next(&mut self) -> Option<RsliError> {
+        if let Some(problem) = self.pending.take() {
+            return Some(problem);
+        }
+        for (index, entry) in &mut self.entries {
+            let id = entry_id(index);
+            let method = method(id, entry);
+            let bounds = span(self.file_len, self.overlay, id, entry, method.ok()).err();
+            match (method, bounds) {
+                (Err(unsupported), bounds) => {
+                    self.pending = bounds;
+                    return Some(unsupported);
+                }
+                (Ok(_), Some(bounds)) => return Some(bounds),
+                (Ok(_), None) => {}
+            }
+        }
+        None
+    }
+}
+
+impl FusedIterator for Problems<'_> {}
+
+fn method(id: u32, entry: &Entry) -> Result<Method, RsliError> {
+    entry.method().map_err(|e| RsliError::UnsupportedMethod {
+        entry: id,
+        flags: e.flags,
+    })
+}
+
+fn effective_offset(entry: &Entry, overlay: Option<u32>) -> u64 {
+    u64::from(entry.data_offset) + u64::from(overlay.unwrap_or(0))
+}
+
+/// Where entry `index`'s packed bytes lie in a file of `file_len` bytes, by the rule of
+/// [`Library::packed`] (the Deflate allowance included), for hosts that read entries from
+/// a file they do not hold in memory. `overlay` is the media overlay in effect.
+///
+/// ```
+/// use ngi_core::rsli::{packed_range, Entry, RsliError};
+///
+/// let deflate = Entry { flags: 0x100, data_offset: 90, packed_size: 11, ..Entry::default() };
+/// assert_eq!(packed_range(0, &deflate, 100, None), Ok(90..100));
+/// assert_eq!(
+///     packed_range(0, &deflate, 100, Some(1)),
+///     Err(RsliError::DataOutOfBounds { entry: 0, offset: 91, size: 11, file_len: 100 })
+/// );
+/// ```
+pub fn packed_range(
+    index: usize,
+    entry: &Entry,
+    file_len: u64,
+    overlay: Option<u32>,
+) -> Result<Range<u64>, RsliError> {
+    let id = entry_id(index);
+    let method = method(id, entry)?;
+    span(file_len, overlay, id, entry, Some(method))
+}
+
+/// The range of [`packed_range`]; `method` is `None` for flags naming no method (no
+/// allowance then).
+fn span(
+    file_len: u64,
+    overlay: Option<u32>,
+    id: u32,
+    entry: &Entry,
+    method: Option<Method>,
+) -> Result<Range<u64>, RsliError> {
+    let start = effective_offset(entry, overlay);
+    // Both terms are below 2^33: no overflow.
+    let end = start + u64::from(entry.packed_size);
+    if end <= file_len {
+        return Ok(start..end);
+    }
+    // `end > file_len`, so `file_len + 1` cannot overflow.
+    if method == Some(Method::Deflate) && end == file_len + 1 && entry.packed_size > 0 {
+        // INTERF8.TEX: the stream is complete without the byte that is not there.
+        return Ok(start..file_len);
+    }
+    Err(out_of_bounds(file_len, overlay, id, entry))
+}
+
+fn out_of_bounds(file_len: u64, overlay: Option<u32>, id: u32, entry: &Entry) -> RsliError {
+    RsliError::DataOutOfBounds {
+        entry: id,
+        offset: effective_offset(entry, overlay),
+        size: entry.packed_size,
+        file_len,
+    }
+}
