@@ -31,4 +31,4 @@ cargo bench -p ngi-benches --no-run --locked
 cargo check --manifest-path fuzz/Cargo.toml --bins
 
 step "README's first command"
-cargo run -q -p ngi-cli -- list samples/sample.rsli >/dev/null
+cargo run --release -p ngi-cli -- list samples/sample.rsli

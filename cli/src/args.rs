@@ -2,6 +2,7 @@
 //! after the command.
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 
 pub const USAGE: &str = "\
 ngi - NRes and RsLi archives of Parkan: Iron Strategy
@@ -43,13 +44,13 @@ pub enum Command {
 #[derive(Debug)]
 pub struct Options {
     pub command: Command,
-    pub archive: String,
+    pub archive: PathBuf,
     pub names: Vec<OsString>,
     pub raw: bool,
     pub media_trailer: bool,
     pub json: bool,
     pub index: Option<usize>,
-    pub output: Option<String>,
+    pub output: Option<PathBuf>,
     pub force: bool,
 }
 
@@ -77,7 +78,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Str
     };
     let mut options = Options {
         command,
-        archive: String::new(),
+        archive: PathBuf::new(),
         names: Vec::new(),
         raw: false,
         media_trailer: false,
@@ -100,12 +101,15 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Str
             Some("--force") => options.force = true,
             Some("--index") => {
                 let value = value_of("--index", args.next())?;
+                let value = value.to_string_lossy();
                 let index = value
                     .parse::<usize>()
                     .map_err(|_| format!("--index takes a whole number, not '{value}'"))?;
                 options.index = Some(index);
             }
-            Some("-o" | "--output") => options.output = Some(value_of("--output", args.next())?),
+            Some("-o" | "--output") => {
+                options.output = Some(value_of("--output", args.next())?.into());
+            }
             Some(flag) if flag.starts_with("--index=") => {
                 let value = &flag["--index=".len()..];
                 options.index = Some(
@@ -115,7 +119,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Str
                 );
             }
             Some(flag) if flag.starts_with("--output=") => {
-                options.output = Some(flag["--output=".len()..].to_string());
+                options.output = Some(flag["--output=".len()..].into());
             }
             Some(flag) if flag.starts_with('-') && flag.len() > 1 => {
                 return Err(format!("unknown option '{flag}'"));
@@ -125,18 +129,14 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Str
     }
     let mut positional = positional.into_iter();
     let archive = positional.next().ok_or("no ARCHIVE given")?;
-    options.archive = archive
-        .into_string()
-        .map_err(|a| format!("archive path '{}' is not valid UTF-8", a.to_string_lossy()))?;
+    options.archive = archive.into();
     options.names = positional.collect();
     check(&options)?;
     Ok(Invocation::Run(options))
 }
 
-fn value_of(flag: &str, value: Option<OsString>) -> Result<String, String> {
-    value
-        .and_then(|v| v.into_string().ok())
-        .ok_or_else(|| format!("{flag} needs a value"))
+fn value_of(flag: &str, value: Option<OsString>) -> Result<OsString, String> {
+    value.ok_or_else(|| format!("{flag} needs a value"))
 }
 
 /// The combinations each command accepts.
@@ -187,7 +187,7 @@ mod tests {
     fn options_may_follow_the_command_anywhere() {
         let o = run(&["cat", "--raw", "--index", "0", "FILE"]).unwrap();
         assert!(o.raw);
-        assert_eq!((o.index, o.archive.as_str()), (Some(0), "FILE"));
+        assert_eq!((o.index, o.archive.to_str()), (Some(0), Some("FILE")));
         let o = run(&["cat", "A", "--media-trailer", "NAME"]).unwrap();
         assert!(o.media_trailer);
         assert_eq!(o.names, vec![OsString::from("NAME")]);

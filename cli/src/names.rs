@@ -8,8 +8,11 @@
 //! and inner spaces are kept; every other byte (path separators, drive colons, control and
 //! non-ASCII bytes, `%` itself) becomes `%XX`. A trailing dot or space is escaped too
 //! (Windows would drop it), so are names made only of dots (`.`, `..`), and an empty name
-//! becomes `%` followed by nothing else: `%`. The result never contains a separator, so it
-//! always names a file directly inside the target folder.
+//! becomes `%`. A name whose part before the first dot is a Windows device name (`CON`,
+//! `PRN`, `AUX`, `NUL`, `COM1`-`COM9`, `LPT1`-`LPT9`, any case) has the last byte of that
+//! part escaped (`CON.TXT` -> `CO%4E.TXT`), since Windows would open the device. The
+//! result never contains a separator, so it always names a file directly inside the
+//! target folder.
 
 use std::fmt::Write;
 
@@ -70,10 +73,15 @@ pub fn file_name(name: &[u8]) -> String {
     }
     let all_dots = name.iter().all(|&b| b == b'.');
     let last = name.len() - 1;
+    let stem_len = name.iter().position(|&b| b == b'.').unwrap_or(name.len());
+    let device = is_windows_device(&name[..stem_len]);
     let mut out = String::with_capacity(name.len());
     for (i, &b) in name.iter().enumerate() {
         let keep = file_safe(b)
-            && !(all_dots || (i == last && (b == b'.' || b == b' ')) || (i == 0 && b == b' '));
+            && !(all_dots
+                || (i == last && (b == b'.' || b == b' '))
+                || (i == 0 && b == b' ')
+                || (device && i + 1 == stem_len));
         if keep {
             out.push(b as char);
         } else {
@@ -83,12 +91,20 @@ pub fn file_name(name: &[u8]) -> String {
     out
 }
 
-/// `file` with `~index` put before its extension: how a later entry whose file name
+/// Whether `stem` names a device on Windows, whatever its extension.
+fn is_windows_device(stem: &[u8]) -> bool {
+    let upper = stem.to_ascii_uppercase();
+    matches!(upper.as_slice(), b"CON" | b"PRN" | b"AUX" | b"NUL")
+        || matches!(upper.as_slice(), [b'C', b'O', b'M', b'1'..=b'9'])
+        || matches!(upper.as_slice(), [b'L', b'P', b'T', b'1'..=b'9'])
+}
+
+/// `file` with `~suffix` put before its extension: how a later entry whose file name
 /// collides (ignoring ASCII case) with an earlier one is named.
-pub fn disambiguate(file: &str, index: usize) -> String {
+pub fn disambiguate(file: &str, suffix: &str) -> String {
     match file.rfind('.') {
-        Some(dot) if dot > 0 => format!("{}~{index}{}", &file[..dot], &file[dot..]),
-        _ => format!("{file}~{index}"),
+        Some(dot) if dot > 0 => format!("{}~{suffix}{}", &file[..dot], &file[dot..]),
+        _ => format!("{file}~{suffix}"),
     }
 }
 
@@ -117,6 +133,12 @@ mod tests {
         assert_eq!(file_name(b"a. "), "a.%20");
         assert_eq!(file_name(b"100%\xe0"), "100%25%E0");
         assert_eq!(file_name(b"/abs"), "%2Fabs");
+        assert_eq!(file_name(b"CON.TXT"), "CO%4E.TXT");
+        assert_eq!(file_name(b"nul"), "nu%6C");
+        assert_eq!(file_name(b"com1.dat"), "com%31.dat");
+        assert_eq!(file_name(b"LPT9"), "LPT%39");
+        assert_eq!(file_name(b"CONSOLE.TXT"), "CONSOLE.TXT");
+        assert_eq!(file_name(b"COMA"), "COMA");
         for n in [&b"x/y"[..], b"\\", b"a:b", b"\0"] {
             let f = file_name(n);
             assert!(!f.contains(['/', '\\', ':', '\0']), "{f}");
@@ -125,8 +147,8 @@ mod tests {
 
     #[test]
     fn disambiguation_keeps_the_extension() {
-        assert_eq!(disambiguate("TEX.DAT", 5), "TEX~5.DAT");
-        assert_eq!(disambiguate("NOEXT", 2), "NOEXT~2");
-        assert_eq!(disambiguate(".hidden", 1), ".hidden~1");
+        assert_eq!(disambiguate("TEX.DAT", "5"), "TEX~5.DAT");
+        assert_eq!(disambiguate("NOEXT", "2"), "NOEXT~2");
+        assert_eq!(disambiguate(".hidden", "1"), ".hidden~1");
     }
 }

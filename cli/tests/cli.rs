@@ -163,6 +163,7 @@ fn usage_errors_exit_2() {
         let o = ngi(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
         assert!(!stderr(&o).contains("panicked"));
+        assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: one line");
     }
 }
 
@@ -195,9 +196,12 @@ fn media_trailer_is_an_explicit_option() {
     let o = ngi(&["cat", "--media-trailer", &path, "DATA"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(o.stdout, b"payload");
-    // Without the option the offsets are taken as written, and point elsewhere.
+    // Without the option the offset is taken as written: 0x20 bytes earlier, inside the
+    // encrypted table.
     let o = ngi(&["cat", &path, "DATA"]);
-    assert_ne!(o.stdout, b"payload");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = std::fs::read(&path).unwrap();
+    assert_eq!(o.stdout, file[64 - 0x20..64 - 0x20 + 7]);
 }
 
 #[test]
@@ -254,6 +258,110 @@ fn extract_writes_files_and_never_overwrites() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read(out.join("sky.tex")).unwrap().len(), 8);
+}
+
+#[test]
+fn extract_never_overwrites_its_own_files_even_with_force() {
+    let dir = scratch("lookalike");
+    let mut w = Writer::new();
+    for (name, data) in [
+        (&b"X.DAT"[..], &b"zero"[..]),
+        (b"X~2.DAT", b"one"),
+        (b"X.DAT", b"two"),
+    ] {
+        w.add(
+            NewEntry {
+                name,
+                ..NewEntry::default()
+            },
+            data,
+        )
+        .unwrap();
+    }
+    let path = write(&dir, "x.nres", &w.finish());
+    let out = dir.join("out");
+    let o = ngi(&["extract", "--force", &path, "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(out.join("X.DAT")).unwrap(), b"zero");
+    assert_eq!(std::fs::read(out.join("X~2.DAT")).unwrap(), b"one");
+    assert_eq!(std::fs::read(out.join("X~2~2.DAT")).unwrap(), b"two");
+    // The same entry named twice is written once.
+    let again = dir.join("again");
+    let o = ngi(&[
+        "extract",
+        &path,
+        "-o",
+        again.to_str().unwrap(),
+        "x~2.dat",
+        "X~2.DAT",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(&again).unwrap().count(), 1);
+}
+
+#[test]
+fn a_closed_or_full_stdout_is_exit_1_not_a_panic() {
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["list", &sample("sample.nres")],
+    ] {
+        let full = std::fs::File::create("/dev/full").unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_ngi"))
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}");
+    }
+    let err = assert_bad(&ngi(&["list", "/dev/zero"]));
+    assert!(err.contains("not a regular file"), "{err}");
+}
+
+/// `file` with entry `index`'s flags set to `flags`, its table re-encrypted.
+fn reflag(file: &[u8], index: usize, flags: u16) -> Vec<u8> {
+    use ngi_core::codec::xor::XorStream;
+    let key = u16::from_le_bytes([file[20], file[21]]);
+    let count = usize::from(u16::from_le_bytes([file[4], file[5]]));
+    let mut out = file.to_vec();
+    let table = &mut out[32..32 + 32 * count];
+    XorStream::new(key).apply(table);
+    table[32 * index + 16..32 * index + 18].copy_from_slice(&flags.to_le_bytes());
+    XorStream::new(key).apply(table);
+    out
+}
+
+#[test]
+fn verify_counts_methods_not_decoded_yet_and_rejects_unknown_ones() {
+    let dir = scratch("methods");
+    let lzss = write(
+        &dir,
+        "lzss.rsli",
+        &reflag(&std::fs::read(sample("sample.rsli")).unwrap(), 0, 0x40),
+    );
+    let o = ngi(&["verify", &lzss]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("3 entries verified") && text.contains("lzss 1"),
+        "{text}"
+    );
+    // cat says exactly why it cannot produce the entry.
+    let err = assert_bad(&ngi(&["cat", "--index", "0", &lzss]));
+    assert!(err.contains("not supported yet"), "{err}");
+    let bad = write(
+        &dir,
+        "bad.rsli",
+        &reflag(&std::fs::read(sample("sample.rsli")).unwrap(), 1, 0x1E0),
+    );
+    let o = ngi(&["verify", &bad]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.lines().next().unwrap().contains("entry 1"), "{err}");
+    let o = ngi(&["list", "--json", &bad]);
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rows[1]["method"], "unsupported");
 }
 
 #[test]

@@ -16,7 +16,7 @@ pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
     let mut out = stdout.lock();
     match archive.stream(index, &mut out) {
         Ok(_) => out.flush().map_err(output_failed),
-        Err(EntryError::Archive(e)) => Err(Failure::about(&options.archive, e)),
+        Err(EntryError::Archive(e)) => Err(Failure::about(options.archive.display(), e)),
         Err(EntryError::Output(e)) => Err(output_failed(e)),
     }
 }

@@ -3,74 +3,99 @@
 //! Each entry becomes the file `names::file_name(name)` directly inside the target folder
 //! (see `names` for the escaping that keeps every name inside it). When two entries map to
 //! the same file name, ignoring ASCII case (NRes names compare that way, and many file
-//! systems do too), the later one gets `~INDEX` before its extension. Files are created
-//! with `create_new`: an existing file is never overwritten unless `--force` is given, and
-//! even then only a regular file is replaced (a link or folder in the way is refused). Every
-//! entry that is skipped is reported on its own line; the exit status is then 1.
+//! systems do too), the later one gets `~INDEX` before its extension, and `~INDEX~2`,
+//! `~INDEX~3`... should even that be taken. Files are created with `create_new`: an
+//! existing file is never overwritten unless `--force` is given, and even then only a
+//! regular file is replaced (a link or folder in the way is refused). Every entry that is
+//! skipped is reported on its own line; the exit status is then 1. An entry named twice
+//! on the command line is extracted once.
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::args::Options;
 use crate::names;
 use crate::open::{EntryError, Opened};
-use crate::report::Failure;
+use crate::report::{Failure, progress, say};
 
 pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
-    let dir = options.output.as_deref().unwrap_or(".");
-    let indices: Vec<usize> = if options.names.is_empty() {
-        (0..archive.len()).collect()
-    } else {
-        let mut chosen = Vec::new();
-        for name in &options.names {
-            chosen.push(super::select(options, archive, Some(name))?);
-        }
-        chosen
-    };
-    fs::create_dir_all(dir).map_err(|e| Failure::about(dir, e))?;
-    let progress = std::io::stderr().is_terminal() && indices.len() > 1;
+    let dir = options.output.clone().unwrap_or_else(|| PathBuf::from("."));
+    let indices = selection(options, archive)?;
+    fs::create_dir_all(&dir).map_err(|e| Failure::about(dir.display(), e))?;
+    let show_progress = std::io::stderr().is_terminal() && indices.len() > 1;
     let mut taken: HashSet<String> = HashSet::new();
     let mut failed = 0usize;
     for (n, &index) in indices.iter().enumerate() {
         let Some(row) = archive.row(index) else {
             continue;
         };
-        let mut file = names::file_name(&row.name);
-        if !taken.insert(file.to_ascii_lowercase()) {
-            file = names::disambiguate(&file, index);
-            taken.insert(file.to_ascii_lowercase());
-        }
-        if progress {
-            eprint!(
-                "\r\x1b[K[{:>3}%] {}/{} {file}",
-                (n + 1) * 100 / indices.len(),
+        let file = unique_file_name(&mut taken, &names::file_name(&row.name), index);
+        if show_progress {
+            let percent = (n + 1) * 100 / indices.len();
+            progress(format_args!(
+                "\r\x1b[K[{percent:>3}%] {}/{} {file}",
                 n + 1,
                 indices.len()
-            );
+            ));
         }
-        let path = Path::new(dir).join(&file);
-        if let Err(message) = extract_one(archive, index, &path, options.force) {
-            if progress {
-                eprint!("\r\x1b[K");
+        if let Err(message) = extract_one(archive, index, &dir.join(&file), options.force) {
+            if show_progress {
+                progress("\r\x1b[K");
             }
-            eprintln!(
-                "ngi: {}: entry {index} (\"{}\") skipped: {message}",
-                options.archive,
+            say(format_args!(
+                "{}: entry {index} (\"{}\") skipped: {message}",
+                options.archive.display(),
                 names::display(&row.name)
-            );
+            ));
             failed += 1;
         }
     }
-    if progress {
-        eprintln!();
+    if show_progress {
+        progress("\n");
     }
     if failed > 0 {
-        eprintln!("ngi: {failed} of {} entries not extracted", indices.len());
+        say(format_args!(
+            "{failed} of {} entries not extracted",
+            indices.len()
+        ));
         return Err(Failure::Reported);
     }
     Ok(())
+}
+
+/// The entries to extract, in order, each once: all of them, or those the NAMEs select.
+fn selection(options: &Options, archive: &Opened<'_>) -> Result<Vec<usize>, Failure> {
+    if options.names.is_empty() {
+        return Ok((0..archive.len()).collect());
+    }
+    let mut seen = HashSet::new();
+    let mut chosen = Vec::new();
+    for name in &options.names {
+        let index = super::select(options, archive, Some(name))?;
+        if seen.insert(index) {
+            chosen.push(index);
+        }
+    }
+    Ok(chosen)
+}
+
+/// `file`, or the first of `file~index`, `file~index~2`, ... not yet taken (ignoring
+/// ASCII case); the name returned is marked taken.
+fn unique_file_name(taken: &mut HashSet<String>, file: &str, index: usize) -> String {
+    let mut candidate = file.to_string();
+    let mut attempt = 1usize;
+    while !taken.insert(candidate.to_ascii_lowercase()) {
+        let suffix = if attempt == 1 {
+            index.to_string()
+        } else {
+            format!("{index}~{attempt}")
+        };
+        candidate = names::disambiguate(file, &suffix);
+        attempt += 1;
+    }
+    candidate
 }
 
 fn extract_one(archive: &Opened<'_>, index: usize, path: &Path, force: bool) -> Result<(), String> {
@@ -116,4 +141,20 @@ fn create(path: &Path, force: bool) -> std::io::Result<File> {
                 e
             }
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collisions_get_unique_names_even_with_lookalikes() {
+        let mut taken = HashSet::new();
+        // Entries "X.DAT", "X~2.DAT", "x.dat": the third cannot take "X~2.DAT".
+        assert_eq!(unique_file_name(&mut taken, "X.DAT", 0), "X.DAT");
+        assert_eq!(unique_file_name(&mut taken, "X~2.DAT", 1), "X~2.DAT");
+        assert_eq!(unique_file_name(&mut taken, "x.dat", 2), "x~2~2.dat");
+        assert_eq!(unique_file_name(&mut taken, "X.DAT", 2), "X~2~3.DAT");
+        assert_eq!(taken.len(), 4);
+    }
 }

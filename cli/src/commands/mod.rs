@@ -13,20 +13,31 @@ use crate::open::Opened;
 use crate::report::Failure;
 
 pub fn run(options: &Options) -> Result<(), Failure> {
-    let path = options.archive.as_str();
-    let data = std::fs::read(path).map_err(|e| Failure::about(path, e))?;
-    // verify reports a broken header as one of its problem lines, so it opens for itself.
-    if options.command == Command::Verify {
-        return verify::run(options, &data);
-    }
-    let archive = Opened::open(path, &data, options.raw, options.media_trailer)?;
+    let path = options.archive.display().to_string();
+    let data = read_archive(&options.archive).map_err(|e| Failure::about(&path, e))?;
+    let archive = Opened::open(&path, &data, options.raw, options.media_trailer)?;
     match options.command {
         Command::List => list::run(options, &archive),
         Command::Info => info::run(options, &archive),
         Command::Cat => cat::run(options, &archive),
         Command::Extract => extract::run(options, &archive),
-        Command::Verify => unreachable!("handled above"),
+        Command::Verify => verify::run(options, &archive),
     }
+}
+
+/// The whole file, which must be a regular one: a device or a pipe has no length to check
+/// and could be read forever.
+fn read_archive(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    let mut data = Vec::new();
+    std::io::Read::read_to_end(&mut &file, &mut data)?;
+    Ok(data)
 }
 
 /// The entry a NAME argument or `--index` selects, or a failure that says it is missing.
@@ -35,7 +46,7 @@ pub fn select(
     archive: &Opened<'_>,
     name: Option<&std::ffi::OsStr>,
 ) -> Result<usize, Failure> {
-    let path = options.archive.as_str();
+    let path = options.archive.display();
     if let Some(index) = options.index {
         return if index < archive.len() {
             Ok(index)

@@ -169,7 +169,7 @@ impl XorStream {
 
 /// Decoder of method 0x20 (XOR only): produces exactly `unpacked_size` bytes, each packed
 /// byte XORed with the keystream of the entry's key (SPEC 2.7: the engine XORs exactly
-/// `unpacked_size` bytes). State: 24 bytes.
+/// `unpacked_size` bytes). State: 48 bytes.
 #[derive(Debug, Clone)]
 pub struct XorDecoder {
     inner: CopyDecoder,
@@ -203,7 +203,7 @@ impl Decoder for XorDecoder {
     }
 }
 
-/// Decoder of method 0x00 (stored): copies exactly `unpacked_size` bytes. State: 24 bytes.
+/// Decoder of method 0x00 (stored): copies exactly `unpacked_size` bytes. State: 48 bytes.
 #[derive(Debug, Clone)]
 pub struct StoredDecoder {
     inner: CopyDecoder,

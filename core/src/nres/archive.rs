@@ -194,12 +194,19 @@ impl<'a> Archive<'a> {
         }
     }
 
-    /// The payload of entry `index`, once [`check_entry`](Archive::check_entry) passes.
+    /// The payload of entry `index`, once its data range passes the rules of SPEC 1.3
+    /// ([`Entry::check_data_range`]). A name without its NUL does not block the bytes:
+    /// [`check_entry`](Archive::check_entry) and [`problems`](Archive::problems) report it.
     pub fn payload(&self, index: usize) -> Result<&'a [u8], NresError> {
-        self.check_entry(index)?;
         let entry = self.entry(index).ok_or(NresError::NoSuchEntry {
             index: index as u64,
         })?;
+        if let Layout::Nres {
+            directory_offset, ..
+        } = self.layout
+        {
+            entry.check_data_range(directory_offset)?;
+        }
         // check_entry put the range inside the data; a failure here is only conceivable
         // on a platform whose `usize` cannot index the data anyway.
         payload_range(&entry)

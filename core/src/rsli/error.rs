@@ -71,7 +71,8 @@ pub enum RsliError {
         entry: u32,
         /// The effective offset of its packed bytes.
         offset: u64,
-        /// Its `packed_size`.
+        /// The bytes the entry's method reads ([`Entry::stream_len`](super::Entry::stream_len)):
+        /// `unpacked_size` for stored and XOR entries, else `packed_size`.
         size: u32,
         /// The file's length.
         file_len: u64,

@@ -50,15 +50,7 @@ impl<S: AsRef<[Entry]>> Library<'_, S> {
 /// [`settle_sort_index`](super::settle_sort_index), for hosts that decode the table
 /// without holding the whole file.
 pub fn find_in(entries: &[Entry], lookup: LookupTable, name: &[u8]) -> Option<usize> {
-    let mut buffer = [0u8; QUERY_LEN];
-    let copied = name.iter().take_while(|&&b| b != 0);
-    for (dst, &src) in buffer.iter_mut().zip(copied) {
-        *dst = src;
-    }
-    if let Some(last) = buffer.last_mut() {
-        *last = 0;
-    }
-    buffer.make_ascii_uppercase();
+    let buffer = engine_query(name);
     let query = buffer.split(|&b| b == 0).next().unwrap_or_default();
 
     let searched = match lookup {
@@ -75,4 +67,55 @@ pub fn find_in(entries: &[Entry], lookup: LookupTable, name: &[u8]) -> Option<us
         }),
     };
     searched.or_else(|| entries.iter().position(|e| e.name() == query))
+}
+
+/// The query buffer `rsFind` builds: `strncpy(buf, name, 16)`, `buf[15] = 0`, `_strupr`
+/// (ASCII letters only).
+fn engine_query(name: &[u8]) -> [u8; QUERY_LEN] {
+    let mut buffer = [0u8; QUERY_LEN];
+    let copied = name.iter().take_while(|&&b| b != 0);
+    for (dst, &src) in buffer.iter_mut().zip(copied) {
+        *dst = src;
+    }
+    if let Some(last) = buffer.last_mut() {
+        *last = 0;
+    }
+    buffer.make_ascii_uppercase();
+    buffer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Names hold at most 12 bytes, so the 15-byte cut cannot show through `find`; the
+    // buffer itself shows it.
+    #[test]
+    fn query_buffer_is_strncpy_16_then_nul_then_strupr() {
+        assert_eq!(&engine_query(b"abcdefghijklmnopqrst"), b"ABCDEFGHIJKLMNO\0");
+        assert_eq!(&engine_query(b"abcdefghijklmno"), b"ABCDEFGHIJKLMNO\0");
+        assert_eq!(&engine_query(b"ab\0cd"), b"AB\0\0\0\0\0\0\0\0\0\0\0\0\0\0");
+        // Only ASCII letters change: `{|}~` are not folded to `[\\]^`, high bytes stay.
+        assert_eq!(&engine_query(b"a_{|}~`\xe0")[..9], b"A_{|}~`\xe0\0");
+    }
+
+    #[test]
+    fn strcmp_order_around_the_underscore_differs_from_nres() {
+        // strcmp: "AB" < "A_" (0x42 < 0x5F); NRes's lower-case folding puts "A_" first.
+        let mut entries = [Entry::default(); 4];
+        for (e, name) in entries.iter_mut().zip([&b"A_"[..], b"AB", b"A[", b"A{"]) {
+            e.name[..name.len()].copy_from_slice(name);
+        }
+        super::super::compute_permutation(&mut entries);
+        // Sorted: "AB"(1), "A["(2), "A_"(0), "A{"(3).
+        assert_eq!(entries.map(|e| e.sort_index), [1, 2, 0, 3]);
+        let find = |q: &[u8]| find_in(&entries, LookupTable::Computed, q);
+        assert_eq!(find(b"a_"), Some(0));
+        assert_eq!(find(b"ab"), Some(1));
+        assert_eq!(find(b"a["), Some(2));
+        assert_eq!(find(b"A{"), Some(3));
+        assert_eq!(find(b"a{"), Some(3), "`{{` is no letter: unchanged");
+        assert_eq!(find(b"A["), Some(2));
+        assert_eq!(find(b"a\\"), None, "`\\` is not `|` folded");
+    }
 }

@@ -16,6 +16,10 @@ impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
     /// The packed bytes of entry `index`: `effective .. effective + packed_size` within
     /// the file.
     ///
+    /// For stored and XOR entries (methods 0x000, 0x020) the engine copies or XORs
+    /// exactly `unpacked_size` bytes from the offset whatever `packed_size` says (SPEC
+    /// 2.7), so their range is `unpacked_size` long ([`Entry::stream_len`]).
+    ///
     /// For Deflate (method 0x100) only, a range that ends exactly one byte past the end of
     /// the file is accepted and cut at the file's end, as the engine's data requires
     /// (SPEC 2.7). Any other range past the end is [`RsliError::DataOutOfBounds`]; flags
@@ -155,24 +159,42 @@ fn span(
     method: Option<Method>,
 ) -> Result<Range<u64>, RsliError> {
     let start = effective_offset(entry, overlay);
+    let len = stream_len(entry, method);
     // Both terms are below 2^33: no overflow.
-    let end = start + u64::from(entry.packed_size);
+    let end = start + u64::from(len);
     if end <= file_len {
         return Ok(start..end);
     }
     // `end > file_len`, so `file_len + 1` cannot overflow.
-    if method == Some(Method::Deflate) && end == file_len + 1 && entry.packed_size > 0 {
+    if method == Some(Method::Deflate) && end == file_len + 1 && len > 0 {
         // INTERF8.TEX: the stream is complete without the byte that is not there.
         return Ok(start..file_len);
     }
     Err(out_of_bounds(file_len, overlay, id, entry))
 }
 
+/// The bytes the engine reads for an entry of `method`: see [`Entry::stream_len`].
+fn stream_len(entry: &Entry, method: Option<Method>) -> u32 {
+    match method {
+        Some(Method::Stored | Method::Xor) => entry.unpacked_size,
+        _ => entry.packed_size,
+    }
+}
+
+impl Entry {
+    /// How many bytes from the entry's offset the engine reads: `unpacked_size` for the
+    /// stored and XOR methods (it copies or XORs exactly that many, SPEC 2.7), else
+    /// `packed_size` (flags naming no method included).
+    pub fn stream_len(&self) -> u32 {
+        stream_len(self, self.method().ok())
+    }
+}
+
 fn out_of_bounds(file_len: u64, overlay: Option<u32>, id: u32, entry: &Entry) -> RsliError {
     RsliError::DataOutOfBounds {
         entry: id,
         offset: effective_offset(entry, overlay),
-        size: entry.packed_size,
+        size: entry.stream_len(),
         file_len,
     }
 }

@@ -71,16 +71,33 @@ fn sift_down(entries: &mut [Entry], mut root: usize, end: usize) {
 
 /// How the entry in slot `a` sorts against the entry in slot `b`: by name, then index.
 fn order(entries: &[Entry], a: usize, b: usize) -> Ordering {
-    let (ia, ib) = (slot(entries, a), slot(entries, b));
-    name(entries, ia).cmp(name(entries, ib)).then(ia.cmp(&ib))
+    sort_key(entries, a).cmp(&sort_key(entries, b))
+}
+
+/// The (name, index) pair of the entry named by slot `at`, as one integer that orders as
+/// the pair does: the 12 name bytes big-endian, zeroed from the first NUL on, then the
+/// index in the low 32 bits. NUL is the least byte, so a name that is a prefix of another
+/// sorts first, exactly as `strcmp` orders them; one integer comparison replaces a byte
+/// loop per comparison.
+fn sort_key(entries: &[Entry], at: usize) -> u128 {
+    let index = entries.get(at).map_or(0, |e| e.sort_index);
+    let name = entries.get(usize::from(index)).map_or([0; 12], |e| e.name);
+    let mut bytes = [0u8; 16];
+    bytes[..12].copy_from_slice(&name);
+    let word = u128::from_be_bytes(bytes);
+    // 0x80 in exactly the zero bytes (no carries cross bytes: each byte's low 7 bits plus
+    // 0x7F stays below 0x100). The low 4 padding bytes are zero, so there is always one.
+    const LOW7: u128 = u128::from_be_bytes([0x7F; 16]);
+    let zero_bytes = !(((word & LOW7) + LOW7) | word | LOW7);
+    // The most significant zero byte is the first NUL of the name (or the padding): keep
+    // only the bytes before it.
+    let first_nul_top_bit = 127 - zero_bytes.leading_zeros();
+    let keep = (!0u128).checked_shl(first_nul_top_bit + 1).unwrap_or(0);
+    (word & keep) | u128::from(index)
 }
 
 fn slot(entries: &[Entry], at: usize) -> u16 {
     entries.get(at).map_or(0, |e| e.sort_index)
-}
-
-fn name(entries: &[Entry], index: u16) -> &[u8] {
-    entries.get(usize::from(index)).map_or(&[], Entry::name)
 }
 
 fn swap_slots(entries: &mut [Entry], a: usize, b: usize) {

@@ -257,9 +257,11 @@ fn deflate_may_overrun_by_one_byte_only() {
 
 #[test]
 fn output_size_and_short_streams() {
+    // Stored and XOR entries read `unpacked_size` bytes whatever `packed_size` says
+    // (SPEC 2.7): a short `packed_size` with the data present still decodes in full.
     let mut short = entry(b"S", 0, 64, 3);
     short.unpacked_size = 4;
-    let file = raw_file(0, true, &[short], b"abc", None);
+    let file = raw_file(0, true, &[short], b"abcd", None);
     let library = open(&file, OpenOptions::default());
     assert_eq!(
         library.unpack_into(0, &mut [0u8; 3]),
@@ -269,14 +271,29 @@ fn output_size_and_short_streams() {
             got: 3
         })
     );
+    let mut out = [0u8; 4];
+    library.unpack_into(0, &mut out).unwrap();
+    assert_eq!(&out, b"abcd");
+    assert_eq!(library.entry(0).map(Entry::stream_len), Some(4));
+    // The data missing from the file: out of bounds, sized by `unpacked_size`.
+    let file = raw_file(0, true, &[short], b"abc", None);
     assert_eq!(
-        library.unpack_into(0, &mut [0u8; 4]),
-        Err(RsliError::Decode {
+        open(&file, OpenOptions::default()).unpack_into(0, &mut [0u8; 4]),
+        Err(RsliError::DataOutOfBounds {
             entry: 0,
-            error: DecodeError::Truncated {
-                produced: 3,
-                expected: 4
-            }
+            offset: 64,
+            size: 4,
+            file_len: 67
+        })
+    );
+    // A decoder fed fewer bytes than it needs reports the truncation.
+    let mut decoder = library.unpacker(0).unwrap();
+    let mut out = [0u8; 4];
+    assert_eq!(
+        crate::codec::Decoder::decode(&mut decoder, b"abc", &mut out, true),
+        Err(DecodeError::Truncated {
+            produced: 3,
+            expected: 4
         })
     );
     // Longer packed data than needed: the rest is not part of the stream.
