@@ -12,6 +12,23 @@ rustup component list --installed | grep -q '^clippy' || rustup component add cl
 target=thumbv7em-none-eabihf
 rustup target list --installed | grep -qx "$target" || rustup target add "$target"
 
+step "reference tools the conformance tests use (nobody on the team wrote them)"
+# Debian: lhasa decodes LHA -lh1- (LZHUF); jlha-utils is an independent Java LZHUF encoder.
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+missing=()
+command -v lha >/dev/null 2>&1 || command -v lhasa >/dev/null 2>&1 || missing+=(lhasa)
+[ -e /usr/share/java/jlha.jar ] || missing+=(jlha-utils)
+command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
+if [ ${#missing[@]} -gt 0 ]; then
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}"
+fi
+# PyPI, in a venv of the project's: pylzss is a port of Okumura's LZSS.C.
+venv=target/ref-venv
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/python" -c 'import pylzss' 2>/dev/null || "$venv/bin/pip" install -q pylzss==0.3.9
+export NGI_PYTHON="$PWD/$venv/bin/python"
+
 step "format"
 cargo fmt --all -- --check
 

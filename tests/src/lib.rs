@@ -1,5 +1,8 @@
 //! Shared pieces of the ngi test suite: the builders of the sample archives the repository
 //! ships (`samples/`), so that a test can prove the checked-in bytes are what the writers
-//! produce today, and `make-samples` can regenerate them.
+//! produce today, and `make-samples` can regenerate them; the conformance corpus; and the
+//! harness that drives any codec through the chunking matrix.
 
+pub mod chunked;
+pub mod corpus;
 pub mod samples;

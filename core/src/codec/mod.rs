@@ -19,6 +19,8 @@
 //! | LZHUF, XOR+LZHUF | 0x080, 0x0A0 | not yet | |
 //! | Deflate | 0x100 | not yet | |
 
+pub mod lzhuf;
+pub mod lzss;
 pub mod xor;
 
 pub use xor::{StoredDecoder, XorDecoder, XorStream};

@@ -1,0 +1,1 @@
+//! LZHUF (method 0x80), in progress.

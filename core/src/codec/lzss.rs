@@ -1,0 +1,1 @@
+//! LZSS (method 0x40), in progress.
