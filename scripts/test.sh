@@ -23,10 +23,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}"
 fi
-# PyPI, in a venv of the project's: pylzss is a port of Okumura's LZSS.C.
+# PyPI, in a venv of the project's: pylzss (module `lzss`) is a port of Okumura's LZSS.C.
 venv=target/ref-venv
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/python" -c 'import pylzss' 2>/dev/null || "$venv/bin/pip" install -q pylzss==0.3.9
+"$venv/bin/python" -c 'import lzss' 2>/dev/null || "$venv/bin/pip" install -q pylzss==0.3.9
 export NGI_PYTHON="$PWD/$venv/bin/python"
 
 step "format"
@@ -39,6 +39,9 @@ cargo clippy -p ngi-core --no-default-features --all-targets --locked -- -D warn
 step "ngi-core builds with no std and no alloc"
 cargo build -p ngi-core --no-default-features --locked
 bash scripts/check-no-std.sh
+
+step "docs (broken links and missing docs fail)"
+RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-core --no-deps --locked --quiet
 
 step "tests"
 cargo test --workspace --locked

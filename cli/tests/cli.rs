@@ -58,7 +58,7 @@ fn list_json_has_the_contract_fields() {
     assert!(o.status.success(), "{}", stderr(&o));
     let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let rows = rows.as_array().unwrap();
-    assert_eq!(rows.len(), 4);
+    assert_eq!(rows.len(), 6);
     for (i, row) in rows.iter().enumerate() {
         assert_eq!(row["index"], i);
         for key in [
@@ -76,6 +76,9 @@ fn list_json_has_the_contract_fields() {
     assert_eq!(rows[1]["name"], "SECRET.TXT");
     assert_eq!(rows[1]["method"], "xor");
     assert_eq!(rows[1]["flags"], 0x20);
+    assert_eq!(rows[4]["method"], "lzss");
+    assert_eq!(rows[5]["method"], "xor-lzhuf");
+    assert_eq!(rows[5]["size"], LZ_TEXT.len());
 
     let o = ngi(&["list", &sample("sample.nres"), "--json"]);
     let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -108,6 +111,32 @@ fn list_escapes_names() {
     let o = ngi(&["cat", &path, "A\\\\B\\xe9\\x01"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(o.stdout, b"x");
+}
+
+/// What the LZ entries of the RsLi sample hold (tests/src/samples.rs).
+const LZ_TEXT: &[u8] = b"Packed with Okumura's LZSS (method 0x40) or Yoshizaki's LZHUF \
+(method 0x80, here XOR-encrypted first: 0xA0). Packed with Okumura's LZSS or Yoshizaki's \
+LZHUF: the second sentence repeats the first, so the encoders find long matches.\n";
+
+#[test]
+fn cat_decodes_every_method() {
+    let lib = sample("sample.rsli");
+    for name in ["lzss.txt", "LZHUF.TXT"] {
+        let o = ngi(&["cat", &lib, name]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert_eq!(o.stdout, LZ_TEXT, "{name}");
+    }
+    // A packed stream cut short is exit 1 with the entry named, and no partial file.
+    let mut cut = std::fs::read(&lib).unwrap();
+    cut.truncate(cut.len() - 40);
+    let dir = scratch("cut");
+    let path = write(&dir, "cut.rsli", &cut);
+    let err = assert_bad(&ngi(&["cat", &path, "LZHUF.TXT"]));
+    assert!(err.contains("entry 5"), "{err}");
+    let out = dir.join("out");
+    let o = ngi(&["extract", &path, "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(out.join("LZSS.TXT").exists() && !out.join("LZHUF.TXT").exists());
 }
 
 #[test]
@@ -173,9 +202,11 @@ fn info_reports_the_header() {
     assert!(o.status.success(), "{}", stderr(&o));
     let info: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(info["format"], "RsLi");
-    assert_eq!(info["entries"], 4);
+    assert_eq!(info["entries"], 6);
     assert_eq!(info["methods"]["xor"], 2);
     assert_eq!(info["methods"]["stored"], 2);
+    assert_eq!(info["methods"]["lzss"], 1);
+    assert_eq!(info["methods"]["xor-lzhuf"], 1);
     assert_eq!(info["media_trailer"], "absent");
     let o = ngi(&["info", &sample("sample.nres")]);
     let text = String::from_utf8(o.stdout).unwrap();
@@ -335,20 +366,17 @@ fn reflag(file: &[u8], index: usize, flags: u16) -> Vec<u8> {
 #[test]
 fn verify_counts_methods_not_decoded_yet_and_rejects_unknown_ones() {
     let dir = scratch("methods");
-    let lzss = write(
-        &dir,
-        "lzss.rsli",
-        &reflag(&std::fs::read(sample("sample.rsli")).unwrap(), 0, 0x40),
-    );
-    let o = ngi(&["verify", &lzss]);
+    let deflate = reflag(&std::fs::read(sample("sample.rsli")).unwrap(), 0, 0x100);
+    let deflate = write(&dir, "deflate.rsli", &deflate);
+    let o = ngi(&["verify", &deflate]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("3 entries verified") && text.contains("lzss 1"),
+        text.contains("5 entries verified") && text.contains("deflate 1"),
         "{text}"
     );
     // cat says exactly why it cannot produce the entry.
-    let err = assert_bad(&ngi(&["cat", "--index", "0", &lzss]));
+    let err = assert_bad(&ngi(&["cat", "--index", "0", &deflate]));
     assert!(err.contains("not supported yet"), "{err}");
     let bad = write(
         &dir,

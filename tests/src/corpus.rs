@@ -44,15 +44,33 @@ impl Rng {
     }
 }
 
-/// Real text: this repository's own sources and the licence texts Debian ships, which
-/// every machine of ours has; `min_len` bytes at least.
+/// Real text, `min_len` bytes at least: the licence texts Debian ships in
+/// `/usr/share/common-licenses` (the same on every machine of ours, so runs compare like
+/// with like), or this repository's sources where that folder is missing.
 pub fn text(min_len: usize) -> Vec<u8> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut out = read_text_files("/usr/share/common-licenses".into());
+    if out.is_empty() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        for dir in ["core/src", "cli/src", "tests"] {
+            out.extend(read_text_files(root.join(dir)));
+        }
+    }
+    assert!(!out.is_empty(), "no text found for the corpus");
+    while out.len() < min_len {
+        let again = out.clone();
+        out.extend_from_slice(&again);
+    }
+    out
+}
+
+/// Every file below `dir` without NUL bytes, in sorted path order, concatenated.
+fn read_text_files(dir: std::path::PathBuf) -> Vec<u8> {
     let mut out = Vec::new();
-    let mut dirs = vec![root.join("core/src"), root.join("cli/src"), root.join("tests")];
-    dirs.push("/usr/share/common-licenses".into());
+    let mut dirs = vec![dir];
     while let Some(dir) = dirs.pop() {
-        let Ok(read) = std::fs::read_dir(&dir) else { continue };
+        let Ok(read) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         let mut paths: Vec<_> = read.filter_map(|e| e.ok().map(|e| e.path())).collect();
         paths.sort();
         for path in paths {
@@ -64,11 +82,6 @@ pub fn text(min_len: usize) -> Vec<u8> {
                 }
             }
         }
-    }
-    assert!(!out.is_empty(), "no text found for the corpus");
-    while out.len() < min_len {
-        let again = out.clone();
-        out.extend_from_slice(&again);
     }
     out
 }
@@ -113,5 +126,11 @@ pub fn corpus() -> Vec<Sample> {
         mixed[at] = rng.next_u64() as u8;
     }
     samples.push(("text-noisy-150k", mixed));
-    samples.into_iter().map(|(n, data)| Sample { name: n.to_string(), data }).collect()
+    samples
+        .into_iter()
+        .map(|(n, data)| Sample {
+            name: n.to_string(),
+            data,
+        })
+        .collect()
 }

@@ -5,4 +5,7 @@
 
 pub mod chunked;
 pub mod corpus;
+pub mod jlha;
+pub mod lha;
+pub mod pylzss;
 pub mod samples;

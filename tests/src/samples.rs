@@ -13,6 +13,11 @@ const README: &[u8] = b"ngi sample archive.\n\
 This NRes holds a few small payloads in the shapes real archives use:\n\
 a material, a texture header, an effect and an objects.rlb-style binding.\n";
 
+/// What the LZ entries of the RsLi sample hold: text that repeats, as game data does.
+pub const LZ_TEXT: &[u8] = b"Packed with Okumura's LZSS (method 0x40) or Yoshizaki's LZHUF \
+(method 0x80, here XOR-encrypted first: 0xA0). Packed with Okumura's LZSS or Yoshizaki's \
+LZHUF: the second sentence repeats the first, so the encoders find long matches.\n";
+
 /// A small NRes with mixed-case and duplicate names and names that exercise the
 /// lower-case folding of `_strcmpi` (`A_` sorts before `AB`).
 pub fn nres() -> Vec<u8> {
@@ -68,12 +73,13 @@ pub fn nres() -> Vec<u8> {
     writer.finish()
 }
 
-/// A small RsLi with stored and XOR entries, without the 0xABBA flag, so that the data
-/// keys of its XOR entries come from the permutation the engine computes at open.
+/// A small RsLi with stored, XOR, LZSS and XOR-LZHUF entries, without the 0xABBA flag,
+/// so that the data keys of its XOR entries come from the permutation the engine computes
+/// at open.
 pub fn rsli() -> Vec<u8> {
     let mut builder = Builder::new();
     builder.seed(0x5EED_1998).presorted(false);
-    let entries: [(&[u8], Method, &[u8]); 4] = [
+    let entries: [(&[u8], Method, &[u8]); 6] = [
         (
             b"README.TXT",
             Method::Stored,
@@ -90,6 +96,8 @@ pub fn rsli() -> Vec<u8> {
             &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
         ),
         (b"EMPTY", Method::Stored, b""),
+        (b"LZSS.TXT", Method::Lzss, LZ_TEXT),
+        (b"LZHUF.TXT", Method::XorLzhuf, LZ_TEXT),
     ];
     for (name, method, data) in entries {
         builder

@@ -42,7 +42,7 @@ fn nres_sample_reads_back() {
 #[test]
 fn rsli_sample_reads_back() {
     let lib = Library::open(RSLI_SAMPLE, OpenOptions::default()).unwrap();
-    assert_eq!(lib.len(), 4);
+    assert_eq!(lib.len(), 6);
     let secret = lib.find(b"secret.txt").unwrap();
     let entry = *lib.entry(secret).unwrap();
     assert_eq!(entry.method(), Ok(Method::Xor));

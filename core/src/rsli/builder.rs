@@ -4,8 +4,8 @@ use super::{
     BuildError, ENTRY_LEN, Entry, HEADER_LEN, MAGIC, MAX_ENTRIES, NAME_LEN, PRESORTED,
     TRAILER_MAGIC, compute_permutation, entry_id,
 };
-use crate::codec::Method;
 use crate::codec::xor::XorStream;
+use crate::codec::{Method, lzhuf, lzss};
 use alloc::vec::Vec;
 
 /// Builds an RsLi library.
@@ -22,8 +22,12 @@ use alloc::vec::Vec;
 /// same values; and the XOR method encrypts with that final value, the key readers use
 /// (SPEC 2.5). `flags` hold the method bits only.
 ///
-/// Methods: [`Method::Stored`] (the data as is) and [`Method::Xor`] (`packed_size ==
-/// unpacked_size`). The others are [`BuildError::MethodNotImplemented`] for now.
+/// Methods: [`Method::Stored`] (the data as is), [`Method::Xor`] (`packed_size ==
+/// unpacked_size`), [`Method::Lzss`] and [`Method::Lzhuf`] (packed by the LZSS.C- and
+/// LZHUF.C-compatible encoders, [`lzss::encode`], [`lzhuf::encode`]) and their XOR
+/// variants [`Method::XorLzss`] and [`Method::XorLzhuf`] (the packed stream encrypted
+/// with the entry's final `sort_index`). [`Method::Deflate`] is
+/// [`BuildError::MethodNotImplemented`] for now.
 ///
 /// Names are 1 to 12 bytes, with no NUL and no ASCII lower-case letter (`rsFind`
 /// upper-cases queries, so such an entry could never be found).
@@ -60,7 +64,9 @@ pub struct Builder {
 struct Item {
     name: [u8; NAME_LEN],
     method: Method,
-    data: Vec<u8>,
+    unpacked_size: u32,
+    /// The packed stream before any XOR: the key is known only once every name is in.
+    packed: Vec<u8>,
 }
 
 impl Default for Builder {
@@ -108,16 +114,22 @@ impl Builder {
         }
         let entry = entry_id(index);
         let name = checked_name(entry, name)?;
-        if !matches!(method, Method::Stored | Method::Xor) {
-            return Err(BuildError::MethodNotImplemented { entry, method });
-        }
-        if u32::try_from(data.len()).is_err() {
+        let unpacked_size =
+            u32::try_from(data.len()).map_err(|_| BuildError::TooLarge { entry })?;
+        let packed = match method {
+            Method::Stored | Method::Xor => data.to_vec(),
+            Method::Lzss | Method::XorLzss => lzss::encode(data),
+            Method::Lzhuf | Method::XorLzhuf => lzhuf::encode(data),
+            Method::Deflate => return Err(BuildError::MethodNotImplemented { entry, method }),
+        };
+        if u32::try_from(packed.len()).is_err() {
             return Err(BuildError::TooLarge { entry });
         }
         self.items.push(Item {
             name,
             method,
-            data: data.to_vec(),
+            unpacked_size,
+            packed,
         });
         Ok(index)
     }
@@ -141,8 +153,8 @@ impl Builder {
         }
         for (item, e) in self.items.iter().zip(&entries) {
             let start = out.len();
-            out.extend_from_slice(&item.data);
-            if item.method == Method::Xor {
+            out.extend_from_slice(&item.packed);
+            if item.method.uses_xor() {
                 if let Some(payload) = out.get_mut(start..) {
                     XorStream::new(e.sort_index).apply(payload);
                 }
@@ -164,7 +176,7 @@ impl Builder {
         for (index, item) in self.items.iter().enumerate() {
             let entry = entry_id(index);
             let size =
-                u32::try_from(item.data.len()).map_err(|_| BuildError::TooLarge { entry })?;
+                u32::try_from(item.packed.len()).map_err(|_| BuildError::TooLarge { entry })?;
             let data_offset = position
                 .checked_sub(u64::from(overlay))
                 .ok_or(BuildError::OverlayTooLarge { overlay })?;
@@ -173,7 +185,7 @@ impl Builder {
             entries.push(Entry {
                 name: item.name,
                 flags: item.method.bits(),
-                unpacked_size: size,
+                unpacked_size: item.unpacked_size,
                 data_offset,
                 packed_size: size,
                 ..Entry::default()
@@ -268,20 +280,15 @@ mod tests {
     }
 
     #[test]
-    fn methods_not_yet_packed() {
+    fn deflate_not_yet_packed() {
         let mut b = Builder::new();
-        for method in [
-            Method::Lzss,
-            Method::XorLzss,
-            Method::Lzhuf,
-            Method::XorLzhuf,
-            Method::Deflate,
-        ] {
-            assert_eq!(
-                b.add(b"A", method, b"data"),
-                Err(BuildError::MethodNotImplemented { entry: 0, method })
-            );
-        }
+        assert_eq!(
+            b.add(b"A", Method::Deflate, b"data"),
+            Err(BuildError::MethodNotImplemented {
+                entry: 0,
+                method: Method::Deflate
+            })
+        );
         assert_eq!(b.build().map(|f| f.len()), Ok(32), "nothing was added");
     }
 

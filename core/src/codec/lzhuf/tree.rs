@@ -1,0 +1,436 @@
+//! The adaptive Huffman tree of `LZHUF.C` (SPEC 3.2): 314 leaves, 627 nodes, frequencies
+//! kept in non-decreasing node order (the sibling property), rebuilt with halved counts when
+//! the root reaches `0x8000`.
+//!
+//! Node `n`'s children are the pair `son[n]`, `son[n] + 1`, or `n` is a leaf and `son[n]`
+//! names its symbol. Two representation choices differ from `LZHUF.C`, neither of them
+//! visible in the bits:
+//! * a leaf is stored as `T + 2 * symbol` (not `T + symbol`), so the `prnt` slot after a
+//!   leaf's is a spare one, and the "fix the parent of both sons" step of [`Tree::update`]
+//!   and of the rebuild can write two slots unconditionally instead of branching on "is it
+//!   a leaf";
+//! * the update is `LZHUF.C`'s with its swap written as what it amounts to, and the fast
+//!   path climbs the levels below the first swap along the path its descent recorded
+//!   instead of through `prnt` (see [`Tree::update_path`]).
+
+/// Symbols: 256 literals and the 58 match lengths 3..=60 (`N_CHAR` of `LZHUF.C`).
+pub(super) const N_CHAR: usize = 314;
+/// Nodes (`T`).
+pub(super) const T: usize = 2 * N_CHAR - 1;
+/// The root (`R`).
+pub(super) const R: usize = T - 1;
+/// The root frequency that triggers a rebuild (`MAX_FREQ`).
+const MAX_FREQ: u16 = 0x8000;
+
+/// The `son` value of the leaf of `symbol`.
+#[inline(always)]
+pub(super) const fn leaf(symbol: usize) -> usize {
+    T + 2 * symbol
+}
+
+/// The symbol of a leaf's `son` value (`son >= T`).
+#[inline(always)]
+pub(super) const fn symbol(son: usize) -> usize {
+    (son - T) >> 1
+}
+
+/// The tree: 5020 bytes of `u16` arrays.
+#[derive(Debug, Clone)]
+pub(super) struct Tree {
+    /// Node frequencies, non-decreasing with the node index; `freq[T]` is a `0xFFFF`
+    /// sentinel that ends the scans of [`Tree::update`].
+    pub(super) freq: [u16; T + 1],
+    /// The first child of an internal node (`< T`), or [`leaf`] of the node's symbol.
+    pub(super) son: [u16; T],
+    /// The parent of node `n` at `prnt[n]`, of the leaf of symbol `s` at
+    /// `prnt[leaf(s)]`; `prnt[leaf(s) + 1]` is a spare slot, written and never read.
+    pub(super) prnt: [u16; T + 2 * N_CHAR],
+}
+
+impl Tree {
+    /// `StartHuff`: every symbol with frequency 1, nodes paired in order.
+    pub(super) const fn new() -> Tree {
+        let mut tree = Tree {
+            freq: [0; T + 1],
+            son: [0; T],
+            prnt: [0; T + 2 * N_CHAR],
+        };
+        let mut i = 0;
+        while i < N_CHAR {
+            tree.freq[i] = 1;
+            tree.son[i] = leaf(i) as u16;
+            tree.prnt[leaf(i)] = i as u16;
+            i += 1;
+        }
+        let (mut i, mut j) = (0, N_CHAR);
+        while j <= R {
+            tree.freq[j] = tree.freq[i] + tree.freq[i + 1];
+            tree.son[j] = i as u16;
+            tree.prnt[i] = j as u16;
+            tree.prnt[i + 1] = j as u16;
+            i += 2;
+            j += 1;
+        }
+        tree.freq[T] = 0xFFFF;
+        tree.prnt[R] = 0;
+        tree
+    }
+
+    /// Counts one more `symbol` (`LZHUF.C`'s `update`), rebuilding first if the root is
+    /// at `MAX_FREQ`.
+    #[inline]
+    pub(super) fn update(&mut self, symbol: usize) {
+        if self.freq[R] == MAX_FREQ {
+            self.reconstruct();
+        }
+        self.update_from(usize::from(self.prnt[leaf(symbol)]));
+    }
+
+    /// [`update`](Tree::update) for a symbol whose code was just read: `path[..depth]`
+    /// are the nodes the descent went through, from the root's son down to the leaf's node
+    /// (indices taken mod 64).
+    ///
+    /// `LZHUF.C` climbs from the leaf through `prnt`, one dependent load per level. Until
+    /// the first level that needs a swap, though, the climb goes exactly back up the
+    /// descent's path, and the test for a swap at each level reads only values the levels
+    /// below have not changed (a node's `c + 1` neighbour is never one of its descendants,
+    /// which all sit at lower indices): so those levels are counted straight from the
+    /// path, their loads independent of each other, and only from a level that needs a
+    /// swap on does the walk go on as `LZHUF.C`'s. The tree comes out the same.
+    #[inline(always)]
+    pub(super) fn update_path(&mut self, symbol: usize, path: &[u16; 64], depth: usize) {
+        if self.freq[R] == MAX_FREQ {
+            // The rebuild moves every node: the path no longer holds.
+            return self.update(symbol);
+        }
+        let mut j = depth;
+        while j > 0 {
+            j -= 1;
+            let c = usize::from(path[j & 63]);
+            let f = self.freq[c];
+            if self.freq[c + 1] == f {
+                return self.update_from(c);
+            }
+            self.freq[c] = f + 1;
+        }
+        // The root: its neighbour is the sentinel, so it never swaps.
+        self.freq[R] += 1;
+    }
+
+    /// `LZHUF.C`'s climb from node `c` to the root.
+    ///
+    /// `LZHUF.C` increments `freq[c]` to `k` and, if that breaks the order, finds the last
+    /// node `l` with `freq[l] < k`, swaps the two frequencies and the two subtrees and goes
+    /// on from `l`. Since the order held before the increment, every node `c + 1 ..= l` had
+    /// exactly the old `freq[c]`: the swap leaves `freq[c]` as it was and gives `l` the new
+    /// count. So this walk looks for the last node of `c`'s frequency, swaps the subtrees if
+    /// that is not `c` itself, and increments that node only: the same tree, one store and
+    /// one comparison fewer per level.
+    fn update_from(&mut self, mut c: usize) {
+        loop {
+            let f = self.freq[c];
+            let mut l = c;
+            // Ends at the root at the latest: freq[T] is the sentinel and the root's count
+            // stays below it.
+            while self.freq[l + 1] == f {
+                l += 1;
+            }
+            self.freq[l] = f + 1;
+            if l != c {
+                self.swap(c, l);
+            }
+            c = usize::from(self.prnt[l]);
+            // prnt[R] == 0, and node 0 is never a parent.
+            if c == 0 {
+                break;
+            }
+        }
+    }
+
+    /// Exchanges the subtrees under nodes `c` and `l`, fixing the parents of their sons.
+    #[inline(always)]
+    fn swap(&mut self, c: usize, l: usize) {
+        let i = usize::from(self.son[c]);
+        let j = usize::from(self.son[l]);
+        self.son[c] = j as u16;
+        self.son[l] = i as u16;
+        // For a leaf the second store goes to its spare slot.
+        self.prnt[i] = l as u16;
+        self.prnt[i + 1] = l as u16;
+        self.prnt[j] = c as u16;
+        self.prnt[j + 1] = c as u16;
+    }
+
+    /// `reconst`: the leaves gathered at the front in node order with halved (rounded up)
+    /// counts, then the internal nodes rebuilt by inserting each pair sum after the last
+    /// node not greater than it. The insertion shifts whole elements: `LZHUF.C` writes the
+    /// shift as a `memmove` of `2 * (j - k)` bytes, right for its 16-bit `int`s, and ports
+    /// that keep those bytes with 32-bit `int`s move only half and corrupt the tree.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn reconstruct(&mut self) {
+        let mut j = 0;
+        for i in 0..T {
+            if usize::from(self.son[i]) >= T {
+                self.freq[j] = self.freq[i].div_ceil(2);
+                self.son[j] = self.son[i];
+                j += 1;
+            }
+        }
+        let mut i = 0;
+        for j in N_CHAR..T {
+            let f = self.freq[i] + self.freq[i + 1];
+            let mut k = j - 1;
+            // Stops at i + 1 at the latest, since freq[i + 1] <= f.
+            while f < self.freq[k] {
+                k -= 1;
+            }
+            k += 1;
+            self.freq.copy_within(k..j, k + 1);
+            self.freq[k] = f;
+            self.son.copy_within(k..j, k + 1);
+            self.son[k] = i as u16;
+            i += 2;
+        }
+        for i in 0..T {
+            let k = usize::from(self.son[i]);
+            self.prnt[k] = i as u16;
+            self.prnt[k + 1] = i as u16;
+        }
+    }
+
+    #[cfg(any(feature = "alloc", test))]
+    /// The code of `symbol` (`EncodeChar`'s walk from the leaf to the root): its bit count
+    /// and its bits, the first to send in the highest of them. At most 64 bits: the tree's
+    /// depth is bounded by the counts (a node `d` levels down holds at most about
+    /// `0x8000 / 1.618^d`), far below that.
+    pub(super) fn code(&self, symbol: usize) -> (u32, u64) {
+        let (mut len, mut bits) = (0u32, 0u64);
+        let mut k = usize::from(self.prnt[leaf(symbol)]);
+        loop {
+            // An odd node is the second son: bit 1.
+            bits |= ((k & 1) as u64) << (len & 63);
+            len += 1;
+            k = usize::from(self.prnt[k]);
+            if k == R {
+                break;
+            }
+        }
+        (len, bits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `LZHUF.C`'s tree as written: `T + symbol` leaves, the increment-then-swap update,
+    /// and the rebuild with whole-element shifts. `half_move` reproduces the 32-bit-`int`
+    /// port bug: the shifts move only half the elements.
+    struct Reference {
+        freq: [u32; T + 1],
+        son: [usize; T],
+        prnt: [usize; T + N_CHAR],
+        half_move: bool,
+    }
+
+    impl Reference {
+        fn new(half_move: bool) -> Self {
+            let mut r = Reference {
+                freq: [0; T + 1],
+                son: [0; T],
+                prnt: [0; T + N_CHAR],
+                half_move,
+            };
+            for i in 0..N_CHAR {
+                r.freq[i] = 1;
+                r.son[i] = i + T;
+                r.prnt[i + T] = i;
+            }
+            let (mut i, mut j) = (0, N_CHAR);
+            while j <= R {
+                r.freq[j] = r.freq[i] + r.freq[i + 1];
+                r.son[j] = i;
+                r.prnt[i] = j;
+                r.prnt[i + 1] = j;
+                i += 2;
+                j += 1;
+            }
+            r.freq[T] = 0xFFFF;
+            r.prnt[R] = 0;
+            r
+        }
+
+        fn reconst(&mut self) {
+            let mut j = 0;
+            for i in 0..T {
+                if self.son[i] >= T {
+                    self.freq[j] = self.freq[i].div_ceil(2);
+                    self.son[j] = self.son[i];
+                    j += 1;
+                }
+            }
+            let mut i = 0;
+            let mut j = N_CHAR;
+            while j < T {
+                let f = self.freq[i] + self.freq[i + 1];
+                self.freq[j] = f;
+                let mut k = j - 1;
+                while f < self.freq[k] {
+                    k -= 1;
+                }
+                k += 1;
+                let moved = if self.half_move {
+                    (j - k).div_ceil(2)
+                } else {
+                    j - k
+                };
+                self.freq.copy_within(k..k + moved, k + 1);
+                self.freq[k] = f;
+                self.son.copy_within(k..k + moved, k + 1);
+                self.son[k] = i;
+                i += 2;
+                j += 1;
+            }
+            for i in 0..T {
+                let k = self.son[i];
+                if k >= T {
+                    self.prnt[k] = i;
+                } else {
+                    self.prnt[k] = i;
+                    self.prnt[k + 1] = i;
+                }
+            }
+        }
+
+        fn update(&mut self, c: usize) {
+            if self.freq[R] == u32::from(MAX_FREQ) {
+                self.reconst();
+            }
+            let mut c = self.prnt[c + T];
+            loop {
+                self.freq[c] += 1;
+                let k = self.freq[c];
+                let mut l = c + 1;
+                if k > self.freq[l] {
+                    l += 1;
+                    while k > self.freq[l] {
+                        l += 1;
+                    }
+                    l -= 1;
+                    self.freq[c] = self.freq[l];
+                    self.freq[l] = k;
+                    let i = self.son[c];
+                    self.prnt[i] = l;
+                    if i < T {
+                        self.prnt[i + 1] = l;
+                    }
+                    let j = self.son[l];
+                    self.son[l] = i;
+                    self.prnt[j] = c;
+                    if j < T {
+                        self.prnt[j + 1] = c;
+                    }
+                    self.son[c] = j;
+                    c = l;
+                }
+                c = self.prnt[c];
+                if c == 0 {
+                    break;
+                }
+            }
+        }
+
+        fn same_as(&self, tree: &Tree) -> bool {
+            (0..=T).all(|n| self.freq[n] == u32::from(tree.freq[n]))
+                && (0..T).all(|n| {
+                    let s = self.son[n];
+                    let ours = usize::from(tree.son[n]);
+                    if s >= T {
+                        ours == leaf(s - T)
+                    } else {
+                        ours == s
+                    }
+                })
+        }
+    }
+
+    /// Symbols skewed like real data (many literals, a few frequent ones, some lengths).
+    fn symbols(seed: u64, count: usize) -> impl Iterator<Item = usize> {
+        let mut x = seed | 1;
+        (0..count).map(move |_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match x % 8 {
+                0..=3 => (x >> 8) as usize % 16 + 97,
+                4 | 5 => (x >> 8) as usize % N_CHAR,
+                _ => 256 + (x >> 8) as usize % 6,
+            }
+        })
+    }
+
+    #[test]
+    fn update_and_rebuild_match_lzhuf_c_through_many_rebuilds() {
+        let mut ours = Tree::new();
+        let mut reference = Reference::new(false);
+        assert!(reference.same_as(&ours));
+        let mut rebuilds = 0;
+        for (n, s) in symbols(7, 200_000).enumerate() {
+            if ours.freq[R] == MAX_FREQ {
+                rebuilds += 1;
+            }
+            if n % 2 == 0 {
+                ours.update(s);
+            } else {
+                // The fast path's update, along the path the symbol's code leads down.
+                let (len, bits) = ours.code(s);
+                let mut path = [0u16; 64];
+                let mut c = usize::from(ours.son[R]);
+                for d in 0..len {
+                    let p = c + ((bits >> (len - 1 - d)) & 1) as usize;
+                    path[d as usize] = p as u16;
+                    c = usize::from(ours.son[p]);
+                }
+                assert_eq!(c, leaf(s));
+                ours.update_path(s, &path, len as usize);
+            }
+            reference.update(s);
+            // Once apart, trees stay apart: a look every 64 symbols and at every rebuild
+            // keeps the test quick in debug builds.
+            if n % 64 == 0 || ours.freq[R] < 0x4200 {
+                assert!(reference.same_as(&ours), "trees differ after symbol {n}");
+            }
+            if n % 997 == 0 {
+                // Every symbol's code from the leaf walk descends back to that leaf.
+                for sym in [0, 32, 97, 255, 256, 313] {
+                    let (len, bits) = ours.code(sym);
+                    let mut c = usize::from(ours.son[R]);
+                    for d in (0..len).rev() {
+                        assert!(c < T);
+                        c = usize::from(ours.son[c + ((bits >> d) & 1) as usize]);
+                    }
+                    assert_eq!(c, leaf(sym));
+                }
+            }
+        }
+        assert!(rebuilds >= 5, "only {rebuilds} rebuilds");
+    }
+
+    #[test]
+    fn the_half_move_port_bug_changes_the_tree_after_the_first_rebuild() {
+        let mut right = Reference::new(false);
+        let mut wrong = Reference::new(true);
+        let mut first_difference = None;
+        for (n, s) in symbols(11, 40_000).enumerate() {
+            right.update(s);
+            wrong.update(s);
+            if first_difference.is_none() && (right.freq != wrong.freq || right.son != wrong.son) {
+                first_difference = Some(n);
+            }
+        }
+        // The first rebuild comes when the root reaches 0x8000, about 32 K symbols in.
+        let n = first_difference.expect("the bug went unnoticed");
+        assert!(n > 32_000, "differed at {n}");
+    }
+}
