@@ -19,14 +19,20 @@ missing=()
 command -v lha >/dev/null 2>&1 || command -v lhasa >/dev/null 2>&1 || missing+=(lhasa)
 [ -e /usr/share/java/jlha.jar ] || missing+=(jlha-utils)
 command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
+# Deflate encoders: zopfli, pigz, libdeflate, 7-Zip.
+for pair in zopfli:zopfli pigz:pigz libdeflate-gzip:libdeflate-tools 7z:p7zip-full; do
+  command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
+done
 if [ ${#missing[@]} -gt 0 ]; then
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}"
 fi
-# PyPI, in a venv of the project's: pylzss (module `lzss`) is a port of Okumura's LZSS.C.
+# PyPI, in a venv of the project's: pylzss (module `lzss`) is a port of Okumura's LZSS.C;
+# isal is Intel's ISA-L Deflate encoder.
 venv=target/ref-venv
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -c 'import lzss' 2>/dev/null || "$venv/bin/pip" install -q pylzss==0.3.9
+"$venv/bin/python" -c 'import isal' 2>/dev/null || "$venv/bin/pip" install -q isal==1.9.1
 export NGI_PYTHON="$PWD/$venv/bin/python"
 
 step "format"

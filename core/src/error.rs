@@ -28,6 +28,14 @@ pub enum DecodeError {
         /// The method's flag bits (`flags & 0x1E0`).
         method: u16,
     },
+    /// A Deflate stream (method 0x100) is corrupt.
+    Inflate {
+        /// What is wrong.
+        error: crate::codec::inflate::InflateError,
+        /// The offset in the packed stream of the byte holding the last bit read when the
+        /// fault was detected.
+        offset: u64,
+    },
 }
 
 impl fmt::Display for DecodeError {
@@ -40,6 +48,9 @@ impl fmt::Display for DecodeError {
             DecodeError::UnsupportedMethod(e) => e.fmt(f),
             DecodeError::MethodNotImplemented { method } => {
                 write!(f, "packing method {method:#05x} is not supported yet")
+            }
+            DecodeError::Inflate { error, offset } => {
+                write!(f, "corrupt Deflate stream at packed byte {offset}: {error}")
             }
         }
     }
@@ -79,6 +90,7 @@ impl From<DecodeError> for std::io::Error {
         let kind = match e {
             DecodeError::Truncated { .. } => std::io::ErrorKind::UnexpectedEof,
             DecodeError::MethodNotImplemented { .. } => std::io::ErrorKind::Unsupported,
+            DecodeError::Inflate { .. } => std::io::ErrorKind::InvalidData,
             _ => std::io::ErrorKind::InvalidData,
         };
         std::io::Error::new(kind, e)
