@@ -6,32 +6,11 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
 use ngi_core::codec::inflate::{self, InflateDecoder};
-use ngi_core::codec::{Decoder, Status};
 use ngi_tests::corpus;
 use std::hint::black_box;
 
 const IN_CHUNK: usize = 64 * 1024;
 const OUT_CHUNK: usize = 32 * 1024;
-
-fn stream(decoder: &mut dyn Decoder, packed: &[u8], out: &mut [u8]) -> usize {
-    let (mut pos, mut produced) = (0, 0);
-    loop {
-        let end = (pos + IN_CHUNK).min(packed.len());
-        let room_end = (produced + OUT_CHUNK).min(out.len());
-        let p = decoder
-            .decode(
-                &packed[pos..end],
-                &mut out[produced..room_end],
-                end == packed.len(),
-            )
-            .expect("valid stream");
-        pos += p.consumed;
-        produced += p.produced;
-        if p.status == Status::Done {
-            return produced;
-        }
-    }
-}
 
 fn miniz(packed: &[u8], out: &mut [u8]) -> usize {
     let mut state = Box::new(DecompressorOxide::new());
@@ -58,7 +37,15 @@ fn inflate_bench(c: &mut Criterion) {
                 b.iter(|| inflate::decode_into(black_box(&packed), &mut out).expect("valid"))
             });
             group.bench_function(BenchmarkId::new("ngi", "streaming"), |b| {
-                b.iter(|| stream(&mut InflateDecoder::new(n), black_box(&packed), &mut out))
+                b.iter(|| {
+                    ngi_benches::stream(
+                        &mut InflateDecoder::new(n),
+                        black_box(&packed),
+                        &mut out,
+                        IN_CHUNK,
+                        OUT_CHUNK,
+                    )
+                })
             });
             assert!(&out == data);
             group.finish();

@@ -6,33 +6,11 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
 use ngi_core::codec::lzhuf::{self, LzhufDecoder};
 use ngi_core::codec::lzss::{self, LzssDecoder};
-use ngi_core::codec::{Decoder, Status};
 use ngi_tests::corpus;
 use std::hint::black_box;
 
 const IN_CHUNK: usize = 4096;
 const OUT_CHUNK: usize = 16 * 1024;
-
-/// Streams `packed` through `decoder` in chunks; returns the bytes produced.
-fn stream(decoder: &mut dyn Decoder, packed: &[u8], out: &mut [u8]) -> usize {
-    let (mut pos, mut produced) = (0, 0);
-    loop {
-        let end = (pos + IN_CHUNK).min(packed.len());
-        let room_end = (produced + OUT_CHUNK).min(out.len());
-        let p = decoder
-            .decode(
-                &packed[pos..end],
-                &mut out[produced..room_end],
-                end == packed.len(),
-            )
-            .expect("valid stream");
-        pos += p.consumed;
-        produced += p.produced;
-        if p.status == Status::Done {
-            return produced;
-        }
-    }
-}
 
 fn inflate(packed: &[u8], out: &mut [u8]) -> usize {
     let mut state = Box::new(DecompressorOxide::new());
@@ -63,7 +41,15 @@ fn lz(c: &mut Criterion) {
             b.iter(|| lzss::decode_into(black_box(&packed), None, &mut out).expect("valid"))
         });
         group.bench_function(BenchmarkId::new("lzss", "streaming"), |b| {
-            b.iter(|| stream(&mut LzssDecoder::new(n, None), black_box(&packed), &mut out))
+            b.iter(|| {
+                ngi_benches::stream(
+                    &mut LzssDecoder::new(n, None),
+                    black_box(&packed),
+                    &mut out,
+                    IN_CHUNK,
+                    OUT_CHUNK,
+                )
+            })
         });
         assert_eq!(&out, data);
 
@@ -73,10 +59,12 @@ fn lz(c: &mut Criterion) {
         });
         group.bench_function(BenchmarkId::new("lzhuf", "streaming"), |b| {
             b.iter(|| {
-                stream(
+                ngi_benches::stream(
                     &mut LzhufDecoder::new(n, None),
                     black_box(&packed),
                     &mut out,
+                    IN_CHUNK,
+                    OUT_CHUNK,
                 )
             })
         });

@@ -1,6 +1,7 @@
 //! Inputs shared by the ngi benches: large archives built deterministically.
 
 use ngi_core::Method;
+use ngi_core::codec::{Decoder, Status};
 use ngi_core::nres::{NewEntry, Writer};
 use ngi_core::rsli::{Builder, MAX_ENTRIES};
 
@@ -57,4 +58,33 @@ pub fn rsli_with(count: usize) -> Vec<u8> {
         b.add(&name, Method::Stored, b"x").expect("valid entry");
     }
     b.build().expect("library builds")
+}
+
+/// Streams `packed` through `decoder` with `in_chunk` bytes of input and `out_chunk` bytes
+/// of output room per call; returns the bytes produced. Panics on a decoding error (the
+/// benches feed valid streams only).
+pub fn stream(
+    decoder: &mut dyn Decoder,
+    packed: &[u8],
+    out: &mut [u8],
+    in_chunk: usize,
+    out_chunk: usize,
+) -> usize {
+    let (mut pos, mut produced) = (0, 0);
+    loop {
+        let end = (pos + in_chunk).min(packed.len());
+        let room_end = (produced + out_chunk).min(out.len());
+        let p = decoder
+            .decode(
+                &packed[pos..end],
+                &mut out[produced..room_end],
+                end == packed.len(),
+            )
+            .expect("valid stream");
+        pos += p.consumed;
+        produced += p.produced;
+        if p.status == Status::Done {
+            return produced;
+        }
+    }
 }

@@ -3,6 +3,7 @@
 //! produce today, and `make-samples` can regenerate them; the conformance corpus; and the
 //! harness that drives any codec through the chunking matrix.
 
+pub mod alloc_count;
 pub mod chunked;
 pub mod corpus;
 pub mod jlha;

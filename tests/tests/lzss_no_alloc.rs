@@ -1,96 +1,16 @@
 //! No allocation while decoding LZSS (methods 0x40 and 0x60): a counting global allocator
 //! watches every decoder entry point (one-shot, streaming in pieces from 1 byte to the
 //! whole stream, keyed, truncated, trailing bytes) on real streams.
-//!
-//! The allocator needs `unsafe impl GlobalAlloc`; this test target is allowed `unsafe_code`
-//! for these few lines forwarding to `System` (the workspace forbids it everywhere else).
-#![allow(unsafe_code)]
 
+use ngi_core::codec::XorStream;
 use ngi_core::codec::lzss::{self, LzssDecoder};
-use ngi_core::codec::{Decoder, Status, XorStream};
 use ngi_core::error::DecodeError;
+use ngi_tests::alloc_count::{Counting, allocations_in, stream};
 use ngi_tests::corpus;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::hint::black_box;
-
-/// Counts the allocations of the thread that armed it (the test harness's threads allocate
-/// as they please).
-struct Counting;
-
-thread_local! {
-    /// `None` when disarmed; else the allocations counted so far. A const-initialised
-    /// `Cell` of a `Copy` type: reading it never allocates.
-    static COUNT: Cell<Option<usize>> = const { Cell::new(None) };
-}
-
-fn note() {
-    // `try_with`: the allocator may be called while the thread's locals are torn down.
-    let _ = COUNT.try_with(|c| c.set(c.get().map(|n| n + 1)));
-}
-
-// SAFETY: every method forwards its arguments unchanged to `System`, which upholds the
-// `GlobalAlloc` contract; counting touches only a const-initialised thread-local `Cell`.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded as received.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded as received.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        // SAFETY: forwarded as received.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded as received.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// Runs `f` and returns how many allocations it made on this thread.
-fn allocations_in(f: impl FnOnce()) -> usize {
-    COUNT.with(|c| c.set(Some(0)));
-    f();
-    COUNT.with(|c| c.replace(None)).unwrap_or(0)
-}
-
-/// Streams `packed` through `decoder` with input pieces of `inp` bytes and `outp` bytes of
-/// room per call, allocating nothing itself. Returns (consumed, produced).
-fn stream(
-    decoder: &mut LzssDecoder,
-    packed: &[u8],
-    out: &mut [u8],
-    inp: usize,
-    outp: usize,
-) -> Result<(usize, usize), DecodeError> {
-    let (mut pos, mut produced) = (0usize, 0usize);
-    loop {
-        let end = pos.saturating_add(inp).min(packed.len());
-        let room = produced.saturating_add(outp).min(out.len());
-        let p = decoder.decode(
-            &packed[pos..end],
-            &mut out[produced..room],
-            end == packed.len(),
-        )?;
-        pos += p.consumed;
-        produced += p.produced;
-        if p.status == Status::Done {
-            return Ok((pos, produced));
-        }
-    }
-}
 
 #[test]
 fn the_counter_sees_allocations() {

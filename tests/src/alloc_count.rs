@@ -1,0 +1,89 @@
+//! A counting global allocator for the no-allocation tests of the codecs, and a streaming
+//! loop that allocates nothing itself. A test binary installs it with
+//! `#[global_allocator] static GLOBAL: Counting = Counting;`.
+//!
+//! It needs `unsafe impl GlobalAlloc`: this module alone is allowed `unsafe_code`, for the
+//! few lines forwarding to `System` (ngi-core forbids unsafe code outright).
+#![allow(unsafe_code)]
+
+use ngi_core::codec::{Decoder, Status};
+use ngi_core::error::DecodeError;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+/// Counts the allocations of the thread that armed it (the test harness's threads allocate
+/// as they please).
+#[derive(Debug)]
+pub struct Counting;
+
+thread_local! {
+    /// `None` when disarmed; else the allocations counted so far. A const-initialised
+    /// `Cell` of a `Copy` type: reading it never allocates.
+    static COUNT: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+fn note() {
+    // `try_with`: the allocator may be called while the thread's locals are torn down.
+    let _ = COUNT.try_with(|c| c.set(c.get().map(|n| n + 1)));
+}
+
+// SAFETY: every method forwards its arguments unchanged to `System`, which upholds the
+// `GlobalAlloc` contract; counting touches only a const-initialised thread-local `Cell`.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: forwarded as received.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: forwarded as received.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        // SAFETY: forwarded as received.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as received.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+/// Runs `f` and returns how many allocations it made on this thread (0 when [`Counting`]
+/// is not the global allocator: each test binary checks it counts, first).
+pub fn allocations_in(f: impl FnOnce()) -> usize {
+    COUNT.with(|c| c.set(Some(0)));
+    f();
+    COUNT.with(|c| c.replace(None)).unwrap_or(0)
+}
+
+/// Streams `packed` through `decoder` with input pieces of `inp` bytes and `outp` bytes of
+/// room per call, allocating nothing itself. Returns (consumed, produced).
+pub fn stream(
+    decoder: &mut dyn Decoder,
+    packed: &[u8],
+    out: &mut [u8],
+    inp: usize,
+    outp: usize,
+) -> Result<(usize, usize), DecodeError> {
+    let (mut pos, mut produced) = (0usize, 0usize);
+    loop {
+        let end = pos.saturating_add(inp).min(packed.len());
+        let room = produced.saturating_add(outp).min(out.len());
+        let p = decoder.decode(
+            &packed[pos..end],
+            &mut out[produced..room],
+            end == packed.len(),
+        )?;
+        pos += p.consumed;
+        produced += p.produced;
+        if p.status == Status::Done {
+            return Ok((pos, produced));
+        }
+    }
+}
