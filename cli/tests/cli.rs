@@ -58,7 +58,7 @@ fn list_json_has_the_contract_fields() {
     assert!(o.status.success(), "{}", stderr(&o));
     let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let rows = rows.as_array().unwrap();
-    assert_eq!(rows.len(), 6);
+    assert_eq!(rows.len(), 7);
     for (i, row) in rows.iter().enumerate() {
         assert_eq!(row["index"], i);
         for key in [
@@ -77,8 +77,12 @@ fn list_json_has_the_contract_fields() {
     assert_eq!(rows[1]["method"], "xor");
     assert_eq!(rows[1]["flags"], 0x20);
     assert_eq!(rows[4]["method"], "lzss");
-    assert_eq!(rows[5]["method"], "xor-lzhuf");
-    assert_eq!(rows[5]["size"], LZ_TEXT.len());
+    assert_eq!(rows[5]["name"], "DEFLATE.TXT");
+    assert_eq!(rows[5]["method"], "deflate");
+    assert_eq!(rows[5]["flags"], 0x100);
+    assert_eq!(rows[5]["size"], deflate_text().len());
+    assert_eq!(rows[6]["method"], "xor-lzhuf");
+    assert_eq!(rows[6]["size"], LZ_TEXT.len());
 
     let o = ngi(&["list", &sample("sample.nres"), "--json"]);
     let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -118,6 +122,11 @@ const LZ_TEXT: &[u8] = b"Packed with Okumura's LZSS (method 0x40) or Yoshizaki's
 (method 0x80, here XOR-encrypted first: 0xA0). Packed with Okumura's LZSS or Yoshizaki's \
 LZHUF: the second sentence repeats the first, so the encoders find long matches.\n";
 
+/// What the Deflate entry of the RsLi sample holds: the text the sample builder packs.
+fn deflate_text() -> Vec<u8> {
+    ngi_tests::samples::deflate_text()
+}
+
 #[test]
 fn cat_decodes_every_method() {
     let lib = sample("sample.rsli");
@@ -126,17 +135,21 @@ fn cat_decodes_every_method() {
         assert!(o.status.success(), "{name}: {}", stderr(&o));
         assert_eq!(o.stdout, LZ_TEXT, "{name}");
     }
+    let o = ngi(&["cat", &lib, "DEFLATE.TXT"]);
+    assert!(o.status.success(), "DEFLATE.TXT: {}", stderr(&o));
+    assert!(o.stdout == deflate_text(), "DEFLATE.TXT");
     // A packed stream cut short is exit 1 with the entry named, and no partial file.
     let mut cut = std::fs::read(&lib).unwrap();
     cut.truncate(cut.len() - 40);
     let dir = scratch("cut");
     let path = write(&dir, "cut.rsli", &cut);
     let err = assert_bad(&ngi(&["cat", &path, "LZHUF.TXT"]));
-    assert!(err.contains("entry 5"), "{err}");
+    assert!(err.contains("entry 6"), "{err}");
     let out = dir.join("out");
     let o = ngi(&["extract", &path, "-o", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(out.join("LZSS.TXT").exists() && !out.join("LZHUF.TXT").exists());
+    assert!(out.join("LZSS.TXT").exists() && out.join("DEFLATE.TXT").exists());
+    assert!(!out.join("LZHUF.TXT").exists());
 }
 
 #[test]
@@ -202,11 +215,12 @@ fn info_reports_the_header() {
     assert!(o.status.success(), "{}", stderr(&o));
     let info: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(info["format"], "RsLi");
-    assert_eq!(info["entries"], 6);
+    assert_eq!(info["entries"], 7);
     assert_eq!(info["methods"]["xor"], 2);
     assert_eq!(info["methods"]["stored"], 2);
     assert_eq!(info["methods"]["lzss"], 1);
     assert_eq!(info["methods"]["xor-lzhuf"], 1);
+    assert_eq!(info["methods"]["deflate"], 1);
     assert_eq!(info["media_trailer"], "absent");
     let o = ngi(&["info", &sample("sample.nres")]);
     let text = String::from_utf8(o.stdout).unwrap();

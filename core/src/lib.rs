@@ -13,6 +13,22 @@
 //! * [`codec`] — the resumable decoders behind the RsLi packing methods and the
 //!   allocation-free [`codec::Unpacker`] dispatch over them.
 //!
+//! # Features
+//!
+//! | feature | default | what it adds | dependencies |
+//! |---|:-:|---|---|
+//! | `alloc` | via `std` | the writers ([`nres::Writer`], [`rsli::Builder`]) and `Vec`-backed conveniences | none |
+//! | `std` | yes | `std::io::Error` conversions; implies `alloc` | none |
+//! | `deflate` | yes | Deflate (method 0x100) packing in [`rsli::Builder`]; implies `alloc` | `miniz_oxide` (no `std`) |
+//!
+//! Every reader and decoder, Deflate's inflater included, is ngi's own and is there with no
+//! feature at all: `default-features = false` builds with no dependency and links neither
+//! `std` nor `alloc`. Only compressing to Deflate comes from a crate, and only with
+//! `deflate`; without it the builder returns
+//! [`BuildError::MethodNotImplemented`](rsli::BuildError::MethodNotImplemented) for
+//! [`Method::Deflate`]. A `no_std` host with an allocator that wants to pack Deflate
+//! asks for `default-features = false, features = ["deflate"]`.
+//!
 //! # Example
 //! ```
 //! use ngi_core::nres::Archive;

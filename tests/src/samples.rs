@@ -18,6 +18,31 @@ pub const LZ_TEXT: &[u8] = b"Packed with Okumura's LZSS (method 0x40) or Yoshiza
 (method 0x80, here XOR-encrypted first: 0xA0). Packed with Okumura's LZSS or Yoshizaki's \
 LZHUF: the second sentence repeats the first, so the encoders find long matches.\n";
 
+/// The Deflate level of the sample's Deflate entry (the builder's default today, written
+/// out so that the sample does not change with the default).
+pub const DEFLATE_LEVEL: u8 = 9;
+
+/// What the Deflate entry of the RsLi sample (`DEFLATE.TXT`) holds: 32 numbered lines,
+/// about 5 KB of text that repeats with variations, as game data does. `cli/tests/cli.rs`
+/// builds the same text to compare `ngi cat` with.
+pub fn deflate_text() -> Vec<u8> {
+    let mut text = b"DEFLATE.TXT: raw Deflate (RsLi method 0x100, RFC 1951, no zlib wrapper), \
+packed by miniz_oxide and read back by ngi's own inflater.\n"
+        .to_vec();
+    for i in 1..=32u32 {
+        text.extend_from_slice(
+            format!(
+                "line {i:02} of 32: RsLi packs stored 0x000, XOR 0x020, LZSS 0x040, \
+                 XOR+LZSS 0x060, LZHUF 0x080, XOR+LZHUF 0x0A0 and Deflate 0x100; \
+                 {i} squared is {}.\n",
+                i * i
+            )
+            .as_bytes(),
+        );
+    }
+    text
+}
+
 /// A small NRes with mixed-case and duplicate names and names that exercise the
 /// lower-case folding of `_strcmpi` (`A_` sorts before `AB`).
 pub fn nres() -> Vec<u8> {
@@ -73,13 +98,17 @@ pub fn nres() -> Vec<u8> {
     writer.finish()
 }
 
-/// A small RsLi with stored, XOR, LZSS and XOR-LZHUF entries, without the 0xABBA flag,
-/// so that the data keys of its XOR entries come from the permutation the engine computes
-/// at open.
+/// A small RsLi with stored, XOR, LZSS, XOR-LZHUF and Deflate entries, without the 0xABBA
+/// flag, so that the data keys of its XOR entries come from the permutation the engine
+/// computes at open.
 pub fn rsli() -> Vec<u8> {
     let mut builder = Builder::new();
-    builder.seed(0x5EED_1998).presorted(false);
-    let entries: [(&[u8], Method, &[u8]); 6] = [
+    builder
+        .seed(0x5EED_1998)
+        .presorted(false)
+        .deflate_level(DEFLATE_LEVEL);
+    let deflate = deflate_text();
+    let entries: [(&[u8], Method, &[u8]); 7] = [
         (
             b"README.TXT",
             Method::Stored,
@@ -97,6 +126,10 @@ pub fn rsli() -> Vec<u8> {
         ),
         (b"EMPTY", Method::Stored, b""),
         (b"LZSS.TXT", Method::Lzss, LZ_TEXT),
+        // Before LZHUF.TXT: entry 5 is the one whose computed key is 0 (README.TXT, entry
+        // 0, sorts into slot 5), and Deflate has no key to use, so every XOR entry keeps a
+        // non-zero one.
+        (b"DEFLATE.TXT", Method::Deflate, &deflate),
         (b"LZHUF.TXT", Method::XorLzhuf, LZ_TEXT),
     ];
     for (name, method, data) in entries {

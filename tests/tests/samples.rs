@@ -42,7 +42,8 @@ fn nres_sample_reads_back() {
 #[test]
 fn rsli_sample_reads_back() {
     let lib = Library::open(RSLI_SAMPLE, OpenOptions::default()).unwrap();
-    assert_eq!(lib.len(), 6);
+    assert_eq!(lib.len(), 7);
+    assert_eq!(lib.problems().count(), 0);
     let secret = lib.find(b"secret.txt").unwrap();
     let entry = *lib.entry(secret).unwrap();
     assert_eq!(entry.method(), Ok(Method::Xor));
@@ -54,4 +55,35 @@ fn rsli_sample_reads_back() {
         out.as_slice(),
         "the payload is encrypted"
     );
+}
+
+#[test]
+fn rsli_sample_deflate_entry_is_miniz_oxides_stream() {
+    let lib = Library::open(RSLI_SAMPLE, OpenOptions::default()).unwrap();
+    let index = lib.find(b"deflate.txt").unwrap();
+    assert_eq!(index, 5);
+    let entry = *lib.entry(index).unwrap();
+    assert_eq!(entry.method(), Ok(Method::Deflate));
+    let text = samples::deflate_text();
+    assert_eq!(entry.unpacked_size as usize, text.len());
+    let packed = lib.packed(index).unwrap();
+    assert!(
+        packed == miniz_oxide::deflate::compress_to_vec(&text, samples::DEFLATE_LEVEL).as_slice(),
+        "the packed bytes are miniz_oxide's raw stream, not XORed"
+    );
+    assert!(packed.len() < text.len() / 4, "it compresses");
+    let mut out = vec![0u8; text.len()];
+    lib.unpack_into(index, &mut out).unwrap();
+    assert_eq!(out, text);
+    // Every XOR entry of the sample is keyed with a non-zero key (entry 5, Deflate, is the
+    // one whose computed key is 0).
+    for (i, e) in lib.entries().iter().enumerate() {
+        let method = e.method().unwrap();
+        assert_eq!(
+            e.sort_index == 0,
+            i == index,
+            "entry {i} ({method}) key {}",
+            e.sort_index
+        );
+    }
 }

@@ -275,7 +275,8 @@ pub enum BuildError {
         /// The entry's index.
         entry: u32,
     },
-    /// The method is defined by the format but this builder cannot pack it yet.
+    /// The method is defined by the format but this build of the builder cannot pack
+    /// it: [`Method::Deflate`] without the `deflate` feature.
     MethodNotImplemented {
         /// The index the entry would have had.
         entry: u32,
@@ -316,6 +317,14 @@ impl fmt::Display for BuildError {
             BuildError::TooLarge { entry } => write!(
                 f,
                 "entry {entry}: the data is too large for the 32-bit sizes and offsets of RsLi"
+            ),
+            BuildError::MethodNotImplemented {
+                entry,
+                method: Method::Deflate,
+            } => write!(
+                f,
+                "entry {entry}: packing with method deflate (0x100) needs ngi-core's \
+                 `deflate` feature"
             ),
             BuildError::MethodNotImplemented { entry, method } => write!(
                 f,
@@ -407,6 +416,14 @@ mod tests {
             "entry 0: packing with method lzhuf (0x080) is not supported yet"
         );
         assert_eq!(std::io::Error::from(e).kind(), ErrorKind::Unsupported);
+        let e = BuildError::MethodNotImplemented {
+            entry: 2,
+            method: Method::Deflate,
+        };
+        assert_eq!(
+            e.to_string(),
+            "entry 2: packing with method deflate (0x100) needs ngi-core's `deflate` feature"
+        );
     }
 
     #[cfg(feature = "std")]

@@ -19,7 +19,7 @@
 //! memory: [`TableDecoder`] decrypts the table from pieces of any size,
 //! [`settle_sort_index`], [`find_in`], [`parse_trailer`] and [`packed_range`] do what the
 //! [`Library`] methods of the same purpose do. `Builder` (feature `alloc`) writes
-//! libraries.
+//! libraries, packing with every method (Deflate with the `deflate` feature).
 //!
 //! # Example
 //! ```
@@ -62,6 +62,8 @@ mod tests;
 
 #[cfg(feature = "alloc")]
 pub use builder::Builder;
+#[cfg(feature = "deflate")]
+pub use builder::{DEFAULT_DEFLATE_LEVEL, MAX_DEFLATE_LEVEL};
 pub use entry::Entry;
 #[cfg(feature = "alloc")]
 pub use error::BuildError;
