@@ -19,16 +19,23 @@
 //! least [`FAST_IN`] bytes of input and [`FAST_OUT`] bytes of output room are at hand. The
 //! fast loop keeps a 64-bit bit buffer refilled branch-free with `u64::from_le_bytes`,
 //! decodes through 10-bit (literal/length) and 8-bit (distance) primary tables with
-//! second-level tables (up to three literals per refill), and copies matches in whole
-//! 16-byte words (distances of 16 and more, also from the window when the source does not
-//! wrap) or 8-byte words (distances 8-15), or with `copy_within` repeating the pattern for
-//! shorter ones, with no per-byte checks; on leaving it gives back the whole bytes it read
-//! ahead. The word copies may write up to 15 bytes of scratch past a match, always inside
-//! the output room of the call (so never past `unpacked_size`, nor past the caller's
-//! slice); later symbols overwrite it, but when a call stops for want of input, bytes of
-//! the output slice past the reported `produced` may hold scratch (they are overwritten
-//! when decoding resumes there). The streaming form decodes straight into the caller's output; matches
-//! reaching back before the current call read the window, which is refreshed once per call.
+//! second-level tables, whose entries let one shift take a code and its extra bits and one
+//! sign test tell a literal (up to three literals per refill); it looks the next code up
+//! before copying a match, so the load overlaps the copy. Matches are copied in whole
+//! 16-byte words (distances of 16 and more) or 8-byte words (distances 8-15), or with
+//! `copy_within` repeating the pattern for shorter ones, with no per-byte checks; on
+//! leaving it gives back the whole bytes it read ahead. The word copies may write up to 15
+//! bytes of scratch past a match, always inside the output room of the call (so never past
+//! `unpacked_size`, nor past the caller's slice); later symbols overwrite it, but when a call
+//! stops for want of input, bytes of the output slice past the reported `produced` may hold
+//! scratch (they are overwritten when decoding resumes there).
+//!
+//! The streaming form decodes straight into the caller's output; matches reaching back
+//! before the current call read the window, which is refreshed once per call. Early in a
+//! call a match's source is in the window or in the output at about even odds, a branch no
+//! predictor learns: for distances of 16 and more the loop reads a word from both places
+//! and keeps one with a mask, which is what brings streaming with 32 KiB of output room per
+//! call close to the one-shot speed (see BENCHMARKS.md).
 //!
 //! # Sizes and errors
 //! The output is exactly `unpacked_size` bytes (SPEC 2.7). A symbol that would produce
@@ -37,13 +44,17 @@
 //! [`Status::Done`] only after the final block's end: bytes after it are not consumed.
 //! Input ending before that is [`DecodeError::Truncated`]. Every other fault is a
 //! [`DecodeError::Inflate`] with an [`InflateError`] and the offset in the packed stream of
-//! the byte holding the last bit read when the fault was found.
+//! the byte holding the last bit of what showed the fault (the symbol, the field or the
+//! repeat code with its extra bits): the same wherever the calls split the input.
 //!
 //! Code completeness follows zlib: over-subscribed codes are errors, and so are incomplete
 //! ones, except a literal/length or distance code with a single one-bit code (or, for
 //! distances, none at all); decoding the unassigned pattern of such a code is
 //! [`InflateError::UnassignedCode`]. A literal/length code without a code for 256 is
 //! [`InflateError::MissingEndOfBlock`].
+//! One difference from zlib: a code-length code with no code at all is
+//! [`InflateError::IncompleteCode`] at once, where zlib reads on and fails later (both
+//! reject the stream; cut short there, zlib calls it truncated).
 //!
 //! ```
 //! use ngi_core::codec::inflate::{self, InflateDecoder};
@@ -69,8 +80,8 @@ use super::{Decoder, Progress, Status};
 use crate::error::DecodeError;
 use core::fmt;
 use huffman::{
-    BAD, CL_ROOT, DIST_ROOT, DIST_SIZE, EOB, HOLE, LEN, LINK, LIT, LIT_ROOT, LIT_SIZE, build,
-    lookup,
+    BAD, CL_ROOT, DIST_ROOT, DIST_SIZE, EOB, EXCEPTIONAL, LINK, LIT_ROOT, LIT_SIZE, LITERAL, build,
+    consumed, kind, link_index, lookup, value, with_extra,
 };
 
 /// Size of the window: the furthest a match may reach back.
@@ -78,8 +89,8 @@ pub const WINDOW_SIZE: usize = 32768;
 const WMASK: usize = WINDOW_SIZE - 1;
 /// Input bytes the fast loop needs at hand.
 pub const FAST_IN: usize = 16;
-/// Output room the fast loop needs at hand: a longest match (258) and the scratch of its
-/// last 16-byte word (15), rounded up.
+/// Output room the fast loop needs at hand: two literals, a longest match (258) and the
+/// scratch of its last 16-byte word (15), rounded up.
 pub const FAST_OUT: usize = 280;
 
 /// Which of a block's Huffman codes a fault is in.
@@ -378,7 +389,10 @@ impl Inflater {
 
     /// Turns a run into the call's outcome; `n` bytes were produced (already counted).
     fn finish(&mut self, r: Run, n: usize, input_ended: bool) -> Result<Progress, DecodeError> {
-        let offset = self.consumed + r.consumed as u64 - (self.nbits / 8) as u64;
+        // The byte holding the last bit read: every fault is raised with the bits that
+        // show it consumed, so the fast and the careful path agree on it.
+        let bits_read = (self.consumed + r.consumed as u64) * 8 - self.nbits as u64;
+        let offset = bits_read.saturating_sub(1) / 8;
         self.consumed += r.consumed as u64;
         if let Some(error) = r.error {
             let e = DecodeError::Inflate { error, offset };
@@ -477,7 +491,7 @@ impl Inflater {
                 Tab::Dist => &self.dist,
             };
             let e = lookup(t, root, self.bits >> skip);
-            if (e & 0xFF) + skip <= self.nbits {
+            if consumed(e) + skip <= self.nbits {
                 return Some(e);
             }
             if !self.pull(input, ip) {
@@ -534,6 +548,8 @@ impl Inflater {
                     }
                     let len = self.bits as u16;
                     let nlen = (self.bits >> 16) as u16;
+                    // Faults are located after the bits that show them (see `finish`).
+                    self.drop_bits(32);
                     if len != !nlen {
                         return Err(InflateError::StoredLengthMismatch { len, nlen });
                     }
@@ -541,7 +557,6 @@ impl Inflater {
                     if produced + len as u64 > self.expected {
                         return Err(InflateError::TooMuchOutput);
                     }
-                    self.drop_bits(32);
                     self.phase = Phase::Stored { left: len };
                 }
                 Phase::Stored { mut left } => {
@@ -610,8 +625,8 @@ impl Inflater {
                             self.phase = Phase::Lens { i };
                             return Ok(false);
                         };
-                        let clen = e & 0xFF;
-                        let sym = e >> 16;
+                        let clen = consumed(e);
+                        let sym = value(e);
                         if sym < 16 {
                             self.lens[i as usize] = sym as u8;
                             self.drop_bits(clen);
@@ -628,6 +643,7 @@ impl Inflater {
                             return Ok(false);
                         }
                         let count = ((self.bits >> clen) & ((1 << extra) - 1)) as u16 + add;
+                        self.drop_bits(clen + extra);
                         let value = if sym == 16 {
                             if i == 0 {
                                 return Err(InflateError::RepeatWithoutPrevious);
@@ -639,7 +655,6 @@ impl Inflater {
                         if i + count > total {
                             return Err(InflateError::RepeatPastEnd);
                         }
-                        self.drop_bits(clen + extra);
                         self.lens[i as usize..(i + count) as usize].fill(value);
                         i += count;
                     }
@@ -683,64 +698,49 @@ impl Inflater {
                     let Some(e) = self.peek_code(Tab::Lit, LIT_ROOT, 0, input, ip) else {
                         return Ok(false);
                     };
-                    let len = e & 0xFF;
-                    let tag = (e >> 8) & 0xFF;
-                    let value = e >> 16;
                     let produced = base + *op as u64;
-                    match tag {
-                        LIT => {
-                            if produced == self.expected {
-                                return Err(InflateError::TooMuchOutput);
-                            }
-                            if *op == out.len() {
-                                return Ok(true);
-                            }
-                            out[*op] = value as u8;
-                            *op += 1;
-                            self.drop_bits(len);
+                    if e & LITERAL != 0 {
+                        if produced == self.expected {
+                            self.drop_bits(consumed(e));
+                            return Err(InflateError::TooMuchOutput);
                         }
-                        EOB => {
-                            self.drop_bits(len);
-                            self.end_block(produced)?;
+                        if *op == out.len() {
+                            return Ok(true);
                         }
-                        t if t & 0xF0 == LEN => {
-                            let lextra = t & 0xF;
-                            if !self.need(len + lextra, input, ip) {
-                                return Ok(false);
-                            }
-                            let mlen = value + ((self.bits >> len) & ((1 << lextra) - 1)) as u32;
-                            let skip = len + lextra;
-                            let Some(d) = self.peek_code(Tab::Dist, DIST_ROOT, skip, input, ip)
-                            else {
-                                return Ok(false);
-                            };
-                            let dlen = d & 0xFF;
-                            let dtag = (d >> 8) & 0xFF;
-                            if dtag & 0xF0 != LEN {
-                                return Err(bad_dist(d));
-                            }
-                            let dextra = dtag & 0xF;
-                            if !self.need(skip + dlen + dextra, input, ip) {
-                                return Ok(false);
-                            }
-                            let dist = (d >> 16)
-                                + ((self.bits >> (skip + dlen)) & ((1 << dextra) - 1)) as u32;
-                            if dist as u64 > produced {
-                                return Err(InflateError::DistanceTooFar {
-                                    distance: dist as u16,
-                                    available: produced as u16,
-                                });
-                            }
-                            if produced + mlen as u64 > self.expected {
-                                return Err(InflateError::TooMuchOutput);
-                            }
-                            self.drop_bits(skip + dlen + dextra);
-                            self.phase = Phase::Copy {
-                                left: mlen as u16,
-                                dist: dist as u16,
-                            };
+                        out[*op] = (e >> 16) as u8;
+                        *op += 1;
+                        self.drop_bits(consumed(e));
+                    } else if kind(e) == EOB {
+                        self.drop_bits(consumed(e));
+                        self.end_block(produced)?;
+                    } else if kind(e) == 0 {
+                        // `peek_code` made sure the extra bits are at hand too.
+                        let mlen = with_extra(e, self.bits);
+                        let skip = consumed(e);
+                        let Some(d) = self.peek_code(Tab::Dist, DIST_ROOT, skip, input, ip) else {
+                            return Ok(false);
+                        };
+                        let dist = with_extra(d, self.bits >> skip);
+                        self.drop_bits(skip + consumed(d));
+                        if kind(d) != 0 {
+                            return Err(bad_dist(d));
                         }
-                        _ => return Err(bad_lit(e)),
+                        if dist as u64 > produced {
+                            return Err(InflateError::DistanceTooFar {
+                                distance: dist as u16,
+                                available: produced as u16,
+                            });
+                        }
+                        if produced + mlen as u64 > self.expected {
+                            return Err(InflateError::TooMuchOutput);
+                        }
+                        self.phase = Phase::Copy {
+                            left: mlen as u16,
+                            dist: dist as u16,
+                        };
+                    } else {
+                        self.drop_bits(consumed(e));
+                        return Err(bad_lit(e));
                     }
                 }
             }
@@ -760,11 +760,11 @@ impl Inflater {
         Ok(())
     }
 
-    /// The fast loop: while at least [`FAST_IN`] input bytes are at hand, decodes symbols
-    /// with the bit buffer in locals: with word copies while [`FAST_OUT`] bytes of room
-    /// are, then with exact copies until a symbol does not fit (left unread). Leaves with
-    /// the whole bytes it read ahead given back, in [`Phase::Symbols`] or, after an
-    /// end-of-block, the next phase.
+    /// The fast loop: while at least [`FAST_IN`] bytes of input and [`FAST_OUT`] bytes of
+    /// output room are at hand, decodes whole symbols with the bit buffer in locals and
+    /// copies matches in words. Leaves with the whole bytes it read ahead given back, in
+    /// [`Phase::Symbols`] or, after an end-of-block, the next phase; the careful path
+    /// finishes what is left near the buffers' ends.
     #[inline(never)]
     fn fast(
         &mut self,
@@ -775,122 +775,182 @@ impl Inflater {
         window: Option<&[u8; WINDOW_SIZE]>,
         base: u64,
     ) -> Result<(), InflateError> {
+        let (Some(in_end), Some(out_end)) = (
+            input.len().checked_sub(FAST_IN),
+            out.len().checked_sub(FAST_OUT),
+        ) else {
+            return Ok(());
+        };
+        if *ip > in_end {
+            return Ok(());
+        }
         let start_ip = *ip;
         let mut i = *ip;
         let mut o = *op;
         let mut bits = self.bits;
         let mut nbits = self.nbits;
-        let in_end = input.len() - 8;
-        let out_end = out.len().saturating_sub(FAST_OUT);
-        let lmask = (1u64 << LIT_ROOT) - 1;
-        let dmask = (1u64 << DIST_ROOT) - 1;
+        let lit = &self.lit;
+        let dtab = &self.dist;
+        const LMASK: u64 = (1 << LIT_ROOT) - 1;
+        const DMASK: u64 = (1 << DIST_ROOT) - 1;
         let mut result = Ok(());
         let mut eob = false;
-        while i <= in_end && o < out_end {
-            // Refill to 56..=63 bits.
-            let word = u64::from_le_bytes(input[i..i + 8].try_into().unwrap_or([0; 8]));
-            bits |= word << nbits;
-            i += ((63 - nbits) >> 3) as usize;
-            nbits |= 56;
-            let mut e = self.lit[(bits & lmask) as usize];
-            if e & (LINK << 8) != 0 {
-                e = lookup(&self.lit, LIT_ROOT, bits);
-            }
-            let tag = (e >> 8) & 0xFF;
-            if tag == LIT {
-                let l = e & 0xFF;
-                bits >>= l;
-                nbits -= l;
+        // Tops the buffer up to 56..=63 bits, branch-free. The bits above `nbits` are
+        // either zero or the stream's own next bits, so topping up never changes the bits
+        // a table lookup already used. Two refills per iteration stay inside `FAST_IN`.
+        macro_rules! refill {
+            () => {
+                let word = u64::from_le_bytes(input[i..i + 8].try_into().unwrap_or([0; 8]));
+                bits |= word << nbits;
+                i += ((63 - nbits) >> 3) as usize;
+                nbits |= 56;
+            };
+        }
+        macro_rules! take {
+            ($e:expr) => {
+                let c = consumed($e);
+                bits >>= c;
+                nbits -= c;
+            };
+        }
+        // At the top of each iteration the buffer holds at least 48 bits and `e` is the
+        // primary entry of the next code (looked up ahead so the load overlaps the
+        // previous copy). Each iteration refills at most twice.
+        refill!();
+        let mut e = lit[(bits & LMASK) as usize];
+        while i <= in_end && o <= out_end {
+            if e & LITERAL != 0 {
+                // Three literal codes (at most 45 bits) fit in what one refill gives.
+                take!(e);
                 out[o] = (e >> 16) as u8;
-                o += 1;
-                // A second literal from the same refill, when its bits are at hand.
-                let e2 = lookup(&self.lit, LIT_ROOT, bits);
-                if (e2 >> 8) & 0xFF == LIT && (e2 & 0xFF) <= nbits {
-                    let l2 = e2 & 0xFF;
-                    bits >>= l2;
-                    nbits -= l2;
-                    out[o] = (e2 >> 16) as u8;
+                e = lit[(bits & LMASK) as usize];
+                if e & LITERAL != 0 {
+                    take!(e);
+                    out[o + 1] = (e >> 16) as u8;
+                    e = lit[(bits & LMASK) as usize];
+                    if e & LITERAL != 0 {
+                        take!(e);
+                        out[o + 2] = (e >> 16) as u8;
+                        o += 3;
+                        refill!();
+                        e = lit[(bits & LMASK) as usize];
+                        continue;
+                    }
+                    o += 2;
+                } else {
                     o += 1;
-                    // And a third: 56 bits cover three 15-bit codes.
-                    let e3 = lookup(&self.lit, LIT_ROOT, bits);
-                    if (e3 >> 8) & 0xFF == LIT && (e3 & 0xFF) <= nbits {
-                        let l3 = e3 & 0xFF;
-                        bits >>= l3;
-                        nbits -= l3;
-                        out[o] = (e3 >> 16) as u8;
-                        o += 1;
+                }
+                // A match needs up to 48 bits: top up (`e` stays valid, see `refill`).
+                refill!();
+            }
+            if e & EXCEPTIONAL != 0 {
+                if kind(e) == LINK {
+                    e = lit[link_index(e, LIT_ROOT, bits)];
+                }
+                if e & LITERAL != 0 {
+                    take!(e);
+                    out[o] = (e >> 16) as u8;
+                    o += 1;
+                    refill!();
+                    e = lit[(bits & LMASK) as usize];
+                    continue;
+                }
+                if kind(e) != 0 {
+                    if kind(e) == EOB {
+                        take!(e);
+                        eob = true;
+                    } else {
+                        take!(e);
+                        result = Err(bad_lit(e));
+                    }
+                    break;
+                }
+            }
+            // A match: its length code and extra bits (at most 20), then the distance's
+            // (at most 28).
+            let saved = bits;
+            take!(e);
+            let mlen = with_extra(e, saved) as usize;
+            let mut d = dtab[(bits & DMASK) as usize];
+            if d & EXCEPTIONAL != 0 {
+                if kind(d) == LINK {
+                    d = dtab[link_index(d, DIST_ROOT, bits)];
+                }
+                if kind(d) != 0 {
+                    take!(d);
+                    result = Err(bad_dist(d));
+                    break;
+                }
+            }
+            let saved = bits;
+            take!(d);
+            let dist = with_extra(d, saved) as usize;
+            refill!();
+            e = lit[(bits & LMASK) as usize];
+            // Streaming, a distance of 16 or more whose source lies wholly in this call's
+            // output or wholly in the window without wrapping: 16-byte words are read from
+            // both places and one is kept, so which place it is (about even odds early in a
+            // call) costs no mispredicted branch. (`&`/`|`, not `&&`/`||`, for the same reason.)
+            let back = dist.wrapping_sub(o);
+            let from = (base.wrapping_sub(back as u64) as usize) & WMASK;
+            let in_out = dist <= o;
+            let select = window.is_some()
+                & (dist >= 16)
+                & (in_out | ((back >= mlen) & (from + mlen + 16 <= WINDOW_SIZE)))
+                & (dist as u64 <= base + o as u64);
+            if let (true, Some(w)) = (select, window) {
+                // `black_box` keeps the compiler from turning the masks back into a branch.
+                let m = core::hint::black_box(0usize.wrapping_sub(in_out as usize));
+                let s_out = o.wrapping_sub(dist) & m;
+                let s_win = from & !m;
+                let keep_out = (m as u128) | ((m as u128) << 64);
+                let mut k = 0;
+                loop {
+                    let mut a = [0u8; 16];
+                    a.copy_from_slice(&out[s_out + k..s_out + k + 16]);
+                    let mut b = [0u8; 16];
+                    b.copy_from_slice(&w[s_win + k..s_win + k + 16]);
+                    let v =
+                        (u128::from_le_bytes(a) & keep_out) | (u128::from_le_bytes(b) & !keep_out);
+                    out[o + k..o + k + 16].copy_from_slice(&v.to_le_bytes());
+                    k += 16;
+                    if k >= mlen {
+                        break;
                     }
                 }
-                continue;
-            }
-            if tag & 0xF0 != LEN {
-                if tag == EOB {
-                    let l = e & 0xFF;
-                    bits >>= l;
-                    nbits -= l;
-                    eob = true;
-                } else {
-                    result = Err(bad_lit(e));
-                }
-                break;
-            }
-            let l = e & 0xFF;
-            bits >>= l;
-            nbits -= l;
-            let extra = tag & 0xF;
-            let mlen = ((e >> 16) + (bits & ((1 << extra) - 1)) as u32) as usize;
-            bits >>= extra;
-            nbits -= extra;
-            let mut d = self.dist[(bits & dmask) as usize];
-            if d & (LINK << 8) != 0 {
-                d = lookup(&self.dist, DIST_ROOT, bits);
-            }
-            let dtag = (d >> 8) & 0xFF;
-            if dtag & 0xF0 != LEN {
-                result = Err(bad_dist(d));
-                break;
-            }
-            let dl = d & 0xFF;
-            bits >>= dl;
-            nbits -= dl;
-            let dextra = dtag & 0xF;
-            let dist = ((d >> 16) + (bits & ((1 << dextra) - 1)) as u32) as usize;
-            bits >>= dextra;
-            nbits -= dextra;
-            let produced = base + o as u64;
-            if dist as u64 > produced {
-                result = Err(InflateError::DistanceTooFar {
-                    distance: dist as u16,
-                    available: produced as u16,
-                });
-                break;
-            }
-            if dist <= o {
+            } else if dist <= o {
+                let src = o - dist;
                 if dist >= 16 {
                     // Whole 16-byte words: up to 15 bytes of scratch past the match, inside
                     // the room the loop keeps (see `FAST_OUT`), overwritten by what follows.
-                    let src = o - dist;
                     let mut k = 0;
-                    while k < mlen {
+                    loop {
                         let mut w = [0u8; 16];
                         w.copy_from_slice(&out[src + k..src + k + 16]);
                         out[o + k..o + k + 16].copy_from_slice(&w);
                         k += 16;
+                        if k >= mlen {
+                            break;
+                        }
                     }
                 } else if dist >= 8 {
                     // 8-byte words: each reads only bytes already final (8 or more back).
-                    let src = o - dist;
                     let mut k = 0;
-                    while k < mlen {
+                    loop {
                         let mut w = [0u8; 8];
                         w.copy_from_slice(&out[src + k..src + k + 8]);
                         out[o + k..o + k + 8].copy_from_slice(&w);
                         k += 8;
+                        if k >= mlen {
+                            break;
+                        }
                     }
                 } else {
                     copy_within(out, o, dist, mlen);
                 }
-            } else {
+            } else if dist as u64 <= base + o as u64 {
+                // Reaching back before this call's output: into the window (`base` is 0
+                // without one, so this is never taken then).
                 match window {
                     // Wholly in the window and not wrapping: 16-byte words, as above.
                     Some(w)
@@ -909,73 +969,14 @@ impl Inflater {
                     }
                     _ => copy_match(out, o, window, base, dist, mlen),
                 }
-            }
-            o += mlen;
-        }
-        // Near the end of the output room: the same decoding with exact copies; a symbol
-        // that does not fit is left unread, for the careful path to judge.
-        while result.is_ok() && !eob && i <= in_end {
-            let word = u64::from_le_bytes(input[i..i + 8].try_into().unwrap_or([0; 8]));
-            bits |= word << nbits;
-            i += ((63 - nbits) >> 3) as usize;
-            nbits |= 56;
-            let (bits0, nbits0) = (bits, nbits);
-            let e = lookup(&self.lit, LIT_ROOT, bits);
-            let tag = (e >> 8) & 0xFF;
-            let l = e & 0xFF;
-            if tag == LIT {
-                if o == out.len() {
-                    break;
-                }
-                bits >>= l;
-                nbits -= l;
-                out[o] = (e >> 16) as u8;
-                o += 1;
-                continue;
-            }
-            if tag & 0xF0 != LEN {
-                if tag == EOB {
-                    bits >>= l;
-                    nbits -= l;
-                    eob = true;
-                } else {
-                    result = Err(bad_lit(e));
-                }
-                break;
-            }
-            bits >>= l;
-            nbits -= l;
-            let extra = tag & 0xF;
-            let mlen = ((e >> 16) + (bits & ((1 << extra) - 1)) as u32) as usize;
-            bits >>= extra;
-            nbits -= extra;
-            let d = lookup(&self.dist, DIST_ROOT, bits);
-            let dtag = (d >> 8) & 0xFF;
-            if dtag & 0xF0 != LEN {
-                result = Err(bad_dist(d));
-                break;
-            }
-            let dl = d & 0xFF;
-            bits >>= dl;
-            nbits -= dl;
-            let dextra = dtag & 0xF;
-            let dist = ((d >> 16) + (bits & ((1 << dextra) - 1)) as u32) as usize;
-            bits >>= dextra;
-            nbits -= dextra;
-            let produced = base + o as u64;
-            if dist as u64 > produced {
+            } else {
+                let produced = base + o as u64;
                 result = Err(InflateError::DistanceTooFar {
                     distance: dist as u16,
                     available: produced as u16,
                 });
                 break;
             }
-            if o + mlen > out.len() {
-                bits = bits0;
-                nbits = nbits0;
-                break;
-            }
-            copy_match(out, o, window, base, dist, mlen);
             o += mlen;
         }
         // Give back the whole bytes read ahead (all from this call's input).
@@ -1002,12 +1003,11 @@ enum Tab {
 }
 
 fn bad_lit(e: u32) -> InflateError {
-    if (e >> 8) & 0xFF == BAD {
+    if kind(e) == BAD {
         InflateError::InvalidLengthSymbol {
-            symbol: (e >> 16) as u16,
+            symbol: value(e) as u16,
         }
     } else {
-        debug_assert_eq!((e >> 8) & 0xFF, HOLE);
         InflateError::UnassignedCode {
             table: CodeTable::Literals,
         }
@@ -1015,9 +1015,9 @@ fn bad_lit(e: u32) -> InflateError {
 }
 
 fn bad_dist(e: u32) -> InflateError {
-    if (e >> 8) & 0xFF == BAD {
+    if kind(e) == BAD {
         InflateError::InvalidDistanceSymbol {
-            symbol: (e >> 16) as u16,
+            symbol: value(e) as u16,
         }
     } else {
         InflateError::UnassignedCode {

@@ -2,24 +2,63 @@
 //! the stream (LSB first, so by the bit-reversed code), with second-level tables for
 //! longer codes, laid out after it as zlib's `inflate_table` does.
 //!
-//! An entry is a `u32`: bits 0-7 the number of bits the code takes (the whole code length,
-//! also in second-level entries), bits 8-15 a tag, bits 16-31 a value:
-//! * [`LIT`]: a literal byte (value) or a code-length symbol;
-//! * [`LEN`] `| extra`: a match length base (value) and its extra-bit count, or for the
-//!   distance table a distance base and its extra bits;
-//! * [`EOB`]: end of block;
-//! * [`BAD`]: a symbol the format does not allow (286, 287; distances 30, 31), value = symbol;
-//! * [`HOLE`]: a bit pattern no code is assigned to (only in the incomplete codes zlib allows);
-//! * [`LINK`] `| sub_bits`: a second-level table of `sub_bits` index bits at offset value.
+//! An entry is a `u32` laid out so that the fast loop needs one shift per code and one
+//! sign or bit test per decision:
+//! * bits 0-7: the bits the entry consumes: the code length plus, for a match length or
+//!   distance, its extra bits, so one shift takes both;
+//! * bits 8-11: the code length alone (where the extra bits start), or for a [`LINK`] the
+//!   index bits of its second-level table;
+//! * bits 12-15: the kind: 0 for a match length or distance base, else [`EXCEPTIONAL`]
+//!   with [`LINK`], [`EOB`], [`BAD`] (a symbol the format does not allow: 286, 287,
+//!   distances 30, 31) or [`HOLE`] (a pattern no code is assigned to, only in the incomplete
+//!   codes zlib allows);
+//! * bits 16-30: the value: a literal byte or code-length symbol, a length or distance
+//!   base, a bad symbol, the offset of a second-level table;
+//! * bit 31: [`LITERAL`] (literal bytes and code-length symbols).
+//!
+//! Second-level entries hold the whole code length, so a code is consumed the same way
+//! whichever level it came from.
 
 use super::{CodeTable, InflateError};
 
-pub(super) const LIT: u32 = 0x00;
-pub(super) const LEN: u32 = 0x10;
-pub(super) const EOB: u32 = 0x20;
-pub(super) const BAD: u32 = 0x40;
-pub(super) const HOLE: u32 = 0x60;
-pub(super) const LINK: u32 = 0x80;
+pub(super) const LITERAL: u32 = 1 << 31;
+pub(super) const EXCEPTIONAL: u32 = 1 << 15;
+const KIND: u32 = 0xF << 12;
+pub(super) const LINK: u32 = EXCEPTIONAL | 1 << 12;
+pub(super) const EOB: u32 = EXCEPTIONAL | 2 << 12;
+pub(super) const BAD: u32 = EXCEPTIONAL | 3 << 12;
+pub(super) const HOLE: u32 = EXCEPTIONAL | 4 << 12;
+
+/// The kind bits of an entry (0 for a length or distance base).
+#[inline(always)]
+pub(super) const fn kind(e: u32) -> u32 {
+    e & KIND
+}
+
+/// Bits the entry consumes (code and extra bits).
+#[inline(always)]
+pub(super) const fn consumed(e: u32) -> u32 {
+    e & 0xFF
+}
+
+/// The code length alone.
+#[inline(always)]
+pub(super) const fn code_len(e: u32) -> u32 {
+    (e >> 8) & 0xF
+}
+
+#[inline(always)]
+pub(super) const fn value(e: u32) -> u32 {
+    (e >> 16) & 0x7FFF
+}
+
+/// The base plus the extra bits of a length or distance entry, read from `bits` as they
+/// were before the entry was consumed.
+#[inline(always)]
+pub(super) const fn with_extra(e: u32, bits: u64) -> u32 {
+    let all = bits & ((1u64 << consumed(e)) - 1);
+    value(e) + (all >> code_len(e)) as u32
+}
 
 /// Primary index bits of the literal/length table.
 pub(super) const LIT_ROOT: u32 = 10;
@@ -51,40 +90,45 @@ const DIST_EXTRA: [u8; 30] = [
 ];
 
 #[inline(always)]
-const fn entry(value: u32, tag: u32, bits: u32) -> u32 {
-    (value << 16) | (tag << 8) | bits
+const fn entry(value: u32, kind: u32, code_len: u32, extra: u32) -> u32 {
+    (value << 16) | kind | (code_len << 8) | (code_len + extra)
 }
 
 /// The entry a symbol of `table` decodes to.
 fn symbol_entry(table: CodeTable, sym: usize, bits: u32) -> u32 {
     match table {
-        CodeTable::CodeLengths => entry(sym as u32, LIT, bits),
+        CodeTable::CodeLengths => entry(sym as u32, LITERAL, bits, 0),
         CodeTable::Literals => match sym {
-            0..=255 => entry(sym as u32, LIT, bits),
-            256 => entry(0, EOB, bits),
+            0..=255 => entry(sym as u32, LITERAL, bits, 0),
+            256 => entry(0, EOB, bits, 0),
             257..=285 => {
                 let i = sym - 257;
-                entry(LEN_BASE[i] as u32, LEN | LEN_EXTRA[i] as u32, bits)
+                entry(LEN_BASE[i] as u32, 0, bits, LEN_EXTRA[i] as u32)
             }
-            _ => entry(sym as u32, BAD, bits),
+            _ => entry(sym as u32, BAD, bits, 0),
         },
         CodeTable::Distances => match sym {
-            0..=29 => entry(DIST_BASE[sym] as u32, LEN | DIST_EXTRA[sym] as u32, bits),
-            _ => entry(sym as u32, BAD, bits),
+            0..=29 => entry(DIST_BASE[sym] as u32, 0, bits, DIST_EXTRA[sym] as u32),
+            _ => entry(sym as u32, BAD, bits, 0),
         },
     }
+}
+
+/// Where the second-level entry a [`LINK`] leads to is, for the stream bits `bits`
+/// (the link's primary index bits included).
+#[inline(always)]
+pub(super) fn link_index(e: u32, root: u32, bits: u64) -> usize {
+    value(e) as usize + ((bits >> root) as usize & ((1usize << code_len(e)) - 1))
 }
 
 /// Looks up the next code in `table` (primary index bits `root`) from the low bits of `bits`.
 #[inline(always)]
 pub(super) fn lookup(table: &[u32], root: u32, bits: u64) -> u32 {
     let e = table[(bits as usize) & ((1usize << root) - 1)];
-    if e & (LINK << 8) == 0 {
+    if kind(e) != LINK {
         return e;
     }
-    let sub = (e >> 8) & 0xF;
-    let off = (e >> 16) as usize;
-    table[off + ((bits >> root) as usize & ((1usize << sub) - 1))]
+    table[link_index(e, root, bits)]
 }
 
 #[inline(always)]
@@ -120,7 +164,7 @@ pub(super) fn build(
         return Err(InflateError::IncompleteCode { table });
     }
     let root_size = 1usize << root;
-    out[..root_size].fill(entry(0, HOLE, 1));
+    out[..root_size].fill(entry(0, HOLE, 1, 0));
     // Symbols in canonical order: by length, then by symbol.
     let mut offs = [0u16; 16];
     for l in 1..15 {
@@ -175,7 +219,7 @@ pub(super) fn build(
                 sub_off = next_free;
                 sub_bits = curr;
                 next_free += size;
-                out[prefix as usize] = entry(sub_off as u32, LINK | sub_bits, root);
+                out[prefix as usize] = entry(sub_off as u32, LINK, sub_bits, root - sub_bits);
                 cur_prefix = prefix;
             }
             let low = (reverse(code, l) >> root) as usize;
