@@ -88,3 +88,59 @@ pub fn stream(
         }
     }
 }
+
+/// Exactly `len` bytes of the file at `path`: its first `len` bytes, or the whole file
+/// repeated when it is shorter. Panics, naming the file, when it cannot be read or is empty.
+pub fn file_bytes(path: &str, len: usize) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| {
+        panic!("bench input {path} is missing ({e}); it ships with Debian's essential packages")
+    });
+    assert!(!bytes.is_empty(), "bench input {path} is empty");
+    bytes.into_iter().cycle().take(len).collect()
+}
+
+/// An already-compressed file: dpkg's gzipped changelog (dpkg is an essential package, so
+/// every Debian machine has it), `len` bytes of it (repeated if shorter).
+pub fn gzipped(len: usize) -> Vec<u8> {
+    file_bytes("/usr/share/doc/dpkg/changelog.gz", len)
+}
+
+/// Source code mixed with prose: the Perl modules of `perl-base` (essential on Debian),
+/// every `.pm` below `/usr/lib/<multiarch triplet>/perl-base` in sorted path order,
+/// concatenated and cut (or repeated) to `len` bytes. Panics, naming the folder, when
+/// none is found.
+pub fn perl_modules(len: usize) -> Vec<u8> {
+    let mut roots: Vec<_> = std::fs::read_dir("/usr/lib")
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path().join("perl-base")))
+        .filter(|p| p.is_dir())
+        .collect();
+    roots.sort();
+    let root = roots
+        .into_iter()
+        .next()
+        .expect("bench input /usr/lib/*/perl-base (Debian's perl-base package) is missing");
+    let mut files = Vec::new();
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir)
+            .expect("readable perl-base folder")
+            .flatten()
+        {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|x| x == "pm") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let mut out = Vec::new();
+    for path in files {
+        out.extend(std::fs::read(&path).expect("readable perl module"));
+    }
+    assert!(!out.is_empty(), "no .pm file below {}", root.display());
+    out.into_iter().cycle().take(len).collect()
+}
