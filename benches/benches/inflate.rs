@@ -120,7 +120,7 @@ fn inflate_bench(c: &mut Criterion) {
         ("text", corpus::text(300 * 1024)[..300 * 1024].to_vec()),
         ("binary", corpus::binary(400 * 1024)),
         ("perl", ngi_benches::perl_modules(300 * 1024)),
-        ("gz", ngi_benches::gzipped(256 * 1024)),
+        ("gz", corpus::gzipped(256 * 1024)),
     ];
     let mut ring = vec![0u8; OUT_CHUNK];
     for (name, data) in &inputs {

@@ -99,12 +99,6 @@ pub fn file_bytes(path: &str, len: usize) -> Vec<u8> {
     bytes.into_iter().cycle().take(len).collect()
 }
 
-/// An already-compressed file: dpkg's gzipped changelog (dpkg is an essential package, so
-/// every Debian machine has it), `len` bytes of it (repeated if shorter).
-pub fn gzipped(len: usize) -> Vec<u8> {
-    file_bytes("/usr/share/doc/dpkg/changelog.gz", len)
-}
-
 /// Source code mixed with prose: the Perl modules of `perl-base` (essential on Debian),
 /// every `.pm` below `/usr/lib/<multiarch triplet>/perl-base` in sorted path order,
 /// concatenated and cut (or repeated) to `len` bytes. Panics, naming the folder, when

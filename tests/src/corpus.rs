@@ -94,6 +94,16 @@ pub fn binary(len: usize) -> Vec<u8> {
     bytes.into_iter().cycle().take(len).collect()
 }
 
+/// Already-compressed data: dpkg's gzipped changelog (dpkg is essential on Debian), its
+/// first `len` bytes (repeated if shorter). Panics, naming the file, when it is missing.
+pub fn gzipped(len: usize) -> Vec<u8> {
+    let path = "/usr/share/doc/dpkg/changelog.gz";
+    let bytes = std::fs::read(path)
+        .unwrap_or_else(|e| panic!("{path} is missing ({e}): it ships with Debian's dpkg"));
+    assert!(!bytes.is_empty(), "{path} is empty");
+    bytes.into_iter().cycle().take(len).collect()
+}
+
 /// The whole corpus.
 pub fn corpus() -> Vec<Sample> {
     let mut rng = Rng::new(1998);
@@ -110,6 +120,7 @@ pub fn corpus() -> Vec<Sample> {
         ("random-200k", rng.bytes(200 * 1024)),
         ("zeros-64k", vec![0; 64 * 1024]),
         ("spaces-10k", vec![b' '; 10 * 1024]),
+        ("gzip-64k", gzipped(64 * 1024)),
     ];
     // Long runs of a few byte values, with run lengths around the match limits.
     let mut runs = Vec::new();

@@ -318,9 +318,14 @@ impl Decoder for InflateDecoder {
         let output = &mut output[..room];
         let before = core.produced;
         let r = core.run(input, output, Some(&self.window));
-        // Refresh the window with the last bytes produced, at their positions.
+        // Refresh the window with the last bytes produced, at their positions; once the
+        // final block has ended no later call reads it.
         let n = (core.produced - before) as usize;
-        let keep = n.min(WINDOW_SIZE);
+        let keep = if core.phase == Phase::Done {
+            0
+        } else {
+            n.min(WINDOW_SIZE)
+        };
         let tail = &output[n - keep..n];
         let start = ((before + (n - keep) as u64) as usize) & WMASK;
         let first = keep.min(WINDOW_SIZE - start);
@@ -894,10 +899,11 @@ impl Inflater {
             let back = dist.wrapping_sub(o);
             let from = (base.wrapping_sub(back as u64) as usize) & WMASK;
             let in_out = dist <= o;
+            // Only streaming pays for the test (whether there is a window is predictable).
             let select = window.is_some()
-                & (dist >= 16)
-                & (in_out | ((back >= mlen) & (from + mlen + 16 <= WINDOW_SIZE)))
-                & (dist as u64 <= base + o as u64);
+                && (dist >= 16)
+                    & (in_out | ((back >= mlen) & (from + mlen + 16 <= WINDOW_SIZE)))
+                    & (dist as u64 <= base + o as u64);
             if let (true, Some(w)) = (select, window) {
                 // `black_box` keeps the compiler from turning the masks back into a branch.
                 let m = core::hint::black_box(0usize.wrapping_sub(in_out as usize));
