@@ -56,5 +56,8 @@ step "benches and fuzz targets build (so they cannot rot)"
 cargo bench -p ngi-benches --no-run --locked
 cargo check --manifest-path fuzz/Cargo.toml --bins
 
+step "WASM host (Node.js)"
+bash scripts/wasm-check.sh
+
 step "README's first command"
 cargo run --release -p ngi-cli -- list samples/sample.rsli

@@ -139,3 +139,70 @@ pub fn rsli() -> Vec<u8> {
     }
     builder.build().expect("sample library builds")
 }
+
+/// What the entry of `method` in [`all_methods`] holds: 48 numbered lines, about 6 KB of
+/// text that repeats with variations, so that the LZ methods and Deflate really compress.
+pub fn all_methods_text(method: Method) -> Vec<u8> {
+    let name = method.name();
+    let mut text = format!(
+        "{name}: RsLi method 0x{:03X}, one entry of the all-methods fixture that the WASM \
+         check (scripts/wasm-check.sh) decodes in Node.js and compares with `ngi cat`.\n",
+        method.bits()
+    )
+    .into_bytes();
+    for i in 1..=48u32 {
+        text.extend_from_slice(
+            format!(
+                "{name} line {i:02} of 48: decoded by ngi-core built for wasm32 without std \
+                 or alloc, and natively by the ngi command; {i} cubed is {}.\n",
+                i * i * i
+            )
+            .as_bytes(),
+        );
+    }
+    text
+}
+
+/// The entries of [`all_methods`], in table order, one per method.
+///
+/// Deflate is entry 3 because the computed permutation keys entry 3 with 0 (STORED.TXT,
+/// entry 0, sorts into slot 3), and Deflate has no key to use: every XOR entry keeps a
+/// non-zero one.
+pub const ALL_METHODS: [(&[u8], Method); 7] = [
+    (b"STORED.TXT", Method::Stored),
+    (b"XOR.TXT", Method::Xor),
+    (b"LZSS.TXT", Method::Lzss),
+    (b"DEFLATE.TXT", Method::Deflate),
+    (b"LZHUF.TXT", Method::Lzhuf),
+    (b"XORLZHUF.TXT", Method::XorLzhuf),
+    (b"XORLZSS.TXT", Method::XorLzss),
+];
+
+/// An RsLi with one entry of each of the seven methods ([`ALL_METHODS`]), without the
+/// 0xABBA flag. Built at check time (`make-samples --all-methods PATH`), not checked in.
+///
+/// Panics if an XOR entry were keyed 0: that key leaves the bytes as they are, so the
+/// entry would not test the cipher.
+pub fn all_methods() -> Vec<u8> {
+    let mut builder = Builder::new();
+    builder
+        .seed(0x0A11_0DE5)
+        .presorted(false)
+        .deflate_level(DEFLATE_LEVEL);
+    for (name, method) in ALL_METHODS {
+        builder
+            .add(name, method, &all_methods_text(method))
+            .expect("fixture entry is valid");
+    }
+    let bytes = builder.build().expect("fixture library builds");
+    let library =
+        ngi_core::rsli::Library::open(&bytes, Default::default()).expect("fixture library opens");
+    for entry in library.entries() {
+        let method = entry.method().expect("fixture methods are valid");
+        assert!(
+            !method.uses_xor() || entry.data_key() != 0,
+            "XOR entry keyed 0"
+        );
+    }
+    bytes
+}
