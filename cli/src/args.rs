@@ -4,6 +4,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use ngi_core::limits::Limits;
+
 pub const USAGE: &str = "\
 ngi - NRes and RsLi archives of Parkan: Iron Strategy
 
@@ -21,7 +23,14 @@ Options (anywhere after the command):
   --index N        select entry N (cat)
   -o, --output DIR target folder (extract)
   --force          let extract replace existing regular files
+  --max-entry-size N  largest decoded entry (default 256M); a larger one fails alone
+  --max-total N       most decoded bytes in one run (default 4G); extract stops there
+  --max-entries N     most entries an archive may have (default 1M)
   -h, --help       this text;  -V, --version  the version
+
+N is a whole number with an optional binary suffix K, M, G or T (1K = 1024), or 'none'
+for no limit. The limits apply to cat, extract and verify; --max-entries also to list
+and info.
 
 The format is detected from the magic: \"NRes\" or \"NL\".
 Names: bytes outside printable ASCII are shown as \\xNN and a backslash as \\\\;
@@ -52,6 +61,8 @@ pub struct Options {
     pub index: Option<usize>,
     pub output: Option<PathBuf>,
     pub force: bool,
+    /// What the command will act on: entry size, decoded total, entry count.
+    pub limits: Limits,
 }
 
 #[derive(Debug)]
@@ -86,6 +97,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Str
         index: None,
         output: None,
         force: false,
+        limits: Limits::DEFAULT,
     };
     let mut positional: Vec<OsString> = Vec::new();
     let mut only_positional = false;
@@ -110,6 +122,18 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Str
             Some("-o" | "--output") => {
                 options.output = Some(value_of("--output", args.next())?.into());
             }
+            Some(flag @ ("--max-entry-size" | "--max-total" | "--max-entries")) => {
+                let value = value_of(flag, args.next())?;
+                set_limit(&mut options.limits, flag, &value.to_string_lossy())?;
+            }
+            Some(flag)
+                if ["--max-entry-size=", "--max-total=", "--max-entries="]
+                    .iter()
+                    .any(|p| flag.starts_with(p)) =>
+            {
+                let (name, value) = flag.split_once('=').unwrap_or((flag, ""));
+                set_limit(&mut options.limits, name, value)?;
+            }
             Some(flag) if flag.starts_with("--index=") => {
                 let value = &flag["--index=".len()..];
                 options.index = Some(
@@ -133,6 +157,52 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Str
     options.names = positional.collect();
     check(&options)?;
     Ok(Invocation::Run(options))
+}
+
+/// Sets the limit `flag` names from `value` (see [`parse_size`]).
+fn set_limit(limits: &mut Limits, flag: &str, value: &str) -> Result<(), String> {
+    let n = parse_size(value).ok_or_else(|| {
+        format!(
+            "{flag} takes a number of bytes such as 4096, 64K, 256M or 4G, or 'none'; not '{value}'"
+        )
+    })?;
+    match flag {
+        "--max-entry-size" => limits.max_entry_size = n,
+        "--max-total" => limits.max_total = n,
+        _ => {
+            limits.max_entries = if n == u64::MAX {
+                u32::MAX
+            } else {
+                u32::try_from(n).map_err(|_| {
+                    format!(
+                        "--max-entries is at most {} (or 'none'), not '{value}'",
+                        u32::MAX
+                    )
+                })?
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A limit: a whole number with an optional binary suffix `K`, `M`, `G` or `T` (either
+/// case; 1K = 1024), or `none` (no limit, `u64::MAX`). `None` for anything else,
+/// including values that overflow 64 bits.
+pub fn parse_size(text: &str) -> Option<u64> {
+    if text.eq_ignore_ascii_case("none") {
+        return Some(u64::MAX);
+    }
+    let (digits, shift) = match text.as_bytes().last()?.to_ascii_uppercase() {
+        b'K' => (&text[..text.len() - 1], 10),
+        b'M' => (&text[..text.len() - 1], 20),
+        b'G' => (&text[..text.len() - 1], 30),
+        b'T' => (&text[..text.len() - 1], 40),
+        _ => (text, 0),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse::<u64>().ok()?.checked_mul(1u64 << shift)
 }
 
 fn value_of(flag: &str, value: Option<OsString>) -> Result<OsString, String> {
@@ -196,6 +266,40 @@ mod tests {
     }
 
     #[test]
+    fn limits_take_bytes_with_binary_suffixes() {
+        assert_eq!(parse_size("0"), Some(0));
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("64k"), Some(64 << 10));
+        assert_eq!(parse_size("256M"), Some(256 << 20));
+        assert_eq!(parse_size("4G"), Some(4 << 30));
+        assert_eq!(parse_size("2t"), Some(2 << 40));
+        assert_eq!(parse_size("none"), Some(u64::MAX));
+        assert_eq!(parse_size("NONE"), Some(u64::MAX));
+        for bad in [
+            "",
+            "K",
+            "-1",
+            "1.5M",
+            "12KB",
+            "0x10",
+            " 1",
+            "99999999999999999999",
+            "16777216T",
+        ] {
+            assert_eq!(parse_size(bad), None, "{bad:?}");
+        }
+        let o = run(&["cat", "--max-entry-size", "1K", "A", "N", "--max-total=2M"]).unwrap();
+        assert_eq!(o.limits.max_entry_size, 1024);
+        assert_eq!(o.limits.max_total, 2 << 20);
+        assert_eq!(o.limits.max_entries, Limits::DEFAULT.max_entries);
+        let o = run(&["list", "--max-entries=none", "A"]).unwrap();
+        assert_eq!(o.limits.max_entries, u32::MAX);
+        let o = run(&["verify", "A", "--max-entries", "4K"]).unwrap();
+        assert_eq!(o.limits.max_entries, 4096);
+        assert_eq!(run(&["verify", "A"]).unwrap().limits, Limits::DEFAULT);
+    }
+
+    #[test]
     fn usage_errors() {
         for words in [
             &["frobnicate", "A"][..],
@@ -207,6 +311,10 @@ mod tests {
             &["extract", "A"],
             &["verify", "--json", "A"],
             &["list", "A", "extra"],
+            &["cat", "--max-entry-size", "A", "N"],
+            &["cat", "A", "N", "--max-entry-size"],
+            &["cat", "A", "N", "--max-total=lots"],
+            &["list", "--max-entries", "8G", "A"],
         ] {
             assert!(run(words).is_err(), "{words:?}");
         }

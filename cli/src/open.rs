@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use ngi_core::codec::{Decoder, Method, Status};
+use ngi_core::limits::{Budget, LimitError, Limits};
 use ngi_core::nres;
 use ngi_core::rsli::{self, OpenOptions};
 
@@ -47,19 +48,25 @@ pub struct Row {
 
 /// Why an entry could not be produced in full.
 pub enum EntryError {
-    /// The archive said no (bounds, method, decoding).
+    /// The archive said no (bounds, method, decoding), or the entry alone is larger than
+    /// `--max-entry-size`: this entry fails, the others may still be produced.
     Archive(String),
+    /// The entry would bring the run's decoded bytes past `--max-total`: nothing more is
+    /// produced.
+    Total(String),
     /// The destination refused the bytes.
     Output(std::io::Error),
 }
 
 impl<'a> Opened<'a> {
-    /// Opens `data` by its magic (or as NRes raw mode when asked).
+    /// Opens `data` by its magic (or as NRes raw mode when asked), refusing an archive of
+    /// more than `limits.max_entries` entries before anything is read per entry.
     pub fn open(
         path: &str,
         data: &'a [u8],
         raw: bool,
         media_trailer: bool,
+        limits: &Limits,
     ) -> Result<Self, Failure> {
         if raw {
             return nres::Archive::open_raw(data)
@@ -67,15 +74,15 @@ impl<'a> Opened<'a> {
                 .map_err(|e| Failure::about(path, e));
         }
         if data.starts_with(&nres::MAGIC) {
-            nres::Archive::open(data)
+            nres::Archive::open_limited(data, limits)
                 .map(Opened::Nres)
-                .map_err(|e| Failure::about(path, e))
+                .map_err(|e| Failure::about(path, with_flag(&e, limit_flag_nres(&e))))
         } else if data.starts_with(&rsli::MAGIC) {
             // "NL" with a wrong reserved or version byte is still reported by the RsLi
             // parser, which says exactly which byte is wrong.
-            rsli::Library::open(data, OpenOptions { media_trailer })
+            rsli::Library::open_limited(data, OpenOptions { media_trailer }, limits)
                 .map(Opened::Rsli)
-                .map_err(|e| Failure::about(path, e))
+                .map_err(|e| Failure::about(path, with_flag(&e, limit_flag_rsli(&e))))
         } else {
             let shown: Vec<u8> = data.iter().take(4).copied().collect();
             Err(Failure::Bad(format!(
@@ -142,19 +149,55 @@ impl<'a> Opened<'a> {
         }
     }
 
+    /// Admits entry `index` into `budget` before anything is decoded: its decoded size
+    /// (NRes `size`, RsLi `unpacked_size`) against `--max-entry-size`, then the run's total
+    /// against `--max-total`. Nothing is sized from the entry's fields.
+    fn admit(&self, index: usize, budget: &mut Budget) -> Result<(), EntryError> {
+        let limits = *budget.limits();
+        let size = match self {
+            Opened::Nres(a) => {
+                a.check_limits(index, &limits)
+                    .map_err(|e| EntryError::Archive(with_flag(&e, limit_flag_nres(&e))))?;
+                a.entry(index).map_or(0, |e| u64::from(e.size))
+            }
+            Opened::Rsli(l) => {
+                l.check_limits(index, &limits)
+                    .map_err(|e| EntryError::Archive(with_flag(&e, limit_flag_rsli(&e))))?;
+                l.entry(index).map_or(0, |e| u64::from(e.unpacked_size))
+            }
+        };
+        let id = u32::try_from(index).unwrap_or(u32::MAX);
+        budget.take(id, size).map_err(|e| match e {
+            LimitError::TotalTooLarge { .. } => {
+                EntryError::Total(with_flag(&e, Some("--max-total")))
+            }
+            _ => EntryError::Archive(with_flag(&e, Some("--max-entry-size"))),
+        })
+    }
+
     /// Streams entry `index`, decoded, into `out`; returns the bytes written and the packed
-    /// bytes left unused after the stream's end.
-    pub fn stream(&self, index: usize, out: &mut dyn Write) -> Result<(u64, u64), EntryError> {
+    /// bytes left unused after the stream's end. The entry's own faults (bounds, method)
+    /// are reported first, then the limits of `budget`, which the entry is taken from
+    /// before any byte is decoded; decoding goes through one fixed buffer of 64 KiB,
+    /// whatever size the entry declares.
+    pub fn stream(
+        &self,
+        index: usize,
+        out: &mut dyn Write,
+        budget: &mut Budget,
+    ) -> Result<(u64, u64), EntryError> {
         let fail = |e: &dyn std::fmt::Display| EntryError::Archive(e.to_string());
         match self {
             Opened::Nres(a) => {
                 let payload = a.payload(index).map_err(|e| fail(&e))?;
+                self.admit(index, budget)?;
                 out.write_all(payload).map_err(EntryError::Output)?;
                 Ok((payload.len() as u64, 0))
             }
             Opened::Rsli(l) => {
                 let packed = l.packed(index).map_err(|e| fail(&e))?;
                 let mut decoder = l.unpacker(index).map_err(|e| fail(&e))?;
+                self.admit(index, budget)?;
                 let mut buffer = vec![0u8; CHUNK];
                 let (mut used, mut written) = (0usize, 0u64);
                 loop {
@@ -181,5 +224,31 @@ impl<'a> Opened<'a> {
                 Ok((written, (packed.len() - used.min(packed.len())) as u64))
             }
         }
+    }
+}
+
+/// The option that raises the limit an NRes error is about, if it is one.
+fn limit_flag_nres(e: &nres::NresError) -> Option<&'static str> {
+    match e {
+        nres::NresError::TooManyEntries { .. } => Some("--max-entries"),
+        nres::NresError::EntryTooLarge { .. } => Some("--max-entry-size"),
+        _ => None,
+    }
+}
+
+/// The option that raises the limit an RsLi error is about, if it is one.
+fn limit_flag_rsli(e: &rsli::RsliError) -> Option<&'static str> {
+    match e {
+        rsli::RsliError::TooManyEntries { .. } => Some("--max-entries"),
+        rsli::RsliError::EntryTooLarge { .. } => Some("--max-entry-size"),
+        _ => None,
+    }
+}
+
+/// The library's message, followed by the option that sets the limit it hit.
+fn with_flag(e: &dyn std::fmt::Display, flag: Option<&str>) -> String {
+    match flag {
+        Some(flag) => format!("{e} (see {flag})"),
+        None => e.to_string(),
     }
 }

@@ -12,6 +12,8 @@
 //!   storage, the engine's lookup permutation, `rsFind`, the media trailer, packed ranges.
 //! * [`codec`] — the resumable decoders behind the RsLi packing methods and the
 //!   allocation-free [`codec::Unpacker`] dispatch over them.
+//! * [`limits`] — [`Limits`] on entry size, decoded total and entry count, checked before
+//!   anything acts on a size the file declares.
 //!
 //! # Features
 //!
@@ -55,8 +57,10 @@ extern crate std;
 
 pub mod codec;
 pub mod error;
+pub mod limits;
 mod lookup;
 pub mod nres;
 pub mod rsli;
 
 pub use codec::{Decoder, Method, Progress, Status, Unpacker};
+pub use limits::{Budget, LimitError, Limits};

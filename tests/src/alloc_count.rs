@@ -1,5 +1,6 @@
-//! A counting global allocator for the no-allocation tests of the codecs, and a streaming
-//! loop that allocates nothing itself. A test binary installs it with
+//! A counting global allocator for the no-allocation tests of the codecs (allocations
+//! counted, and the peak of bytes held), and a streaming loop that allocates nothing
+//! itself. A test binary installs it with
 //! `#[global_allocator] static GLOBAL: Counting = Counting;`.
 //!
 //! It needs `unsafe impl GlobalAlloc`: this module alone is allowed `unsafe_code`, for the
@@ -20,6 +21,9 @@ thread_local! {
     /// `None` when disarmed; else the allocations counted so far. A const-initialised
     /// `Cell` of a `Copy` type: reading it never allocates.
     static COUNT: Cell<Option<usize>> = const { Cell::new(None) };
+    /// `None` when disarmed; else the bytes held (allocated minus freed, which may go
+    /// below zero when memory from before arming is freed) and the most held at once.
+    static BYTES: Cell<Option<(i64, i64)>> = const { Cell::new(None) };
 }
 
 fn note() {
@@ -27,28 +31,45 @@ fn note() {
     let _ = COUNT.try_with(|c| c.set(c.get().map(|n| n + 1)));
 }
 
+fn held(delta: i64) {
+    let _ = BYTES.try_with(|c| {
+        c.set(c.get().map(|(now, peak)| {
+            let now = now.saturating_add(delta);
+            (now, peak.max(now))
+        }))
+    });
+}
+
+fn size(bytes: usize) -> i64 {
+    i64::try_from(bytes).unwrap_or(i64::MAX)
+}
+
 // SAFETY: every method forwards its arguments unchanged to `System`, which upholds the
 // `GlobalAlloc` contract; counting touches only a const-initialised thread-local `Cell`.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         note();
+        held(size(layout.size()));
         // SAFETY: forwarded as received.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         note();
+        held(size(layout.size()));
         // SAFETY: forwarded as received.
         unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         note();
+        held(size(new_size) - size(layout.size()));
         // SAFETY: forwarded as received.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        held(-size(layout.size()));
         // SAFETY: forwarded as received.
         unsafe { System.dealloc(ptr, layout) }
     }
@@ -60,6 +81,28 @@ pub fn allocations_in(f: impl FnOnce()) -> usize {
     COUNT.with(|c| c.set(Some(0)));
     f();
     COUNT.with(|c| c.replace(None)).unwrap_or(0)
+}
+
+/// What [`usage_in`] measured: allocations made, and the most bytes held at once above
+/// what was held when it started (requested sizes, as the allocator was asked for them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Usage {
+    /// Calls to `alloc`, `alloc_zeroed` and `realloc`.
+    pub allocations: usize,
+    /// The peak of bytes held.
+    pub peak_bytes: u64,
+}
+
+/// Runs `f` and measures its allocations on this thread, counts and peak bytes (zeros
+/// when [`Counting`] is not the global allocator).
+pub fn usage_in(f: impl FnOnce()) -> Usage {
+    BYTES.with(|c| c.set(Some((0, 0))));
+    let allocations = allocations_in(f);
+    let (_, peak) = BYTES.with(|c| c.replace(None)).unwrap_or((0, 0));
+    Usage {
+        allocations,
+        peak_bytes: u64::try_from(peak).unwrap_or(0),
+    }
 }
 
 /// Streams `packed` through `decoder` with input pieces of `inp` bytes and `outp` bytes of

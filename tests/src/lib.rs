@@ -1,11 +1,13 @@
 //! Shared pieces of the ngi test suite: the builders of the sample archives the repository
 //! ships (`samples/`), so that a test can prove the checked-in bytes are what the writers
-//! produce today, and `make-samples` can regenerate them; the conformance corpus; and the
-//! harness that drives any codec through the chunking matrix.
+//! produce today, and `make-samples` can regenerate them; the conformance corpus; the
+//! harness that drives any codec through the chunking matrix; and the hostile-input
+//! catalogue (`hostile`), shared by the library's and the command's hostile tests.
 
 pub mod alloc_count;
 pub mod chunked;
 pub mod corpus;
+pub mod hostile;
 pub mod jlha;
 pub mod lha;
 pub mod pylzss;

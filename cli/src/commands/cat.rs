@@ -2,6 +2,8 @@
 
 use std::io::Write;
 
+use ngi_core::limits::Budget;
+
 use crate::args::Options;
 use crate::open::{EntryError, Opened};
 use crate::report::{Failure, output_failed};
@@ -14,9 +16,12 @@ pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
     )?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    match archive.stream(index, &mut out) {
+    let mut budget = Budget::new(options.limits);
+    match archive.stream(index, &mut out, &mut budget) {
         Ok(_) => out.flush().map_err(output_failed),
-        Err(EntryError::Archive(e)) => Err(Failure::about(options.archive.display(), e)),
+        Err(EntryError::Archive(e) | EntryError::Total(e)) => {
+            Err(Failure::about(options.archive.display(), e))
+        }
         Err(EntryError::Output(e)) => Err(output_failed(e)),
     }
 }

@@ -9,11 +9,18 @@
 //! regular file is replaced (a link or folder in the way is refused). Every entry that is
 //! skipped is reported on its own line; the exit status is then 1. An entry named twice
 //! on the command line is extracted once.
+//!
+//! Limits (`--max-entry-size`, `--max-total`): an entry larger than the entry limit is
+//! skipped like any other bad entry; the first entry that would bring the decoded total
+//! past the total limit stops the extraction, and it and the entries after it are reported
+//! as not extracted.
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+
+use ngi_core::limits::Budget;
 
 use crate::args::Options;
 use crate::names;
@@ -26,6 +33,7 @@ pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
     fs::create_dir_all(&dir).map_err(|e| Failure::about(dir.display(), e))?;
     let show_progress = std::io::stderr().is_terminal() && indices.len() > 1;
     let mut taken: HashSet<String> = HashSet::new();
+    let mut budget = Budget::new(options.limits);
     let mut failed = 0usize;
     for (n, &index) in indices.iter().enumerate() {
         let Some(row) = archive.row(index) else {
@@ -40,16 +48,32 @@ pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
                 indices.len()
             ));
         }
-        if let Err(message) = extract_one(archive, index, &dir.join(&file), options.force) {
-            if show_progress {
-                progress("\r\x1b[K");
+        match extract_one(archive, index, &dir.join(&file), options.force, &mut budget) {
+            Ok(()) => {}
+            Err(Skip::Entry(message)) => {
+                if show_progress {
+                    progress("\r\x1b[K");
+                }
+                say(format_args!(
+                    "{}: entry {index} (\"{}\") skipped: {message}",
+                    options.archive.display(),
+                    names::display(&row.name)
+                ));
+                failed += 1;
             }
-            say(format_args!(
-                "{}: entry {index} (\"{}\") skipped: {message}",
-                options.archive.display(),
-                names::display(&row.name)
-            ));
-            failed += 1;
+            Err(Skip::Total(message)) => {
+                if show_progress {
+                    progress("\r\x1b[K");
+                }
+                say(format_args!(
+                    "{}: extraction stopped at entry {index} (\"{}\"): {message}",
+                    options.archive.display(),
+                    names::display(&row.name)
+                ));
+                // It and every entry after it.
+                failed += indices.len() - n;
+                break;
+            }
         }
     }
     if show_progress {
@@ -98,20 +122,34 @@ fn unique_file_name(taken: &mut HashSet<String>, file: &str, index: usize) -> St
     candidate
 }
 
-fn extract_one(archive: &Opened<'_>, index: usize, path: &Path, force: bool) -> Result<(), String> {
+/// Why an entry was not extracted: it alone, or it and every entry after it (the
+/// `--max-total` limit).
+enum Skip {
+    Entry(String),
+    Total(String),
+}
+
+fn extract_one(
+    archive: &Opened<'_>,
+    index: usize,
+    path: &Path,
+    force: bool,
+    budget: &mut Budget,
+) -> Result<(), Skip> {
     let shown = path.display();
-    let mut file = create(path, force).map_err(|e| format!("{shown}: {e}"))?;
-    let result = archive.stream(index, &mut file);
+    let mut file = create(path, force).map_err(|e| Skip::Entry(format!("{shown}: {e}")))?;
+    let result = archive.stream(index, &mut file, budget);
     let result = result.and_then(|_| file.flush().map_err(EntryError::Output));
     match result {
         Ok(()) => Ok(()),
         Err(e) => {
-            // A partial file would pass for the entry: remove it.
+            // A partial (or empty) file would pass for the entry: remove it.
             drop(file);
             let _ = fs::remove_file(path);
             Err(match e {
-                EntryError::Archive(e) => e,
-                EntryError::Output(e) => format!("{shown}: {e}"),
+                EntryError::Archive(e) => Skip::Entry(e),
+                EntryError::Total(e) => Skip::Total(e),
+                EntryError::Output(e) => Skip::Entry(format!("{shown}: {e}")),
             })
         }
     }

@@ -15,7 +15,13 @@ use crate::report::Failure;
 pub fn run(options: &Options) -> Result<(), Failure> {
     let path = options.archive.display().to_string();
     let data = read_archive(&options.archive).map_err(|e| Failure::about(&path, e))?;
-    let archive = Opened::open(&path, &data, options.raw, options.media_trailer)?;
+    let archive = Opened::open(
+        &path,
+        &data,
+        options.raw,
+        options.media_trailer,
+        &options.limits,
+    )?;
     match options.command {
         Command::List => list::run(options, &archive),
         Command::Info => info::run(options, &archive),

@@ -5,12 +5,17 @@
 //! build cannot decode yet) go to stdout and do not fail the run. Exit status 1 when there
 //! is any problem. Everything here is O(n log n) in the entry count, whatever the input:
 //! names are looked up again only where the binary search applies.
+//!
+//! Entries are decoded under the limits: one larger than `--max-entry-size` is a problem
+//! and is not decoded; the first that would bring the decoded total past `--max-total` is
+//! a problem and no entry after it is decoded (the rules are still checked).
 
 use std::collections::BTreeMap;
 use std::io::Write;
 
 use ngi_core::codec::Method;
 use ngi_core::error::DecodeError;
+use ngi_core::limits::Budget;
 use ngi_core::{nres, rsli};
 
 use crate::args::Options;
@@ -32,6 +37,9 @@ impl Write for Sink {
 
 struct Findings {
     path: String,
+    /// The limits entries are decoded under; once `--max-total` is reached, no more are.
+    budget: Budget,
+    total_reached: bool,
     problems: usize,
     notes: Vec<String>,
     /// Entries whose method this build does not decode yet, per method.
@@ -52,6 +60,8 @@ pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
     let path = options.archive.display().to_string();
     let mut findings = Findings {
         path: path.clone(),
+        budget: Budget::new(options.limits),
+        total_reached: false,
         problems: 0,
         notes: Vec::new(),
         undecoded: BTreeMap::new(),
@@ -234,8 +244,8 @@ fn entry(archive: &Opened<'_>, index: usize, searchable: bool, findings: &mut Fi
         return;
     };
     let name = names::display(&row.name);
-    if decodable(archive, index, findings) {
-        match archive.stream(index, &mut Sink) {
+    if !findings.total_reached && decodable(archive, index, findings) {
+        match archive.stream(index, &mut Sink, &mut findings.budget) {
             Ok((_, 0)) => {}
             Ok((_, trailing)) => findings.note(format_args!(
                 "entry {index} (\"{name}\"): {trailing} packed bytes after the end of its stream"
@@ -244,6 +254,12 @@ fn entry(archive: &Opened<'_>, index: usize, searchable: bool, findings: &mut Fi
                 "entry {index} (\"{name}\") at offset {:#x}: {e}",
                 row.offset
             )),
+            Err(EntryError::Total(e)) => {
+                findings.total_reached = true;
+                findings.problem(format_args!(
+                    "entry {index} (\"{name}\"): not decoded, nor any entry after it: {e}"
+                ))
+            }
             Err(EntryError::Output(_)) => {}
         }
     }

@@ -7,6 +7,7 @@ use super::entry::{Entry, record_at};
 use super::name::{c_str, compare_names};
 use super::table::{LookupTable, classify};
 use super::{ENTRY_LEN, Entries, Header, NresError, Problems};
+use crate::limits::Limits;
 use crate::lookup::midpoint_search;
 
 /// An NRes archive: a view over the bytes of the whole file, validated once at opening.
@@ -93,6 +94,41 @@ impl<'a> Archive<'a> {
             },
             table: classify(directory),
         })
+    }
+
+    /// [`open`](Archive::open), refusing an entry count above
+    /// [`Limits::max_entries`] with [`NresError::TooManyEntries`].
+    ///
+    /// The count is checked right after the header and the file's length agree with it
+    /// and before anything is read from the directory, so a hostile count costs nothing.
+    /// (Opening never allocates; this is for callers that act per entry.) Entry sizes are
+    /// checked per entry: [`check_limits`](Archive::check_limits).
+    ///
+    /// ```
+    /// use ngi_core::limits::Limits;
+    /// use ngi_core::nres::{Archive, Header, NresError};
+    ///
+    /// let mut file = [0u8; 16 + 3 * 64];
+    /// file[..16].copy_from_slice(&Header { entry_count: 3, total_size: 208 }.to_bytes());
+    /// let limits = Limits::DEFAULT.with_max_entries(2);
+    /// assert_eq!(
+    ///     Archive::open_limited(&file, &limits).unwrap_err(),
+    ///     NresError::TooManyEntries { count: 3, limit: 2 }
+    /// );
+    /// assert_eq!(Archive::open_limited(&file, &Limits::DEFAULT)?.len(), 3);
+    /// # Ok::<(), NresError>(())
+    /// ```
+    pub fn open_limited(data: &'a [u8], limits: &Limits) -> Result<Archive<'a>, NresError> {
+        let header = Header::parse(data)?;
+        if u64::from(header.total_size) == data.len() as u64 && header.directory_offset().is_ok() {
+            limits
+                .check_count(u64::from(header.entry_count))
+                .map_err(|_| NresError::TooManyEntries {
+                    count: header.entry_count,
+                    limit: limits.max_entries,
+                })?;
+        }
+        Archive::open(data)
     }
 
     /// Opens `data` in raw mode (SPEC 1.7): no header check, one entry named `RAW` whose
@@ -192,6 +228,17 @@ impl<'a> Archive<'a> {
             } => entry.check(directory_offset),
             Layout::Raw { .. } => Ok(()),
         }
+    }
+
+    /// Checks entry `index`'s `size` against [`Limits::max_entry_size`]
+    /// ([`Entry::check_limits`]); the raw-mode entry (the whole file) is checked too.
+    /// Fails with [`NresError::NoSuchEntry`] past the last entry.
+    pub fn check_limits(&self, index: usize, limits: &Limits) -> Result<(), NresError> {
+        self.entry(index)
+            .ok_or(NresError::NoSuchEntry {
+                index: index as u64,
+            })?
+            .check_limits(limits)
     }
 
     /// The payload of entry `index`, once its data range passes the rules of SPEC 1.3

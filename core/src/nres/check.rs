@@ -4,6 +4,7 @@ use core::iter::FusedIterator;
 
 use super::entry::name_field_offset;
 use super::{Archive, Entry, HEADER_LEN, NresError};
+use crate::limits::Limits;
 
 /// The read rules of SPEC 1.3, in the order they are checked and reported.
 #[derive(Debug, Clone, Copy)]
@@ -48,6 +49,42 @@ impl Rule {
 }
 
 impl Entry<'_> {
+    /// Checks this entry's `size` against [`Limits::max_entry_size`]: a payload larger
+    /// than the caller will take is [`NresError::EntryTooLarge`], naming the entry, its
+    /// offset, its size and the limit. Run it before sizing anything from `size` (a host
+    /// reading the payload through seeks, say); nothing here allocates.
+    ///
+    /// ```
+    /// use ngi_core::limits::Limits;
+    /// use ngi_core::nres::{Entry, NresError};
+    ///
+    /// let mut record = [0u8; 64];
+    /// record[12..16].copy_from_slice(&0x4000_0000u32.to_le_bytes()); // size: 1 GiB
+    /// record[56..60].copy_from_slice(&16u32.to_le_bytes());
+    /// let entry = Entry::parse(3, &record);
+    /// assert_eq!(
+    ///     entry.check_limits(&Limits::DEFAULT),
+    ///     Err(NresError::EntryTooLarge {
+    ///         entry: 3,
+    ///         data_offset: 16,
+    ///         size: 0x4000_0000,
+    ///         limit: 256 << 20,
+    ///     })
+    /// );
+    /// assert_eq!(entry.check_limits(&Limits::NONE), Ok(()));
+    /// ```
+    pub fn check_limits(&self, limits: &Limits) -> Result<(), NresError> {
+        match limits.check_size(self.index, u64::from(self.size)) {
+            Ok(()) => Ok(()),
+            Err(_) => Err(NresError::EntryTooLarge {
+                entry: self.index,
+                data_offset: self.data_offset,
+                size: self.size,
+                limit: limits.max_entry_size,
+            }),
+        }
+    }
+
     /// Checks the two rules of SPEC 1.3 that guard the payload bytes: `data_offset >= 16`
     /// and `data_offset + size <= directory_offset` (in 64 bits). The name rule does not:
     /// an entry whose name lacks its NUL still has intact, readable data.

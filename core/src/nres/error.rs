@@ -90,6 +90,28 @@ pub enum NresError {
         /// Length of the data.
         len: u64,
     },
+    /// The header's entry count is above the caller's
+    /// [`Limits::max_entries`](crate::limits::Limits::max_entries)
+    /// ([`Archive::open_limited`](super::Archive::open_limited)).
+    TooManyEntries {
+        /// The count found at offset 8.
+        count: u32,
+        /// The limit.
+        limit: u32,
+    },
+    /// An entry's `size` is above the caller's
+    /// [`Limits::max_entry_size`](crate::limits::Limits::max_entry_size)
+    /// ([`Archive::check_limits`](super::Archive::check_limits)).
+    EntryTooLarge {
+        /// Index of the entry.
+        entry: u32,
+        /// Its `data_offset`.
+        data_offset: u32,
+        /// Its `size`.
+        size: u32,
+        /// The limit.
+        limit: u64,
+    },
 }
 
 impl NresError {
@@ -100,7 +122,8 @@ impl NresError {
         match *self {
             NresError::DataBeforeHeader { entry, .. }
             | NresError::DataPastDirectory { entry, .. }
-            | NresError::NameUnterminated { entry, .. } => Some(entry),
+            | NresError::NameUnterminated { entry, .. }
+            | NresError::EntryTooLarge { entry, .. } => Some(entry),
             _ => None,
         }
     }
@@ -113,12 +136,13 @@ impl NresError {
             NresError::TooShort { len } | NresError::RawTooLarge { len } => Some(len),
             NresError::BadMagic { .. } => Some(0),
             NresError::BadVersion { .. } => Some(4),
-            NresError::NegativeEntryCount { .. } | NresError::DirectoryOutOfBounds { .. } => {
-                Some(8)
-            }
+            NresError::NegativeEntryCount { .. }
+            | NresError::DirectoryOutOfBounds { .. }
+            | NresError::TooManyEntries { .. } => Some(8),
             NresError::SizeMismatch { .. } => Some(12),
             NresError::DataBeforeHeader { data_offset, .. }
-            | NresError::DataPastDirectory { data_offset, .. } => Some(u64::from(data_offset)),
+            | NresError::DataPastDirectory { data_offset, .. }
+            | NresError::EntryTooLarge { data_offset, .. } => Some(u64::from(data_offset)),
             NresError::NameUnterminated { offset, .. } => Some(offset),
             NresError::NoSuchEntry { .. } => None,
         }
@@ -194,6 +218,20 @@ impl fmt::Display for NresError {
             NresError::RawTooLarge { len } => write!(
                 f,
                 "raw mode: file of {len} bytes does not fit the 32-bit size field"
+            ),
+            NresError::TooManyEntries { count, limit } => write!(
+                f,
+                "NRes entry count {count} at offset 8 exceeds the limit of {limit} entries"
+            ),
+            NresError::EntryTooLarge {
+                entry,
+                data_offset,
+                size,
+                limit,
+            } => write!(
+                f,
+                "entry {entry}: payload at offset {data_offset} of {size} bytes exceeds the \
+                 entry size limit of {limit} bytes"
             ),
         }
     }
@@ -330,6 +368,23 @@ mod tests {
         let e = NresError::NoSuchEntry { index: 7 };
         assert_eq!((e.entry(), e.offset()), (None, None));
         assert_eq!(NresError::BadVersion { found: 1 }.offset(), Some(4));
+        let e = NresError::EntryTooLarge {
+            entry: 2,
+            data_offset: 24,
+            size: 9,
+            limit: 8,
+        };
+        assert_eq!(
+            e.to_string(),
+            "entry 2: payload at offset 24 of 9 bytes exceeds the entry size limit of 8 bytes"
+        );
+        assert_eq!((e.entry(), e.offset()), (Some(2), Some(24)));
+        let e = NresError::TooManyEntries { count: 3, limit: 2 };
+        assert_eq!(
+            e.to_string(),
+            "NRes entry count 3 at offset 8 exceeds the limit of 2 entries"
+        );
+        assert_eq!((e.entry(), e.offset()), (None, Some(8)));
         assert_eq!(
             NresError::SizeMismatch {
                 declared: 1,

@@ -101,6 +101,26 @@ pub enum RsliError {
         /// What the decoder reported.
         error: DecodeError,
     },
+    /// The header's entry count is above the caller's
+    /// [`Limits::max_entries`](crate::limits::Limits::max_entries)
+    /// ([`Library::open_in_limited`](super::Library::open_in_limited)).
+    TooManyEntries {
+        /// The count found at offset 4.
+        count: u16,
+        /// The limit.
+        limit: u32,
+    },
+    /// The entry's `unpacked_size` is above the caller's
+    /// [`Limits::max_entry_size`](crate::limits::Limits::max_entry_size)
+    /// ([`Library::check_limits`](super::Library::check_limits)).
+    EntryTooLarge {
+        /// The entry's index.
+        entry: u32,
+        /// Its `unpacked_size`.
+        unpacked_size: u32,
+        /// The limit.
+        limit: u64,
+    },
 }
 
 impl RsliError {
@@ -112,23 +132,27 @@ impl RsliError {
             RsliError::DataOutOfBounds { entry, .. }
             | RsliError::UnsupportedMethod { entry, .. }
             | RsliError::OutputSize { entry, .. }
-            | RsliError::Decode { entry, .. } => Some(entry),
+            | RsliError::Decode { entry, .. }
+            | RsliError::EntryTooLarge { entry, .. } => Some(entry),
             _ => None,
         }
     }
 
     /// The file offset the error is about: where a short file ends, the header byte that
-    /// is wrong, where out-of-bounds data starts, or where an entry's (encrypted) `flags`
-    /// field lies. `None` when no file offset applies.
+    /// is wrong (the count for [`TooManyEntries`](Self::TooManyEntries)), where
+    /// out-of-bounds data starts, or where an entry's (encrypted) `flags` field
+    /// ([`UnsupportedMethod`](Self::UnsupportedMethod)) or `unpacked_size` field
+    /// ([`EntryTooLarge`](Self::EntryTooLarge)) lies. `None` when no file offset applies.
     pub fn offset(&self) -> Option<u64> {
         match *self {
             RsliError::Truncated { len, .. } => Some(len),
             RsliError::BadMagic { .. } => Some(0),
             RsliError::BadReserved { .. } => Some(2),
             RsliError::BadVersion { .. } => Some(3),
-            RsliError::NegativeEntryCount { .. } => Some(4),
+            RsliError::NegativeEntryCount { .. } | RsliError::TooManyEntries { .. } => Some(4),
             RsliError::DataOutOfBounds { offset, .. } => Some(offset),
             RsliError::UnsupportedMethod { entry, .. } => Some(flags_offset(entry)),
+            RsliError::EntryTooLarge { entry, .. } => Some(unpacked_size_offset(entry)),
             _ => None,
         }
     }
@@ -137,6 +161,11 @@ impl RsliError {
 /// Where entry `entry`'s `flags` field lies in the file.
 fn flags_offset(entry: u32) -> u64 {
     HEADER_LEN as u64 + u64::from(entry) * ENTRY_LEN as u64 + 16
+}
+
+/// Where entry `entry`'s `unpacked_size` field lies in the file.
+fn unpacked_size_offset(entry: u32) -> u64 {
+    HEADER_LEN as u64 + u64::from(entry) * ENTRY_LEN as u64 + 20
 }
 
 impl fmt::Display for RsliError {
@@ -195,6 +224,20 @@ impl fmt::Display for RsliError {
                  {expected}"
             ),
             RsliError::Decode { entry, error } => write!(f, "entry {entry}: {error}"),
+            RsliError::TooManyEntries { count, limit } => write!(
+                f,
+                "RsLi entry count {count} at offset 4 exceeds the limit of {limit} entries"
+            ),
+            RsliError::EntryTooLarge {
+                entry,
+                unpacked_size,
+                limit,
+            } => write!(
+                f,
+                "entry {entry}: unpacked size {unpacked_size} (at offset {}) exceeds the entry \
+                 size limit of {limit} bytes",
+                unpacked_size_offset(entry)
+            ),
         }
     }
 }
@@ -375,6 +418,17 @@ mod tests {
             (method.entry(), method.offset()),
             (Some(2), Some(32 + 64 + 16))
         );
+        let large = RsliError::EntryTooLarge {
+            entry: 1,
+            unpacked_size: u32::MAX,
+            limit: 8,
+        };
+        assert_eq!(
+            (large.entry(), large.offset()),
+            (Some(1), Some(32 + 32 + 20))
+        );
+        let many = RsliError::TooManyEntries { count: 3, limit: 2 };
+        assert_eq!((many.entry(), many.offset()), (None, Some(4)));
         let count = RsliError::NegativeEntryCount { count: -1 };
         assert_eq!((count.entry(), count.offset()), (None, Some(4)));
         let missing = RsliError::NoSuchEntry { index: 1 << 40 };

@@ -17,8 +17,8 @@
 //!
 //! Hosts that receive the file as a stream, or read it through seeks, need not hold it in
 //! memory: [`TableDecoder`] decrypts the table from pieces of any size,
-//! [`settle_sort_index`], [`find_in`], [`parse_trailer`] and [`packed_range`] do what the
-//! [`Library`] methods of the same purpose do. `Builder` (feature `alloc`) writes
+//! [`settle_sort_index`], [`find_in`], [`parse_trailer`], [`packed_range`] and
+//! [`check_limits`] do what the [`Library`] methods of the same purpose do. `Builder` (feature `alloc`) writes
 //! libraries, packing with every method (Deflate with the `deflate` feature).
 //!
 //! # Example
@@ -71,7 +71,7 @@ pub use error::RsliError;
 pub use find::find_in;
 pub use header::Header;
 pub use library::{Library, LookupTable, OpenOptions, parse_trailer, settle_sort_index};
-pub use packed::{Problems, packed_range};
+pub use packed::{Problems, check_limits, packed_range};
 pub use permutation::compute_permutation;
 pub use table::TableDecoder;
 

@@ -2,6 +2,7 @@
 
 use super::{Entry, Library, RsliError, entry_id};
 use crate::codec::{self, Method, Unpacker};
+use crate::limits::Limits;
 use core::iter::{Enumerate, FusedIterator};
 use core::ops::Range;
 
@@ -63,6 +64,64 @@ impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
             .map_err(|error| RsliError::Decode { entry: id, error })
     }
 
+    /// Checks entry `index`'s `unpacked_size` against [`Limits::max_entry_size`]
+    /// ([`check_limits`]): run it before sizing an output buffer from that field.
+    pub fn check_limits(&self, index: usize, limits: &Limits) -> Result<(), RsliError> {
+        let (_, entry) = self.get(index)?;
+        check_limits(index, entry, limits)
+    }
+
+    /// Unpacks entry `index` into a new `Vec` of exactly `unpacked_size` bytes, which is
+    /// allocated only after the entry's packed range is in the file
+    /// ([`packed`](Library::packed)) and its `unpacked_size` passes
+    /// [`Limits::max_entry_size`] ([`check_limits`](Library::check_limits)). So it never
+    /// allocates more than `limits.max_entry_size` bytes for a size the file declares;
+    /// with [`Limits::NONE`] it allocates whatever the entry says (up to 4 GiB). Entries
+    /// of any size can be streamed instead, through [`unpacker`](Library::unpacker) and a
+    /// buffer of the caller's size.
+    ///
+    /// ```
+    /// use ngi_core::limits::Limits;
+    /// use ngi_core::rsli::{Entry, Library, OpenOptions, RsliError};
+    ///
+    /// // One LZSS entry of 4 packed bytes that claims to unpack to 0xFFFF_FFFF bytes.
+    /// let mut file = [0u8; 32 + 32 + 4];
+    /// file[..4].copy_from_slice(b"NL\x00\x01");
+    /// file[4] = 1;
+    /// let entry = Entry {
+    ///     flags: 0x40,
+    ///     unpacked_size: u32::MAX,
+    ///     data_offset: 64,
+    ///     packed_size: 4,
+    ///     ..Entry::default()
+    /// };
+    /// file[32..64].copy_from_slice(&entry.to_bytes()); // seed 0: the table is plain text
+    /// let library = Library::open(&file, OpenOptions::default())?;
+    /// assert_eq!(
+    ///     library.unpack_to_vec(0, &Limits::DEFAULT),
+    ///     Err(RsliError::EntryTooLarge { entry: 0, unpacked_size: u32::MAX, limit: 256 << 20 })
+    /// );
+    /// # Ok::<(), RsliError>(())
+    /// ```
+    #[cfg(feature = "alloc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+    pub fn unpack_to_vec(
+        &self,
+        index: usize,
+        limits: &Limits,
+    ) -> Result<alloc::vec::Vec<u8>, RsliError> {
+        self.packed(index)?;
+        self.check_limits(index, limits)?;
+        let (_, entry) = self.get(index)?;
+        // Checked against the limit just above; a size that does not fit a `usize` (a
+        // 16-bit target) is refused the same way.
+        let len =
+            usize::try_from(entry.unpacked_size).map_err(|_| too_large(index, entry, limits))?;
+        let mut out = alloc::vec![0u8; len];
+        self.unpack_into(index, &mut out)?;
+        Ok(out)
+    }
+
     /// Every per-entry problem of the file, in entry order: flags naming no method
     /// ([`RsliError::UnsupportedMethod`]) and packed bytes past the end of the file
     /// ([`RsliError::DataOutOfBounds`], by the same rule as [`packed`](Library::packed)).
@@ -112,6 +171,37 @@ impl Iterator for Problems<'_> {
 }
 
 impl FusedIterator for Problems<'_> {}
+
+/// Checks entry `index`'s `unpacked_size` (the bytes a load produces) against
+/// [`Limits::max_entry_size`], for hosts that decode the table themselves
+/// ([`TableDecoder`](super::TableDecoder)); [`Library::check_limits`] runs it. Nothing
+/// here allocates.
+///
+/// ```
+/// use ngi_core::limits::Limits;
+/// use ngi_core::rsli::{check_limits, Entry, RsliError};
+///
+/// let bomb = Entry { flags: 0x100, unpacked_size: u32::MAX, packed_size: 36, ..Entry::default() };
+/// assert_eq!(
+///     check_limits(2, &bomb, &Limits::DEFAULT),
+///     Err(RsliError::EntryTooLarge { entry: 2, unpacked_size: u32::MAX, limit: 256 << 20 })
+/// );
+/// assert_eq!(check_limits(2, &bomb, &Limits::NONE), Ok(()));
+/// ```
+pub fn check_limits(index: usize, entry: &Entry, limits: &Limits) -> Result<(), RsliError> {
+    match limits.check_size(entry_id(index), u64::from(entry.unpacked_size)) {
+        Ok(()) => Ok(()),
+        Err(_) => Err(too_large(index, entry, limits)),
+    }
+}
+
+fn too_large(index: usize, entry: &Entry, limits: &Limits) -> RsliError {
+    RsliError::EntryTooLarge {
+        entry: entry_id(index),
+        unpacked_size: entry.unpacked_size,
+        limit: limits.max_entry_size,
+    }
+}
 
 fn method(id: u32, entry: &Entry) -> Result<Method, RsliError> {
     entry.method().map_err(|e| RsliError::UnsupportedMethod {

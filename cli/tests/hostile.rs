@@ -1,0 +1,337 @@
+//! The hostile-input catalogue (`ngi_tests::hostile`) through the real `ngi` binary: each
+//! archive is written to a file and run through `ngi verify`, `ngi cat --index I` for
+//! every entry and `ngi extract`, with the case's limits as flags. Every run must end in
+//! the status the library's outcome implies (0 where the engine's rules accept the
+//! input), say each problem on one `ngi: ` line, and never panic. `cat` and a file that
+//! does not open give exactly one line; `verify` and `extract` give one line per problem
+//! and a summary line.
+//!
+//! Then the 100-byte library whose entry claims 4 GiB, under an address-space limit of
+//! 256 MiB, so that an attempt to allocate what it claims would fail.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use ngi_core::Method;
+use ngi_tests::hostile::{self, Case, Error, Expect, Produce};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ngi-hostile-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn ngi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ngi"))
+        .args(args)
+        .output()
+        .expect("ngi runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// What is wrong with one run: its status, its lines, a panic.
+fn judge(case: &Case, what: &str, o: &Output, status: i32, lines: Option<usize>) -> Vec<String> {
+    let err = stderr(o);
+    let mut wrong = Vec::new();
+    let name = &case.name;
+    if o.status.code() != Some(status) {
+        wrong.push(format!(
+            "{name}: {what}: exit {:?}, want {status}: {err}",
+            o.status.code()
+        ));
+    }
+    if err.contains("panicked") || err.contains("RUST_BACKTRACE") {
+        wrong.push(format!("{name}: {what}: panicked: {err}"));
+    }
+    if err.lines().any(|l| !l.starts_with("ngi: ")) {
+        wrong.push(format!("{name}: {what}: a line without 'ngi: ': {err}"));
+    }
+    if let Some(n) = lines {
+        if err.lines().count() != n {
+            wrong.push(format!(
+                "{name}: {what}: {n} line(s) wanted on stderr: {err}"
+            ));
+        }
+    }
+    wrong
+}
+
+/// The option a limit error's message must point at.
+fn flag_of(e: &Error) -> Option<&'static str> {
+    use ngi_core::nres::NresError as N;
+    use ngi_core::rsli::RsliError as R;
+    match e {
+        Error::Nres(N::EntryTooLarge { .. }) | Error::Rsli(R::EntryTooLarge { .. }) => {
+            Some("--max-entry-size")
+        }
+        Error::Nres(N::TooManyEntries { .. }) | Error::Rsli(R::TooManyEntries { .. }) => {
+            Some("--max-entries")
+        }
+        Error::Limit(_) => Some("--max-total"),
+        _ => None,
+    }
+}
+
+fn run_case(case: &Case, dir: &Path, n: usize) -> Vec<String> {
+    let file = dir.join(format!("{n:03}.bin"));
+    std::fs::write(&file, &case.bytes).unwrap();
+    let file = file.to_str().unwrap().to_string();
+    let options = case.cli_options();
+    let with = |args: &[&str]| -> Vec<String> {
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.extend(options.iter().cloned());
+        all
+    };
+    let run = |args: Vec<String>| ngi(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut wrong = Vec::new();
+
+    let opens = match &case.expect {
+        Expect::Open(e) => {
+            for args in [
+                with(&["verify", &file]),
+                with(&["cat", "--index", "0", &file]),
+                with(&["list", &file]),
+            ] {
+                let o = run(args.clone());
+                wrong.extend(judge(case, &args[0], &o, 1, Some(1)));
+                if let Some(flag) = flag_of(e) {
+                    if !stderr(&o).contains(flag) {
+                        wrong.push(format!(
+                            "{}: {}: no {flag}: {}",
+                            case.name,
+                            args[0],
+                            stderr(&o)
+                        ));
+                    }
+                }
+            }
+            let out = dir.join(format!("{n:03}.out"));
+            let o = run(with(&["extract", &file, "-o", out.to_str().unwrap()]));
+            wrong.extend(judge(case, "extract", &o, 1, Some(1)));
+            return wrong;
+        }
+        Expect::Opens(o) => o,
+    };
+
+    // verify: 0 exactly when the case is clean; else problem lines and a summary.
+    let o = run(with(&["verify", &file]));
+    if case.verify_ok() {
+        wrong.extend(judge(case, "verify", &o, 0, Some(0)));
+    } else {
+        wrong.extend(judge(case, "verify", &o, 1, None));
+        let err = stderr(&o);
+        let lines: Vec<&str> = err.lines().collect();
+        if lines.len() < 2 || !lines.last().is_some_and(|l| l.contains("problem(s)")) {
+            wrong.push(format!(
+                "{}: verify: problems then a summary: {err}",
+                case.name
+            ));
+        }
+        for (i, entry) in opens.entries.iter().enumerate() {
+            if matches!(entry, Produce::Fails(_)) && !err.contains(&format!("entry {i}")) {
+                wrong.push(format!(
+                    "{}: verify does not name entry {i}: {err}",
+                    case.name
+                ));
+            }
+        }
+    }
+
+    // cat: each entry alone.
+    for (i, entry) in opens.entries.iter().enumerate() {
+        let o = run(with(&["cat", "--index", &i.to_string(), &file]));
+        let what = format!("cat --index {i}");
+        match entry {
+            Produce::Bytes(bytes) => {
+                wrong.extend(judge(case, &what, &o, 0, Some(0)));
+                if &o.stdout != bytes {
+                    wrong.push(format!("{}: {what}: wrong bytes", case.name));
+                }
+            }
+            Produce::Fails(e) => {
+                wrong.extend(judge(case, &what, &o, 1, Some(1)));
+                let err = stderr(&o);
+                if !err.contains(&format!("entry {i}")) {
+                    wrong.push(format!("{}: {what}: entry not named: {err}", case.name));
+                }
+                if let Some(flag) = flag_of(e) {
+                    if !err.contains(flag) || !err.contains("limit") {
+                        wrong.push(format!("{}: {what}: limit not named: {err}", case.name));
+                    }
+                }
+            }
+        }
+    }
+
+    // extract: every entry before the stop, each failure on its own line, then (on any
+    // failure) the stop line and the summary.
+    let out = dir.join(format!("{n:03}.out"));
+    let o = run(with(&["extract", &file, "-o", out.to_str().unwrap()]));
+    let until = opens.stop.map_or(opens.entries.len(), |(at, _)| at);
+    let failures = opens.entries[..until]
+        .iter()
+        .filter(|e| matches!(e, Produce::Fails(_)))
+        .count();
+    let stopped = usize::from(opens.stop.is_some());
+    let bad = failures + stopped > 0;
+    let lines = failures + stopped + usize::from(bad);
+    wrong.extend(judge(case, "extract", &o, i32::from(bad), Some(lines)));
+    if opens.stop.is_some() && !stderr(&o).contains("--max-total") {
+        wrong.push(format!(
+            "{}: extract: the stop names no limit: {}",
+            case.name,
+            stderr(&o)
+        ));
+    }
+    let mut want: Vec<Vec<u8>> = opens.entries[..until]
+        .iter()
+        .filter_map(|e| match e {
+            Produce::Bytes(b) => Some(b.clone()),
+            Produce::Fails(_) => None,
+        })
+        .collect();
+    let mut got: Vec<Vec<u8>> = std::fs::read_dir(&out)
+        .map(|d| {
+            d.map(|e| std::fs::read(e.unwrap().path()).unwrap())
+                .collect()
+        })
+        .unwrap_or_default();
+    want.sort();
+    got.sort();
+    if got != want {
+        wrong.push(format!(
+            "{}: extract wrote {} files, want {}",
+            case.name,
+            got.len(),
+            want.len()
+        ));
+    }
+    wrong
+}
+
+#[test]
+fn every_case_exits_as_catalogued_with_one_line_per_problem() {
+    let cases = hostile::catalogue();
+    assert!(cases.len() >= 40, "{} cases", cases.len());
+    let dir = scratch("catalogue");
+    let wrong: Vec<String> = cases
+        .iter()
+        .enumerate()
+        .flat_map(|(n, case)| run_case(case, &dir, n))
+        .collect();
+    println!(
+        "{} hostile archives through ngi verify, cat and extract",
+        cases.len()
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `ngi` with its address space limited to 256 MiB (`ulimit -v`): an allocation of
+/// anything near 4 GiB fails there.
+fn ngi_in_256_mib(args: &[&str]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 262144 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_ngi"))
+        .args(args)
+        .output()
+        .expect("sh runs")
+}
+
+/// Exit 1, one line, no panic, no failed allocation; the line.
+fn one_line_failure(o: &Output, what: &str) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(1), "{what}: {err}");
+    assert_eq!(err.lines().count(), 1, "{what}: one line: {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("memory allocation"),
+        "{what}: {err}"
+    );
+    err
+}
+
+#[test]
+fn a_4_gib_claim_in_100_bytes_under_a_256_mib_address_space() {
+    let dir = scratch("claim");
+    // The limit bites: a 512 MiB (sparse) file cannot even be read in.
+    let big = dir.join("big.bin");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(512 << 20)
+        .unwrap();
+    let err = one_line_failure(
+        &ngi_in_256_mib(&["cat", "--raw", "--index", "0", big.to_str().unwrap()]),
+        "512 MiB file",
+    );
+    assert!(err.contains("out of memory"), "{err}");
+    std::fs::remove_file(&big).unwrap();
+
+    for method in Method::ALL {
+        let file = dir.join(format!("{method}.rsli"));
+        std::fs::write(&file, hostile::four_gib_claim(method)).unwrap();
+        assert_eq!(std::fs::metadata(&file).unwrap().len(), 100);
+        let file = file.to_str().unwrap();
+        let stored = matches!(method, Method::Stored | Method::Xor);
+        // Default limits: refused, naming the entry, the size and the limit.
+        let err = one_line_failure(&ngi_in_256_mib(&["cat", "--index", "0", file]), "cat");
+        if stored {
+            assert!(
+                err.contains("entry 0") && err.contains("past the end"),
+                "{err}"
+            );
+        } else {
+            assert!(
+                err.contains("entry 0")
+                    && err.contains("4294967295")
+                    && err.contains("limit of 268435456")
+                    && err.contains("--max-entry-size"),
+                "{err}"
+            );
+        }
+        // No limit at all: streamed through 64 KiB, it ends in a decode error.
+        let err = one_line_failure(
+            &ngi_in_256_mib(&["cat", "--index", "0", "--max-entry-size", "none", file]),
+            "cat, no limit",
+        );
+        assert!(err.contains("entry 0"), "{err}");
+        if !stored {
+            assert!(
+                err.contains("ends after") || err.contains("corrupt Deflate"),
+                "{method}: {err}"
+            );
+        }
+        println!("{method:>9}: {}", err.trim_end());
+        // verify and extract: the problem line and the summary.
+        for args in [
+            &["verify", file][..],
+            &["verify", file, "--max-entry-size=8G", "--max-total=none"],
+        ] {
+            let o = ngi_in_256_mib(args);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+            assert_eq!(err.lines().count(), 2, "{args:?}: {err}");
+            assert!(!err.contains("panicked") && !err.contains("memory allocation"));
+        }
+        let out = dir.join(format!("{method}.out"));
+        let o = ngi_in_256_mib(&[
+            "extract",
+            file,
+            "-o",
+            out.to_str().unwrap(),
+            "--max-entry-size=8G",
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 2, "{}", stderr(&o));
+        assert_eq!(
+            std::fs::read_dir(&out).unwrap().count(),
+            0,
+            "no partial file"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,287 @@
+//! The hostile-input catalogue (`ngi_tests::hostile`) through the library: every case is
+//! opened under its limits, its lookup table, problems and lookups compared, and every
+//! entry produced the way `ngi cat` produces it (the entry's own faults, then its limits,
+//! then decoding through a fixed 64 KiB buffer) and, for RsLi, one-shot through
+//! `Library::unpack_to_vec` as well; the two must agree. All entries are then produced
+//! in order under one budget, as `ngi extract` does, to find where `--max-total` stops.
+
+use ngi_core::codec::{Decoder, Status};
+use ngi_core::limits::{Budget, LimitError, Limits};
+use ngi_core::nres::Archive;
+use ngi_core::rsli::{self, Library, OpenOptions, RsliError};
+use ngi_tests::hostile::{self, Case, Error, Expect, Format, Produce, Table};
+
+/// The catalogue must hold at least this many distinct cases.
+const MIN_CASES: usize = 40;
+
+/// The decode buffer, as the command's.
+const CHUNK: usize = 64 * 1024;
+
+enum Opened<'a> {
+    Nres(Archive<'a>),
+    Rsli(Library<'a, Vec<rsli::Entry>>),
+}
+
+fn open(case: &Case) -> Result<Opened<'_>, Error> {
+    let limits = &case.limits;
+    match case.format {
+        Format::Nres => Archive::open_limited(&case.bytes, limits)
+            .map(Opened::Nres)
+            .map_err(Error::Nres),
+        Format::Rsli => {
+            let options = OpenOptions {
+                media_trailer: case.media_trailer,
+            };
+            let opened = Library::open_limited(&case.bytes, options, limits);
+            // The allocation-free opening agrees.
+            let mut storage = vec![rsli::Entry::default(); 8];
+            let borrowed = Library::open_in_limited(&case.bytes, &mut storage, options, limits);
+            match (&opened, &borrowed) {
+                (Ok(a), Ok(b)) => assert_eq!(a.entries(), b.entries(), "{}", case.name),
+                (Err(a), Err(b)) => assert_eq!(a, b, "{}", case.name),
+                _ => panic!("{}: open and open_in disagree", case.name),
+            }
+            opened.map(Opened::Rsli).map_err(Error::Rsli)
+        }
+    }
+}
+
+impl Opened<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Opened::Nres(a) => a.len(),
+            Opened::Rsli(l) => l.len(),
+        }
+    }
+
+    fn table(&self) -> Table {
+        match self {
+            Opened::Nres(a) => Table::Nres(a.lookup_table()),
+            Opened::Rsli(l) => Table::Rsli(l.lookup_table()),
+        }
+    }
+
+    fn problems(&self) -> Vec<Error> {
+        match self {
+            Opened::Nres(a) => a.problems().map(Error::Nres).collect(),
+            Opened::Rsli(l) => l.problems().map(Error::Rsli).collect(),
+        }
+    }
+
+    fn find(&self, query: &[u8]) -> Option<usize> {
+        match self {
+            Opened::Nres(a) => a.find(query),
+            Opened::Rsli(l) => l.find(query),
+        }
+    }
+
+    /// Entry `index` as `ngi cat` produces it, its decoded size taken from `budget`.
+    fn produce(&self, index: usize, budget: &mut Budget) -> Produce {
+        match self.try_produce(index, budget) {
+            Ok(bytes) => Produce::Bytes(bytes),
+            Err(e) => Produce::Fails(e),
+        }
+    }
+
+    fn try_produce(&self, index: usize, budget: &mut Budget) -> Result<Vec<u8>, Error> {
+        let limits = *budget.limits();
+        let id = index as u32;
+        match self {
+            Opened::Nres(a) => {
+                let payload = a.payload(index).map_err(Error::Nres)?;
+                a.check_limits(index, &limits).map_err(Error::Nres)?;
+                budget
+                    .take(id, payload.len() as u64)
+                    .map_err(Error::Limit)?;
+                Ok(payload.to_vec())
+            }
+            Opened::Rsli(l) => {
+                let packed = l.packed(index).map_err(Error::Rsli)?;
+                let mut decoder = l.unpacker(index).map_err(Error::Rsli)?;
+                l.check_limits(index, &limits).map_err(Error::Rsli)?;
+                let size = l.entry(index).map_or(0, |e| e.unpacked_size);
+                budget.take(id, size.into()).map_err(Error::Limit)?;
+                let mut buffer = vec![0u8; CHUNK];
+                let (mut used, mut out) = (0usize, Vec::new());
+                loop {
+                    let p = decoder
+                        .decode(&packed[used..], &mut buffer, true)
+                        .map_err(|error| Error::Rsli(RsliError::Decode { entry: id, error }))?;
+                    used += p.consumed;
+                    out.extend_from_slice(&buffer[..p.produced]);
+                    assert!(
+                        out.len() as u64 <= u64::from(size),
+                        "decoded past unpacked_size"
+                    );
+                    match p.status {
+                        Status::Done => return Ok(out),
+                        Status::OutputFull => {}
+                        Status::NeedInput => panic!("a decoder asked for input past the end"),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Everything wrong with one case, empty when it behaves exactly as catalogued.
+fn check(case: &Case) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let mut expect = |what: &str, got: String, want: String| {
+        if got != want {
+            wrong.push(format!("{}: {what}: got {got}, want {want}", case.name));
+        }
+    };
+    let opened = open(case);
+    let want = match (&case.expect, opened) {
+        (Expect::Open(want), Err(got)) => {
+            expect("open", format!("{got:?}"), format!("{want:?}"));
+            return wrong;
+        }
+        (Expect::Open(want), Ok(_)) => {
+            expect("open", "Ok".into(), format!("{want:?}"));
+            return wrong;
+        }
+        (Expect::Opens(_), Err(got)) => {
+            expect("open", format!("{got:?}"), "Ok".into());
+            return wrong;
+        }
+        (Expect::Opens(want), Ok(opened)) => (want, opened),
+    };
+    let (want, opened) = want;
+    expect(
+        "lookup table",
+        format!("{:?}", opened.table()),
+        format!("{:?}", want.table),
+    );
+    expect(
+        "problems",
+        format!("{:?}", opened.problems()),
+        format!("{:?}", want.problems),
+    );
+    for (query, index) in &want.lookups {
+        expect(
+            &format!("find({})", String::from_utf8_lossy(query)),
+            format!("{:?}", opened.find(query)),
+            format!("{index:?}"),
+        );
+    }
+    expect(
+        "entry count",
+        opened.len().to_string(),
+        want.entries.len().to_string(),
+    );
+    for (index, entry) in want.entries.iter().enumerate() {
+        let got = opened.produce(index, &mut Budget::new(case.limits));
+        expect(&format!("entry {index}"), show(&got), show(entry));
+        // One-shot, where it is meant to be used: what passes the limits, up to 1 MiB.
+        if let Opened::Rsli(l) = &opened {
+            let small = l.entry(index).is_some_and(|e| e.unpacked_size <= 1 << 20);
+            let limited = matches!(
+                got,
+                Produce::Fails(Error::Limit(_) | Error::Rsli(RsliError::EntryTooLarge { .. }))
+            );
+            if small || limited {
+                let one_shot = match l.unpack_to_vec(index, &case.limits) {
+                    Ok(bytes) => Produce::Bytes(bytes),
+                    Err(e) => Produce::Fails(Error::Rsli(e)),
+                };
+                if !matches!(got, Produce::Fails(Error::Limit(_))) {
+                    expect(
+                        &format!("entry {index} one-shot"),
+                        show(&one_shot),
+                        show(&got),
+                    );
+                }
+            }
+        }
+    }
+    // One budget over the run, as extract and verify use it.
+    let mut budget = Budget::new(case.limits);
+    let mut stop = None;
+    for index in 0..opened.len() {
+        let got = opened.produce(index, &mut budget);
+        if let Produce::Fails(Error::Limit(e @ LimitError::TotalTooLarge { .. })) = got {
+            stop = Some((index, e));
+            break;
+        }
+        expect(
+            &format!("entry {index} in the run"),
+            show(&got),
+            want.entries.get(index).map_or("none".into(), show),
+        );
+    }
+    expect(
+        "stop in the run",
+        format!("{stop:?}"),
+        format!("{:?}", want.stop),
+    );
+    wrong
+}
+
+/// Bytes in short: their length and a checksum, or the first 16 in full.
+fn show(p: &Produce) -> String {
+    match p {
+        Produce::Bytes(b) if b.len() <= 16 => format!("Bytes({b:?})"),
+        Produce::Bytes(b) => {
+            let sum = b.iter().fold(0u64, |h, &x| {
+                (h ^ u64::from(x)).wrapping_mul(0x100_0000_01B3)
+            });
+            format!("Bytes({} bytes, fnv {sum:#x})", b.len())
+        }
+        Produce::Fails(e) => format!("Fails({e:?})"),
+    }
+}
+
+#[test]
+fn every_case_gives_its_catalogued_outcome() {
+    let cases = hostile::catalogue();
+    let mut names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), cases.len(), "case names are unique");
+    let accepted = cases.iter().filter(|c| c.accepted()).count();
+    let nres = cases.iter().filter(|c| c.format == Format::Nres).count();
+    println!(
+        "hostile catalogue: {} cases ({nres} NRes, {} RsLi), {accepted} legitimately accepted",
+        cases.len(),
+        cases.len() - nres
+    );
+    for case in cases.iter().filter(|c| c.accepted()) {
+        println!("  accepted by the engine's rules: {}", case.name);
+    }
+    assert!(
+        cases.len() >= MIN_CASES,
+        "{} cases, fewer than {MIN_CASES}",
+        cases.len()
+    );
+    let wrong: Vec<String> = cases.iter().flat_map(check).collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_catalogue_spans_both_formats_and_every_method() {
+    let cases = hostile::catalogue();
+    let mut methods = std::collections::BTreeSet::new();
+    for case in cases.iter().filter(|c| c.format == Format::Rsli) {
+        if let Ok(l) = Library::open(&case.bytes, OpenOptions::default()) {
+            for e in l.entries() {
+                methods.insert(e.flags & 0x1E0);
+            }
+        }
+    }
+    for method in ngi_core::Method::ALL {
+        assert!(
+            methods.contains(&method.bits()),
+            "no case of method {method}"
+        );
+    }
+    assert!(cases.iter().any(|c| c.format == Format::Nres));
+    // Limits are exercised in both directions: refused by default, refused by a flag.
+    assert!(cases.iter().any(|c| c.limits == Limits::NONE));
+    assert!(
+        cases
+            .iter()
+            .any(|c| c.limits != Limits::DEFAULT && c.limits != Limits::NONE)
+    );
+}
