@@ -7,6 +7,7 @@
 pub mod alloc_count;
 pub mod chunked;
 pub mod corpus;
+pub mod fuzzing;
 pub mod hostile;
 pub mod jlha;
 pub mod lha;
