@@ -48,6 +48,7 @@ bash scripts/check-no-std.sh
 
 step "docs (broken links and missing docs fail)"
 RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-core --no-deps --locked --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-core --no-deps --no-default-features --locked --quiet
 
 step "tests"
 cargo test --workspace --locked

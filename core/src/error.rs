@@ -1,6 +1,6 @@
 //! Error types, one per concern. Every variant carries what failed and where (entry index,
 //! absolute file offset, the offending value), and every type implements
-//! [`core::error::Error`]. Under the `std` feature each converts into [`std::io::Error`].
+//! [`core::error::Error`]. Under the `std` feature each converts into `std::io::Error`.
 
 use core::fmt;
 

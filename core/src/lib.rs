@@ -19,15 +19,15 @@
 //!
 //! | feature | default | what it adds | dependencies |
 //! |---|:-:|---|---|
-//! | `alloc` | via `std` | the writers ([`nres::Writer`], [`rsli::Builder`]) and `Vec`-backed conveniences | none |
+//! | `alloc` | via `std` | the writers ([`nres::Writer`][writer], [`rsli::Builder`][builder]) and `Vec`-backed conveniences | none |
 //! | `std` | yes | `std::io::Error` conversions; implies `alloc` | none |
-//! | `deflate` | yes | Deflate (method 0x100) packing in [`rsli::Builder`]; implies `alloc` | `miniz_oxide` (no `std`) |
+//! | `deflate` | yes | Deflate (method 0x100) packing in [`rsli::Builder`][builder]; implies `alloc` | `miniz_oxide` (no `std`) |
 //!
 //! Every reader and decoder, Deflate's inflater included, is ngi's own and is there with no
 //! feature at all: `default-features = false` builds with no dependency and links neither
 //! `std` nor `alloc`. Only compressing to Deflate comes from a crate, and only with
 //! `deflate`; without it the builder returns
-//! [`BuildError::MethodNotImplemented`](rsli::BuildError::MethodNotImplemented) for
+//! [`BuildError::MethodNotImplemented`][not-implemented] for
 //! [`Method::Deflate`]. A `no_std` host with an allocator that wants to pack Deflate
 //! asks for `default-features = false, features = ["deflate"]`.
 //!
@@ -44,6 +44,17 @@
 //! assert_eq!(archive.len(), 0);
 //! assert_eq!(archive.find(b"anything"), None);
 //! ```
+#![cfg_attr(feature = "alloc", doc = "[writer]: nres::Writer")]
+#![cfg_attr(feature = "alloc", doc = "[builder]: rsli::Builder")]
+#![cfg_attr(
+    feature = "alloc",
+    doc = "[not-implemented]: rsli::BuildError::MethodNotImplemented"
+)]
+// Without `alloc` those items do not exist: the links point at the table above.
+#![cfg_attr(
+    not(feature = "alloc"),
+    doc = "[writer]: #features\n[builder]: #features\n[not-implemented]: #features"
+)]
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -20,7 +20,7 @@
 //! because an encoder only refers to bytes it has seen or to the `0x20` prefill it shares
 //! with the decoder; they differ only on a crafted stream that copies from one of those 18
 //! slots before it is first written (the conformance tests have one: it yields `0x20` here).
-//! The encoder ([`encode()`]) prefills its own ring exactly as `LZSS.C` does, so its output is
+//! The encoder (`encode`, feature `alloc`) prefills its own ring exactly as `LZSS.C` does, so its output is
 //! `LZSS.C`'s.
 //!
 //! # Decoding
