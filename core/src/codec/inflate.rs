@@ -861,11 +861,10 @@ impl Inflater {
                     continue;
                 }
                 if kind(e) != 0 {
+                    take!(e);
                     if kind(e) == EOB {
-                        take!(e);
                         eob = true;
                     } else {
-                        take!(e);
                         result = Err(bad_lit(e));
                     }
                     break;
@@ -955,26 +954,10 @@ impl Inflater {
                     copy_within(out, o, dist, mlen);
                 }
             } else if dist as u64 <= base + o as u64 {
-                // Reaching back before this call's output: into the window (`base` is 0
-                // without one, so this is never taken then).
-                match window {
-                    // Wholly in the window and not wrapping: 16-byte words, as above.
-                    Some(w)
-                        if dist - o >= mlen
-                            && (((base - (dist - o) as u64) as usize) & WMASK) + mlen + 16
-                                <= WINDOW_SIZE =>
-                    {
-                        let from = ((base - (dist - o) as u64) as usize) & WMASK;
-                        let mut k = 0;
-                        while k < mlen {
-                            let mut word = [0u8; 16];
-                            word.copy_from_slice(&w[from + k..from + k + 16]);
-                            out[o + k..o + k + 16].copy_from_slice(&word);
-                            k += 16;
-                        }
-                    }
-                    _ => copy_match(out, o, window, base, dist, mlen),
-                }
+                // Reaching back before this call's output, into the window (`base` is 0
+                // without one, so this is never taken then): what the word path above
+                // leaves, distances under 16, wrapping or straddling sources, all rare.
+                copy_match(out, o, window, base, dist, mlen);
             } else {
                 let produced = base + o as u64;
                 result = Err(InflateError::DistanceTooFar {
