@@ -20,6 +20,7 @@ use ngi_tests::chunked::{self, Pieces};
 use ngi_tests::corpus::{self, Rng};
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Writes bits least significant first, as Deflate packs them.
 #[derive(Default)]
@@ -680,9 +681,14 @@ fn without_offset<T>(r: &Result<T, DecodeError>) -> Result<(), DecodeError> {
 /// in. So only its verdict, and its output and consumed count on a complete stream, are
 /// asserted equal; its partial output must be a prefix of zlib-rs's.
 fn python_verdicts(streams: &[Vec<u8>]) -> Vec<Verdict> {
+    // Tests run on several threads and more than one asks for verdicts: each call gets
+    // files of its own.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let input = dir.join(format!("inflate-diff-{}-in", std::process::id()));
-    let output = dir.join(format!("inflate-diff-{}-out", std::process::id()));
+    let stem = format!("inflate-diff-{}-{call}", std::process::id());
+    let input = dir.join(format!("{stem}-in"));
+    let output = dir.join(format!("{stem}-out"));
     let mut blob = Vec::new();
     for s in streams {
         blob.extend_from_slice(&(s.len() as u32).to_le_bytes());
