@@ -5,8 +5,9 @@
 //! [`InflateDecoder`] implements the [`Decoder`] contract: it resumes at any byte boundary
 //! of input and output (inside a block header, a code-length list, a symbol, a match, a
 //! stored block), never allocates and never writes past `unpacked_size`. Its state is a
-//! plain struct of **42 376 bytes** on 64-bit targets (asserted by a test), under the 48 KiB
-//! budget: the 32 KiB window (32 768), the literal/length table (1 536 `u32`: 6 144), the
+//! plain struct of **42 648 bytes** on 64-bit targets (asserted by a test), under the 48 KiB
+//! budget: the 32 KiB window (32 768) with a 272-byte copy of its first bytes after its end
+//! (so word copies read through its wrap), the literal/length table (1 536 `u32`: 6 144), the
 //! distance table, which also holds the code-length table while a dynamic header is read
 //! (768 `u32`: 3 072), the code lengths of a dynamic header (320), and 72 bytes of bit
 //! buffer, counters, block state and the kept error.
@@ -87,6 +88,12 @@ use huffman::{
 /// Size of the window: the furthest a match may reach back.
 pub const WINDOW_SIZE: usize = 32768;
 const WMASK: usize = WINDOW_SIZE - 1;
+/// Bytes past the window's end that repeat its first bytes, so that a 16-byte word copy of
+/// a longest match (258 bytes, read as 17 words) from anywhere in the window reads on
+/// through its wrap without a test.
+const MIRROR: usize = 272;
+/// The window with its mirrored tail.
+type Window = [u8; WINDOW_SIZE + MIRROR];
 /// Input bytes the fast loop needs at hand.
 pub const FAST_IN: usize = 16;
 /// Output room the fast loop needs at hand: two literals, a longest match (258) and the
@@ -285,11 +292,11 @@ struct Inflater {
 
 /// Decoder of raw Deflate (method 0x100).
 ///
-/// State: 42 376 bytes on 64-bit targets, all inline (see the [module docs](self)).
+/// State: 42 648 bytes on 64-bit targets, all inline (see the [module docs](self)).
 #[derive(Debug, Clone)]
 pub struct InflateDecoder {
     core: Inflater,
-    window: [u8; WINDOW_SIZE],
+    window: Window,
 }
 
 impl InflateDecoder {
@@ -297,7 +304,7 @@ impl InflateDecoder {
     pub fn new(unpacked_size: u64) -> InflateDecoder {
         InflateDecoder {
             core: Inflater::new(unpacked_size),
-            window: [0; WINDOW_SIZE],
+            window: [0; WINDOW_SIZE + MIRROR],
         }
     }
 }
@@ -331,6 +338,10 @@ impl Decoder for InflateDecoder {
         let first = keep.min(WINDOW_SIZE - start);
         self.window[start..start + first].copy_from_slice(&tail[..first]);
         self.window[..keep - first].copy_from_slice(&tail[first..]);
+        if keep > 0 {
+            let (ring, mirror) = self.window.split_at_mut(WINDOW_SIZE);
+            mirror.copy_from_slice(&ring[..MIRROR]);
+        }
         core.finish(r, n, input_ended)
     }
 
@@ -428,7 +439,7 @@ impl Inflater {
     /// Decodes from `input` into `out` (at most the bytes still expected), with `window`
     /// holding the bytes before `out` (`None`: nothing precedes it). Counts what it
     /// produces in `self.produced`.
-    fn run(&mut self, input: &[u8], out: &mut [u8], window: Option<&[u8; WINDOW_SIZE]>) -> Run {
+    fn run(&mut self, input: &[u8], out: &mut [u8], window: Option<&Window>) -> Run {
         let mut ip = 0usize;
         let mut op = 0usize;
         let base = self.produced;
@@ -513,7 +524,7 @@ impl Inflater {
         ip: &mut usize,
         out: &mut [u8],
         op: &mut usize,
-        window: Option<&[u8; WINDOW_SIZE]>,
+        window: Option<&Window>,
         base: u64,
     ) -> Result<bool, InflateError> {
         loop {
@@ -695,7 +706,11 @@ impl Inflater {
                 }
                 Phase::Symbols => {
                     if input.len() - *ip >= FAST_IN {
-                        self.fast(input, ip, out, op, window, base)?;
+                        if window.is_some() {
+                            self.fast::<true>(input, ip, out, op, window, base)?;
+                        } else {
+                            self.fast::<false>(input, ip, out, op, None, base)?;
+                        }
                         if self.phase != Phase::Symbols {
                             continue;
                         }
@@ -771,13 +786,13 @@ impl Inflater {
     /// [`Phase::Symbols`] or, after an end-of-block, the next phase; the careful path
     /// finishes what is left near the buffers' ends.
     #[inline(never)]
-    fn fast(
+    fn fast<const STREAM: bool>(
         &mut self,
         input: &[u8],
         ip: &mut usize,
         out: &mut [u8],
         op: &mut usize,
-        window: Option<&[u8; WINDOW_SIZE]>,
+        window: Option<&Window>,
         base: u64,
     ) -> Result<(), InflateError> {
         let (Some(in_end), Some(out_end)) = (
@@ -789,6 +804,10 @@ impl Inflater {
         if *ip > in_end {
             return Ok(());
         }
+        let window = if STREAM { window } else { None };
+        // How far before this call's output a match may reach: the bytes produced before
+        // it, but never more than the window holds.
+        let reach = base.min(WINDOW_SIZE as u64) as usize;
         let start_ip = *ip;
         let mut i = *ip;
         let mut o = *op;
@@ -892,32 +911,35 @@ impl Inflater {
             refill!();
             e = lit[(bits & LMASK) as usize];
             // Streaming, a distance of 16 or more whose source lies wholly in this call's
-            // output or wholly in the window without wrapping: 16-byte words are read from
-            // both places and one is kept, so which place it is (about even odds early in a
-            // call) costs no mispredicted branch. (`&`/`|`, not `&&`/`||`, for the same reason.)
+            // output or wholly in the window (reading on through its mirrored tail where it
+            // wraps): 16-byte words are read from both places and one is kept, so which
+            // place it is (about even odds early in a call) costs no mispredicted branch.
+            // (`&`/`|`, not `&&`/`||`, for the same reason.)
             let back = dist.wrapping_sub(o);
             let from = (base.wrapping_sub(back as u64) as usize) & WMASK;
             let in_out = dist <= o;
-            // Only streaming pays for the test (whether there is a window is predictable).
-            let select = window.is_some()
-                && (dist >= 16)
-                    & (in_out | ((back >= mlen) & (from + mlen + 16 <= WINDOW_SIZE)))
-                    & (dist as u64 <= base + o as u64);
+            // Only streaming pays for the test (`fast` is built once per form).
+            let select = STREAM && (dist >= 16) & (in_out | ((back >= mlen) & (back <= reach)));
             if let (true, Some(w)) = (select, window) {
-                // `black_box` keeps the compiler from turning the masks back into a branch.
-                let m = core::hint::black_box(0usize.wrapping_sub(in_out as usize));
+                // Both words are loaded and a byte mask keeps one: the choice is made
+                // between loaded values, which the compiler leaves branch-free (a choice
+                // between places to load from, or a mask hidden from it by `black_box`,
+                // measured slower).
+                let m = 0usize.wrapping_sub(in_out as usize);
                 let s_out = o.wrapping_sub(dist) & m;
                 let s_win = from & !m;
-                let keep_out = (m as u128) | ((m as u128) << 64);
+                let m8 = m as u8;
                 let mut k = 0;
                 loop {
                     let mut a = [0u8; 16];
                     a.copy_from_slice(&out[s_out + k..s_out + k + 16]);
                     let mut b = [0u8; 16];
                     b.copy_from_slice(&w[s_win + k..s_win + k + 16]);
-                    let v =
-                        (u128::from_le_bytes(a) & keep_out) | (u128::from_le_bytes(b) & !keep_out);
-                    out[o + k..o + k + 16].copy_from_slice(&v.to_le_bytes());
+                    let mut v = [0u8; 16];
+                    for j in 0..16 {
+                        v[j] = (a[j] & m8) | (b[j] & !m8);
+                    }
+                    out[o + k..o + k + 16].copy_from_slice(&v);
                     k += 16;
                     if k >= mlen {
                         break;
@@ -956,7 +978,7 @@ impl Inflater {
             } else if dist as u64 <= base + o as u64 {
                 // Reaching back before this call's output, into the window (`base` is 0
                 // without one, so this is never taken then): what the word path above
-                // leaves, distances under 16, wrapping or straddling sources, all rare.
+                // leaves, distances under 16 and sources straddling the call's start, rare.
                 copy_match(out, o, window, base, dist, mlen);
             } else {
                 let produced = base + o as u64;
@@ -1021,7 +1043,7 @@ fn bad_dist(e: u32) -> InflateError {
 fn copy_match(
     out: &mut [u8],
     at: usize,
-    window: Option<&[u8; WINDOW_SIZE]>,
+    window: Option<&Window>,
     base: u64,
     dist: usize,
     len: usize,
