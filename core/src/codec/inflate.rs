@@ -32,7 +32,13 @@
 //! scratch (they are overwritten when decoding resumes there).
 //!
 //! The streaming form decodes straight into the caller's output; matches reaching back
-//! before the current call read the window, which is refreshed once per call. Early in a
+//! before the current call read the window, which is refreshed once per call with the
+//! bytes a later match can still reach. A call that ends inside a stored block looks at
+//! the unconsumed input for the headers of the stored blocks that follow: bytes those will
+//! push more than 32 KiB back before any Huffman block can start are not copied, and after
+//! a final stored block nothing is, so stored data is copied about once, as in one-shot
+//! decoding, not twice. (The look ahead only saves work: the bytes are decoded when they
+//! come again, as the [`Decoder`] contract has them.) Early in a
 //! call a match's source is in the window or in the output at about even odds, a branch no
 //! predictor learns: for distances of 16 and more the loop reads a word from both places
 //! and keeps one with a mask, which is what brings streaming with 32 KiB of output room per
@@ -325,13 +331,18 @@ impl Decoder for InflateDecoder {
         let output = &mut output[..room];
         let before = core.produced;
         let r = core.run(input, output, Some(&self.window));
-        // Refresh the window with the last bytes produced, at their positions; once the
-        // final block has ended no later call reads it.
+        // Refresh the window with the last bytes produced, at their positions, leaving out
+        // those no later match can reach: all of them once the final block has ended, and
+        // inside a stored block those that the stored bytes known to follow will push more
+        // than a window back before the next match can come.
         let n = (core.produced - before) as usize;
-        let keep = if core.phase == Phase::Done {
-            0
-        } else {
-            n.min(WINDOW_SIZE)
+        let keep = match core.phase {
+            Phase::Done => 0,
+            Phase::Stored { left } => {
+                let ahead = core.stored_ahead(left, &input[r.consumed.min(input.len())..]);
+                n.min(WINDOW_SIZE.saturating_sub(ahead))
+            }
+            _ => n.min(WINDOW_SIZE),
         };
         let tail = &output[n - keep..n];
         let start = ((before + (n - keep) as u64) as usize) & WMASK;
@@ -401,6 +412,40 @@ impl Inflater {
             consumed: 0,
             failed: None,
         }
+    }
+
+    /// In a stored block with `left` bytes to go and `rest` the input not yet consumed: how
+    /// many bytes of output are sure to come from stored blocks before any Huffman block
+    /// can, counting the blocks whose headers `rest` already shows (at most 16 of them, and
+    /// only as far as a window). `usize::MAX` when the final block is among them: no match
+    /// follows at all. A look ahead only: the bytes are read again when decoded, and a
+    /// header that does not check out simply ends the count.
+    fn stored_ahead(&self, left: u16, rest: &[u8]) -> usize {
+        let buffered = (self.nbits / 8) as usize;
+        let Some(in_input) = (left as usize).checked_sub(buffered) else {
+            return 0;
+        };
+        let mut ahead = left as usize;
+        let mut at = in_input;
+        for _ in 0..16 {
+            if ahead >= WINDOW_SIZE {
+                break;
+            }
+            // A stored block ends on a byte boundary, so the next header starts a byte.
+            let Some(&[h, l0, l1, n0, n1]) = rest.get(at..at + 5) else {
+                break;
+            };
+            let len = u16::from_le_bytes([l0, l1]);
+            if (h >> 1) & 3 != 0 || len != !u16::from_le_bytes([n0, n1]) {
+                break;
+            }
+            if h & 1 != 0 {
+                return usize::MAX;
+            }
+            ahead += len as usize;
+            at += 5 + len as usize;
+        }
+        ahead
     }
 
     /// Turns a run into the call's outcome; `n` bytes were produced (already counted).

@@ -69,6 +69,8 @@ pub struct Progress {
 /// * `consumed <= input.len()`, `produced <= output.len()`, and the total produced never
 ///   exceeds [`expected_len`](Decoder::expected_len).
 /// * With non-empty output room and unconsumed input, a call makes progress.
+/// * The input a call did not consume starts the next call's input (a decoder may look at
+///   it ahead of time, to plan, but counts it only once consumed).
 /// * `input_ended` says `input` holds the last bytes of the stream; a decoder that then
 ///   runs dry returns [`DecodeError::Truncated`].
 /// * After an error, every later call returns the same error.
