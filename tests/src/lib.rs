@@ -2,11 +2,13 @@
 //! ships (`samples/`), so that a test can prove the checked-in bytes are what the writers
 //! produce today, and `make-samples` can regenerate them; the conformance corpus; the
 //! harness that drives any codec through the chunking matrix; and the hostile-input
-//! catalogue (`hostile`), shared by the library's and the command's hostile tests.
+//! catalogue (`hostile`), shared by the library's and the command's hostile tests; a writer
+//! of hand-made Deflate streams (`deflate_bits`).
 
 pub mod alloc_count;
 pub mod chunked;
 pub mod corpus;
+pub mod deflate_bits;
 pub mod fuzzing;
 pub mod hostile;
 pub mod jlha;

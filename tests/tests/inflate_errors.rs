@@ -18,57 +18,10 @@ use ngi_core::codec::{Decoder, Status};
 use ngi_core::error::DecodeError;
 use ngi_tests::chunked::{self, Pieces};
 use ngi_tests::corpus::{self, Rng};
+use ngi_tests::deflate_bits::{Bits, distance_code, length_code};
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// Writes bits least significant first, as Deflate packs them.
-#[derive(Default)]
-struct Bits {
-    bytes: Vec<u8>,
-    n: usize,
-}
-
-impl Bits {
-    fn put(&mut self, value: u32, count: usize) -> &mut Self {
-        for k in 0..count {
-            if self.n % 8 == 0 {
-                self.bytes.push(0);
-            }
-            let bit = (value >> k) & 1;
-            *self.bytes.last_mut().unwrap() |= (bit as u8) << (self.n % 8);
-            self.n += 1;
-        }
-        self
-    }
-
-    /// A Huffman code, most significant bit first.
-    fn code(&mut self, code: u32, len: usize) -> &mut Self {
-        for k in (0..len).rev() {
-            self.put((code >> k) & 1, 1);
-        }
-        self
-    }
-
-    fn align(&mut self) -> &mut Self {
-        self.n = self.bytes.len() * 8;
-        self
-    }
-
-    fn done(&self) -> Vec<u8> {
-        self.bytes.clone()
-    }
-}
-
-/// Fixed-code literal or length symbol.
-fn fixed(b: &mut Bits, sym: u32) {
-    match sym {
-        0..=143 => b.code(0x30 + sym, 8),
-        144..=255 => b.code(0x190 + sym - 144, 9),
-        256..=279 => b.code(sym - 256, 7),
-        _ => b.code(0xC0 + sym - 280, 8),
-    };
-}
 
 /// The code-length code every dynamic header here uses: symbols 0-12 of 4 bits, 13-18 of
 /// 5 (complete). Returns (code, len) of `sym`.
@@ -324,11 +277,7 @@ fn catalogue_of_corrupt_streams() {
     ] {
         b.put(cl(s).1 as u32, 3);
     }
-    let header = b.done();
-    let mut b = Bits {
-        bytes: header.clone(),
-        n: b.n,
-    };
+    let mut b = b.clone();
     b.code(cl(16).0, cl(16).1).put(3, 2).put(0, 16);
     expect(&b.done(), 1, RepeatWithoutPrevious);
     let mut b2 = Bits::default();
@@ -349,15 +298,15 @@ fn catalogue_of_corrupt_streams() {
     for sym in [286, 287] {
         let mut b = Bits::default();
         b.put(1, 1).put(1, 2);
-        fixed(&mut b, sym);
+        b.fixed(sym);
         b.put(0, 16);
         expect(&b.done(), 1, InvalidLengthSymbol { symbol: sym as u16 });
     }
     for dsym in [30, 31] {
         let mut b = Bits::default();
         b.put(1, 1).put(1, 2);
-        fixed(&mut b, b'a' as u32);
-        fixed(&mut b, 257);
+        b.fixed(b'a' as u32);
+        b.fixed(257);
         b.code(dsym, 5).put(0, 16);
         expect(
             &b.done(),
@@ -369,8 +318,8 @@ fn catalogue_of_corrupt_streams() {
     }
     let mut b = Bits::default();
     b.put(1, 1).put(1, 2);
-    fixed(&mut b, b'a' as u32);
-    fixed(&mut b, 257);
+    b.fixed(b'a' as u32);
+    b.fixed(257);
     b.code(1, 5).put(0, 16);
     expect(
         &b.done(),
@@ -382,7 +331,7 @@ fn catalogue_of_corrupt_streams() {
     );
     let mut b = Bits::default();
     b.put(1, 1).put(1, 2);
-    fixed(&mut b, 257);
+    b.fixed(257);
     b.code(0, 5).put(0, 16);
     expect(
         &b.done(),
@@ -396,9 +345,9 @@ fn catalogue_of_corrupt_streams() {
     // Sizes: "aa" into 1 byte; "a" into 2; a stored block longer than the size.
     let mut b = Bits::default();
     b.put(1, 1).put(1, 2);
-    fixed(&mut b, b'a' as u32);
-    fixed(&mut b, b'a' as u32);
-    fixed(&mut b, 256);
+    b.fixed(b'a' as u32);
+    b.fixed(b'a' as u32);
+    b.fixed(256);
     let aa = b.done();
     assert_eq!(inflate::decode_into(&aa, &mut [0u8; 2]), Ok(aa.len()));
     expect(&aa, 1, TooMuchOutput);
@@ -419,8 +368,8 @@ fn catalogue_of_corrupt_streams() {
     // A non-final block then nothing: truncated.
     let mut b = Bits::default();
     b.put(0, 1).put(1, 2);
-    fixed(&mut b, b'a' as u32);
-    fixed(&mut b, 256);
+    b.fixed(b'a' as u32);
+    b.fixed(256);
     let open = b.done();
     assert_eq!(
         inflate::decode_into(&open, &mut [0u8; 1]),
@@ -751,32 +700,6 @@ open(sys.argv[2], 'wb').write(res)
     v
 }
 
-/// Deflate's length (257..=285) and distance (0..=29) codes: (code, base, extra bits).
-fn length_code(len: usize) -> (u32, usize, usize) {
-    let mut base = 3;
-    for i in 0..28 {
-        let extra = if i < 8 { 0 } else { (i - 4) / 4 };
-        if len < base + (1 << extra) {
-            return (257 + i as u32, base, extra);
-        }
-        base += 1 << extra;
-    }
-    assert_eq!(len, 258);
-    (285, 258, 0)
-}
-
-fn distance_code(dist: usize) -> (u32, usize, usize) {
-    let mut base = 1;
-    for i in 0..30 {
-        let extra = if i < 4 { 0 } else { (i - 2) / 2 };
-        if dist < base + (1 << extra) {
-            return (i as u32, base, extra);
-        }
-        base += 1 << extra;
-    }
-    unreachable!("distance {dist}")
-}
-
 /// A valid stream of `blocks` blocks, stored or fixed at random, the last final: stored
 /// blocks of 0 to 2000 random bytes at any bit position, fixed blocks of text literals and
 /// matches of every length and of distances up to the window.
@@ -801,7 +724,7 @@ fn stored_and_fixed(rng: &mut Rng, text: &[u8], blocks: usize) -> Vec<u8> {
                     let dist = 1 + rng.below(data.len().min(WINDOW_SIZE));
                     let len = 3 + rng.below(256);
                     let (code, base, extra) = length_code(len);
-                    fixed(&mut b, code);
+                    b.fixed(code);
                     b.put((len - base) as u32, extra);
                     let (code, base, extra) = distance_code(dist);
                     b.code(code, 5).put((dist - base) as u32, extra);
@@ -810,11 +733,11 @@ fn stored_and_fixed(rng: &mut Rng, text: &[u8], blocks: usize) -> Vec<u8> {
                     }
                 } else {
                     let c = text[rng.below(text.len())];
-                    fixed(&mut b, c as u32);
+                    b.fixed(c as u32);
                     data.push(c);
                 }
             }
-            fixed(&mut b, 256);
+            b.fixed(256);
         }
     }
     let s = b.done();
