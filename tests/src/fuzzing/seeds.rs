@@ -8,6 +8,7 @@ use ngi_core::codec::{XorStream, lzhuf, lzss};
 use ngi_core::nres::{NewEntry, Writer};
 use ngi_core::rsli::Builder;
 
+use crate::deflate_bits::{Bits, stored_run_then_far_matches};
 use crate::samples;
 
 /// One seed: its target, its file name, its bytes.
@@ -234,6 +235,23 @@ pub fn seeds() -> Vec<Seed> {
             [&head[..], schedule, &packed].concat(),
         );
     }
+
+    // chunked, Deflate: a stored run longer than the window, then matches reaching back to
+    // its oldest bytes the window must keep (the calls' window leaves some out).
+    let (mut bits, mut data) = (Bits::default(), Vec::new());
+    stored_run_then_far_matches(&mut bits, &mut data, &[20_000, 13_000], 0x5EED);
+    let m = Method::ALL
+        .iter()
+        .position(|&m| m == Method::Deflate)
+        .expect("Deflate is a method");
+    let [a, b] = size16(data.len());
+    let schedule = [0xFF, 0xF0, 0x0F];
+    let head = [m as u8, a, b, 0, 0, schedule.len() as u8 - 1];
+    add(
+        "chunked",
+        "deflate-stored-run-far-matches".to_string(),
+        [&head[..], &schedule, &bits.done()].concat(),
+    );
 
     // nres: the sample, a short one with names that fold, an empty one, a cut one.
     let sample = samples::nres();
