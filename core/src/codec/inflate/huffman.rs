@@ -5,7 +5,8 @@
 //! An entry is a `u32` laid out so that the fast loop needs one shift per code and one
 //! sign or bit test per decision:
 //! * bits 0-7: the bits the entry consumes: the code length plus, for a match length or
-//!   distance, its extra bits, so one shift takes both;
+//!   distance, its extra bits, so one shift takes both; never more than 28, so bits 6-7
+//!   are clear and the fast loop may shift by the whole entry (counts are taken mod 64);
 //! * bits 8-11: the code length alone (where the extra bits start), or for a [`LINK`] the
 //!   index bits of its second-level table;
 //! * bits 12-15: the kind: 0 for a match length or distance base, else [`EXCEPTIONAL`]
