@@ -15,8 +15,9 @@
 //! [`decode_into`] is the one-shot form: the whole stream into an exact-size buffer, with
 //! no window: the output is the window.
 //!
-//! Both forms run the same code: a careful state machine that consumes input a byte at a
-//! time, only when the bits at hand do not suffice, and a fast loop taken whenever at
+//! Both forms run the same code (the fast loop is built once per form, so one-shot decoding
+//! carries none of the window's tests): a careful state machine that consumes input a byte
+//! at a time, only when the bits at hand do not suffice, and a fast loop taken whenever at
 //! least [`FAST_IN`] bytes of input and [`FAST_OUT`] bytes of output room are at hand. The
 //! fast loop keeps a 64-bit bit buffer refilled branch-free with `u64::from_le_bytes`,
 //! decodes through 10-bit (literal/length) and 8-bit (distance) primary tables with
@@ -38,11 +39,12 @@
 //! push more than 32 KiB back before any Huffman block can start are not copied, and after
 //! a final stored block nothing is, so stored data is copied about once, as in one-shot
 //! decoding, not twice. (The look ahead only saves work: the bytes are decoded when they
-//! come again, as the [`Decoder`] contract has them.) Early in a
-//! call a match's source is in the window or in the output at about even odds, a branch no
-//! predictor learns: for distances of 16 and more the loop reads a word from both places
-//! and keeps one with a mask, which is what brings streaming with 32 KiB of output room per
-//! call close to the one-shot speed (see BENCHMARKS.md).
+//! come again, as the [`Decoder`] contract has them.)
+//!
+//! Early in a call a match's source is in the window or in the output at about even odds,
+//! a branch no predictor learns: for distances of 16 and more the loop reads a word from
+//! both places and keeps one with a mask, which is what brings streaming with 32 KiB of
+//! output room per call close to the one-shot speed (see BENCHMARKS.md).
 //!
 //! # Sizes and errors
 //! The output is exactly `unpacked_size` bytes (SPEC 2.7). A symbol that would produce
