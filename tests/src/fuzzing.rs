@@ -24,6 +24,8 @@ use ngi_core::error::DecodeError;
 use ngi_core::nres::{self, DirectoryDecoder, NresError};
 use ngi_core::rsli::{self, Library, OpenOptions, RsliError, TableDecoder};
 
+use crate::verdict::Verdict;
+
 /// A target's body.
 pub type Body = fn(&[u8]);
 
@@ -414,80 +416,62 @@ fn mix(data: &[u8]) -> (u16, u8) {
 /// LZSS.C's encoder on arbitrary data: the stream decodes back to the data, one-shot
 /// (using every byte of it) and, XOR-encrypted (method 0x60), in pieces.
 pub fn lzss_roundtrip(data: &[u8]) {
-    let packed = lzss::encode(data);
-    let mut out = vec![0u8; data.len()];
-    assert_eq!(lzss::decode_into(&packed, None, &mut out), Ok(packed.len()));
-    assert!(out == data, "LZSS round trip differs");
-    let (key, step) = mix(data);
-    let mut keyed = packed.clone();
-    XorStream::new(key).apply(&mut keyed);
-    let step = step_size(step);
-    let run = drive(
-        &mut LzssDecoder::new(data.len() as u64, Some(key)),
-        &keyed,
-        &mut || (step, step),
-    );
-    assert_eq!(
-        run.end,
-        Ok(packed.len()),
-        "keyed LZSS round trip, in pieces"
-    );
-    assert!(
-        run.output == data,
-        "keyed LZSS round trip differs, in pieces"
+    lz_roundtrip(
+        "LZSS",
+        data,
+        lzss::encode(data),
+        lzss::decode_into,
+        LzssDecoder::new,
     );
 }
 
 /// LZHUF.C's encoder on arbitrary data: as [`lzss_roundtrip`] (method 0xA0 keyed).
 pub fn lzhuf_roundtrip(data: &[u8]) {
-    let packed = lzhuf::encode(data);
+    lz_roundtrip(
+        "LZHUF",
+        data,
+        lzhuf::encode(data),
+        lzhuf::decode_into,
+        LzhufDecoder::new,
+    );
+}
+
+/// An LZ codec's one-shot decoder: packed bytes, XOR key, output.
+type DecodeInto = fn(&[u8], Option<u16>, &mut [u8]) -> Result<usize, DecodeError>;
+
+/// The round trip of `data` through `packed`, its encoding by the `name` encoder: one-shot
+/// with `decode_into`, then XOR-encrypted with a key from the data, in pieces through the
+/// decoder `new` makes.
+fn lz_roundtrip<D: Decoder>(
+    name: &str,
+    data: &[u8],
+    packed: Vec<u8>,
+    decode_into: DecodeInto,
+    new: fn(u64, Option<u16>) -> D,
+) {
     let mut out = vec![0u8; data.len()];
-    assert_eq!(
-        lzhuf::decode_into(&packed, None, &mut out),
-        Ok(packed.len())
-    );
-    assert!(out == data, "LZHUF round trip differs");
+    assert_eq!(decode_into(&packed, None, &mut out), Ok(packed.len()));
+    assert!(out == data, "{name} round trip differs");
     let (key, step) = mix(data);
-    let mut keyed = packed.clone();
-    XorStream::new(key).apply(&mut keyed);
+    let mut xored = packed.clone();
+    XorStream::new(key).apply(&mut xored);
     let step = step_size(step);
-    let run = drive(
-        &mut LzhufDecoder::new(data.len() as u64, Some(key)),
-        &keyed,
-        &mut || (step, step),
-    );
+    let run = drive(&mut new(data.len() as u64, Some(key)), &xored, &mut || {
+        (step, step)
+    });
     assert_eq!(
         run.end,
         Ok(packed.len()),
-        "keyed LZHUF round trip, in pieces"
+        "keyed {name} round trip, in pieces"
     );
     assert!(
         run.output == data,
-        "keyed LZHUF round trip differs, in pieces"
+        "keyed {name} round trip differs, in pieces"
     );
 }
 
 // ---------------------------------------------------------------------------------------
 // Deflate against miniz_oxide.
-
-/// How an inflater judged a stream.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Verdict {
-    /// The final block ended: the output, and the bytes consumed.
-    Complete(Vec<u8>, usize),
-    /// A fault, after this output.
-    Corrupt(Vec<u8>),
-    /// The input ran out, after this output.
-    Truncated(Vec<u8>),
-}
-
-impl Verdict {
-    fn output(&self) -> &[u8] {
-        match self {
-            Verdict::Complete(o, _) | Verdict::Corrupt(o) | Verdict::Truncated(o) => o,
-        }
-    }
-}
 
 /// miniz_oxide's output is not followed past this (the verdict is then unknown).
 const MINIZ_LIMIT: usize = 1 << 20;
@@ -603,9 +587,7 @@ pub fn inflate_diff(data: &[u8]) {
     let common = a.len().min(b.len());
     assert!(
         a[..common] == b[..common],
-        "ngi and miniz_oxide output differ (ngi {ours:?}, miniz {theirs:?})",
-        ours = kind(&ours),
-        theirs = kind(&theirs)
+        "ngi and miniz_oxide output differ (ngi {ours:?}, miniz {theirs:?})"
     );
     let laxer = error.as_ref().is_some_and(miniz_is_laxer);
     match (&theirs, &ours) {
@@ -629,11 +611,7 @@ pub fn inflate_diff(data: &[u8]) {
             assert_eq!(&ours, &theirs, "miniz complete; ngi with room to spare");
         }
         (_, Verdict::Complete(..)) => {
-            panic!(
-                "ngi complete ({:?}), miniz {:?}",
-                kind(&ours),
-                kind(&theirs)
-            )
+            panic!("ngi complete ({:?}), miniz {:?}", ours, theirs)
         }
         (Verdict::Truncated(_), Verdict::Corrupt(_)) if laxer => {}
         // miniz_oxide judges a repeat code with nothing to repeat before its extra bits
@@ -646,27 +624,14 @@ pub fn inflate_diff(data: &[u8]) {
             assert!(
                 matches!(later, Verdict::Corrupt(_)),
                 "miniz {:?}, ngi {:?} ({error:?}), and with zero bytes appended ngi {:?}",
-                kind(&theirs),
-                kind(&ours),
-                kind(&later)
+                theirs,
+                ours,
+                later
             );
         }
         (Verdict::Truncated(_), Verdict::Truncated(_))
         | (Verdict::Corrupt(_), Verdict::Corrupt(_)) => {}
-        _ => panic!(
-            "miniz {:?}, ngi {:?} ({error:?})",
-            kind(&theirs),
-            kind(&ours)
-        ),
-    }
-}
-
-/// A verdict without its bytes, for messages.
-fn kind(v: &Verdict) -> String {
-    match v {
-        Verdict::Complete(o, c) => format!("complete: {} bytes, {c} consumed", o.len()),
-        Verdict::Corrupt(o) => format!("corrupt after {} bytes", o.len()),
-        Verdict::Truncated(o) => format!("truncated after {} bytes", o.len()),
+        _ => panic!("miniz {:?}, ngi {:?} ({error:?})", theirs, ours),
     }
 }
 

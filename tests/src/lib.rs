@@ -3,7 +3,8 @@
 //! produce today, and `make-samples` can regenerate them; the conformance corpus; the
 //! harness that drives any codec through the chunking matrix; and the hostile-input
 //! catalogue (`hostile`), shared by the library's and the command's hostile tests; a writer
-//! of hand-made Deflate streams (`deflate_bits`).
+//! of hand-made Deflate streams (`deflate_bits`) and the inflaters' verdicts they are
+//! judged by (`verdict`).
 
 pub mod alloc_count;
 pub mod chunked;
@@ -15,3 +16,4 @@ pub mod jlha;
 pub mod lha;
 pub mod pylzss;
 pub mod samples;
+pub mod verdict;

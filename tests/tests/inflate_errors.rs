@@ -19,6 +19,7 @@ use ngi_core::error::DecodeError;
 use ngi_tests::chunked::{self, Pieces};
 use ngi_tests::corpus::{self, Rng};
 use ngi_tests::deflate_bits::{Bits, distance_code, length_code};
+use ngi_tests::verdict::Verdict;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -384,45 +385,6 @@ fn catalogue_of_corrupt_streams() {
         (p.consumed, p.produced, p.status),
         (open.len(), 1, Status::NeedInput)
     );
-}
-
-/// A verdict on a stream: ngi's, zlib-rs's, Python zlib's or miniz_oxide's.
-#[derive(Clone, PartialEq, Eq)]
-enum Verdict {
-    /// The final block ended: the output and the bytes consumed (through the byte holding
-    /// the final block's last bit).
-    Complete(Vec<u8>, usize),
-    /// A fault was found, after this output.
-    Corrupt(Vec<u8>),
-    /// The input ran out first, after this output.
-    Truncated(Vec<u8>),
-}
-
-impl Verdict {
-    fn output(&self) -> &[u8] {
-        match self {
-            Verdict::Complete(o, _) | Verdict::Corrupt(o) | Verdict::Truncated(o) => o,
-        }
-    }
-
-    fn kind(&self) -> usize {
-        match self {
-            Verdict::Complete(..) => 0,
-            Verdict::Corrupt(_) => 1,
-            Verdict::Truncated(_) => 2,
-        }
-    }
-}
-
-/// Without the output bytes, which can be many: their count, and the consumed count.
-impl std::fmt::Debug for Verdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Verdict::Complete(o, c) => write!(f, "Complete({} bytes, {c} consumed)", o.len()),
-            Verdict::Corrupt(o) => write!(f, "Corrupt(after {} bytes)", o.len()),
-            Verdict::Truncated(o) => write!(f, "Truncated(after {} bytes)", o.len()),
-        }
-    }
 }
 
 /// How two verdicts differ, for a message.
