@@ -42,9 +42,9 @@
 //! come again, as the [`Decoder`] contract has them.)
 //!
 //! Early in a call a match's source is in the window or in the output at about even odds,
-//! a branch no predictor learns: for distances of 16 and more the loop reads a word from
-//! both places and keeps one with a mask, which is what brings streaming with 32 KiB of
-//! output room per call close to the one-shot speed (see BENCHMARKS.md).
+//! a branch no predictor learns: the loop picks the slice to copy from (window or output)
+//! with conditional moves instead, which is what brings streaming with 32 KiB of output
+//! room per call close to the one-shot speed (see BENCHMARKS.md).
 //!
 //! # Sizes and errors
 //! The output is exactly `unpacked_size` bytes (SPEC 2.7). A symbol that would produce
@@ -963,36 +963,32 @@ impl Inflater {
             let dist = with_extra(d, saved) as usize;
             refill!();
             e = lit[(bits & LMASK) as usize];
-            // Streaming, a distance of 16 or more whose source lies wholly in this call's
-            // output or wholly in the window (reading on through its mirrored tail where it
-            // wraps): 16-byte words are read from both places and one is kept, so which
-            // place it is (about even odds early in a call) costs no mispredicted branch.
-            // (`&`/`|`, not `&&`/`||`, for the same reason.)
+            // Streaming, a match whose source lies wholly in the window (reading on through
+            // its mirrored tail where it wraps), or wholly in this call's output and at
+            // least its length rounded up to a word back (so no word reads bytes the match
+            // itself writes), is copied in 16-byte words from a slice chosen by conditional
+            // moves, not a branch: which place it is (about even odds early in a call) is
+            // a branch no predictor learns. The test is one branch, nearly always taken;
+            // `black_box` keeps the compiler from splitting its `|` into two branches, one
+            // of which would follow those odds (measured 10 % slower).
             let back = dist.wrapping_sub(o);
             let from = (base.wrapping_sub(back as u64) as usize) & WMASK;
             let in_out = dist <= o;
+            let span = (mlen + 15) & !15;
             // Only streaming pays for the test (`fast` is built once per form).
-            let select = STREAM && (dist >= 16) & (in_out | ((back >= mlen) & (back <= reach)));
+            let select = STREAM
+                && core::hint::black_box(
+                    (in_out & (dist >= span)) | ((back >= mlen) & (back <= reach)),
+                );
             if let (true, Some(w)) = (select, window) {
-                // Both words are loaded and a byte mask keeps one: the choice is made
-                // between loaded values, which the compiler leaves branch-free (a choice
-                // between places to load from, or a mask hidden from it by `black_box`,
-                // measured slower).
-                let m = 0usize.wrapping_sub(in_out as usize);
-                let s_out = o.wrapping_sub(dist) & m;
-                let s_win = from & !m;
-                let m8 = m as u8;
+                let (done, rest) = out.split_at_mut(o);
+                let src: &[u8] = if in_out { done } else { w };
+                let at = if in_out { o - dist } else { from };
                 let mut k = 0;
                 loop {
-                    let mut a = [0u8; 16];
-                    a.copy_from_slice(&out[s_out + k..s_out + k + 16]);
-                    let mut b = [0u8; 16];
-                    b.copy_from_slice(&w[s_win + k..s_win + k + 16]);
                     let mut v = [0u8; 16];
-                    for j in 0..16 {
-                        v[j] = (a[j] & m8) | (b[j] & !m8);
-                    }
-                    out[o + k..o + k + 16].copy_from_slice(&v);
+                    v.copy_from_slice(&src[at + k..at + k + 16]);
+                    rest[k..k + 16].copy_from_slice(&v);
                     k += 16;
                     if k >= mlen {
                         break;
