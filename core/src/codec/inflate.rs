@@ -835,11 +835,12 @@ impl Inflater {
         Ok(())
     }
 
-    /// The fast loop: while at least [`FAST_IN`] bytes of input and [`FAST_OUT`] (streaming:
-    /// [`STREAM_OUT`], and room for each match) bytes of output room are at hand, decodes whole symbols with the bit buffer in locals and
-    /// copies matches in words. Leaves with the whole bytes it read ahead given back, in
-    /// [`Phase::Symbols`] or, after an end-of-block, the next phase; the careful path
-    /// finishes what is left near the buffers' ends.
+    /// The fast loop: while at least [`FAST_IN`] bytes of input and [`FAST_OUT`] bytes of
+    /// output room (streaming: [`STREAM_OUT`], and room for each match) are at hand, decodes
+    /// whole symbols with the bit buffer in locals and copies matches in words. Leaves with
+    /// the whole bytes it read ahead given back, in [`Phase::Symbols`] or, after an
+    /// end-of-block, the next phase; the careful path finishes what is left near the
+    /// buffers' ends.
     #[inline(never)]
     fn fast<const STREAM: bool>(
         &mut self,
