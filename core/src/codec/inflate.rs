@@ -1041,8 +1041,8 @@ impl Inflater {
                 }
             } else if dist as u64 <= base + o as u64 {
                 // Reaching back before this call's output, into the window (`base` is 0
-                // without one, so this is never taken then): what the word path above
-                // leaves, distances under 16 and sources straddling the call's start, rare.
+                // without one, so this is never taken then): all the word path above leaves
+                // is a source straddling the call's start, rare.
                 copy_match(out, o, window, base, dist, mlen);
             } else {
                 let produced = base + o as u64;
