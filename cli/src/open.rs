@@ -74,13 +74,16 @@ impl<'a> Opened<'a> {
                 .map_err(|e| Failure::about(path, e));
         }
         if data.starts_with(&nres::MAGIC) {
-            nres::Archive::open_limited(data, limits)
+            nres::Archive::open_with(data, &OpenOptions::DEFAULT.with_limits(*limits))
                 .map(Opened::Nres)
                 .map_err(|e| Failure::about(path, with_flag(&e, limit_flag_nres(&e))))
         } else if data.starts_with(&rsli::MAGIC) {
             // "NL" with a wrong reserved or version byte is still reported by the RsLi
             // parser, which says exactly which byte is wrong.
-            rsli::Library::open_limited(data, OpenOptions { media_trailer }, limits)
+            let options = OpenOptions::DEFAULT
+                .with_limits(*limits)
+                .with_media_trailer(media_trailer);
+            rsli::Library::open_with(data, options)
                 .map(Opened::Rsli)
                 .map_err(|e| Failure::about(path, with_flag(&e, limit_flag_rsli(&e))))
         } else {
@@ -227,11 +230,19 @@ impl<'a> Opened<'a> {
     }
 }
 
+/// The option that raises a limit.
+fn limit_flag(e: &LimitError) -> &'static str {
+    match e {
+        LimitError::TooManyEntries { .. } => "--max-entries",
+        LimitError::TotalTooLarge { .. } => "--max-total",
+        _ => "--max-entry-size",
+    }
+}
+
 /// The option that raises the limit an NRes error is about, if it is one.
 fn limit_flag_nres(e: &nres::NresError) -> Option<&'static str> {
     match e {
-        nres::NresError::TooManyEntries { .. } => Some("--max-entries"),
-        nres::NresError::EntryTooLarge { .. } => Some("--max-entry-size"),
+        nres::NresError::Limit { error, .. } => Some(limit_flag(error)),
         _ => None,
     }
 }
@@ -239,8 +250,7 @@ fn limit_flag_nres(e: &nres::NresError) -> Option<&'static str> {
 /// The option that raises the limit an RsLi error is about, if it is one.
 fn limit_flag_rsli(e: &rsli::RsliError) -> Option<&'static str> {
     match e {
-        rsli::RsliError::TooManyEntries { .. } => Some("--max-entries"),
-        rsli::RsliError::EntryTooLarge { .. } => Some("--max-entry-size"),
+        rsli::RsliError::Limit { error, .. } => Some(limit_flag(error)),
         _ => None,
     }
 }

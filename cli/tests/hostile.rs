@@ -62,17 +62,17 @@ fn judge(case: &Case, what: &str, o: &Output, status: i32, lines: Option<usize>)
 
 /// The option a limit error's message must point at.
 fn flag_of(e: &Error) -> Option<&'static str> {
+    use ngi_core::limits::LimitError as L;
     use ngi_core::nres::NresError as N;
     use ngi_core::rsli::RsliError as R;
-    match e {
-        Error::Nres(N::EntryTooLarge { .. }) | Error::Rsli(R::EntryTooLarge { .. }) => {
-            Some("--max-entry-size")
-        }
-        Error::Nres(N::TooManyEntries { .. }) | Error::Rsli(R::TooManyEntries { .. }) => {
-            Some("--max-entries")
-        }
-        Error::Limit(_) => Some("--max-total"),
-        _ => None,
+    let limit = match e {
+        Error::Nres(N::Limit { error, .. }) | Error::Rsli(R::Limit { error, .. }) => error,
+        Error::Limit(_) => return Some("--max-total"),
+        _ => return None,
+    };
+    match limit {
+        L::TooManyEntries { .. } => Some("--max-entries"),
+        _ => Some("--max-entry-size"),
     }
 }
 

@@ -71,7 +71,9 @@ pub mod error;
 pub mod limits;
 mod lookup;
 pub mod nres;
+mod options;
 pub mod rsli;
 
 pub use codec::{Decoder, Method, Progress, Status, Unpacker};
 pub use limits::{Budget, LimitError, Limits};
+pub use options::OpenOptions;

@@ -8,11 +8,12 @@
 //! output buffer from `unpacked_size`, or an extractor that writes every entry to disk,
 //! is acting on a number the file chose. [`Limits`] is the check to run first:
 //!
-//! * opening: [`nres::Archive::open_limited`](crate::nres::Archive::open_limited),
-//!   [`rsli::Library::open_in_limited`](crate::rsli::Library::open_in_limited) (and
-//!   `Library::open_limited` with `alloc`) refuse an entry count above
-//!   [`max_entries`](Limits::max_entries) before any entry is read (and, for RsLi, before
-//!   the entry storage is allocated);
+//! * opening: every opener takes the limits in its [`OpenOptions`](crate::OpenOptions)
+//!   ([`nres::Archive::open_with`](crate::nres::Archive::open_with),
+//!   [`rsli::Library::open_in`](crate::rsli::Library::open_in) and `Library::open_with`
+//!   with `alloc`, the format-agnostic [`archive::Opener`](crate::archive::Opener)) and
+//!   refuses an entry count above [`max_entries`](Limits::max_entries) before any entry
+//!   is read (and before any entry storage is allocated);
 //! * per entry: [`nres::Archive::check_limits`](crate::nres::Archive::check_limits),
 //!   [`rsli::Library::check_limits`](crate::rsli::Library::check_limits) and
 //!   [`rsli::check_limits`](crate::rsli::check_limits) refuse a decoded size above

@@ -734,8 +734,8 @@ fn nres_entry(problem: &NresError) -> Option<u32> {
 /// [`MAX_ENTRY`] bytes) with `unpack_into` as with its streaming decoder.
 pub fn rsli(data: &[u8]) {
     for media_trailer in [false, true] {
-        let options = OpenOptions { media_trailer };
-        let Ok(lib) = Library::open(data, options) else {
+        let options = OpenOptions::DEFAULT.with_media_trailer(media_trailer);
+        let Ok(lib) = Library::open_with(data, options) else {
             continue;
         };
         check_rsli(&lib, data, options);
@@ -830,7 +830,7 @@ fn check_rsli(lib: &Library<'_, Vec<rsli::Entry>>, data: &[u8], options: OpenOpt
         let run = drive(&mut unpacker, packed, &mut whole());
         match (one_shot, run.end) {
             (Ok(()), Ok(_)) => assert!(out == run.output, "entry {i}: unpack_into bytes"),
-            (Err(RsliError::Decode { entry, error }), Err(e)) => {
+            (Err(RsliError::Decode { entry, error, .. }), Err(e)) => {
                 assert_eq!(
                     (entry, error),
                     (i as u32, e),

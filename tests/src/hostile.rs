@@ -22,9 +22,9 @@ use ngi_core::rsli::{self, RsliError};
 /// Which parser a case is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// NRes (`Archive::open_limited`).
+    /// NRes (`Archive::open_with`).
     Nres,
-    /// RsLi (`Library::open_limited`).
+    /// RsLi (`Library::open_with`).
     Rsli,
 }
 
@@ -322,6 +322,18 @@ fn nres_fails(e: NresError) -> Produce {
     Produce::Fails(Error::Nres(e))
 }
 
+/// The one entry of an `rsli_one` library over `limit`.
+fn too_large(unpacked_size: u32, limit: u64) -> RsliError {
+    RsliError::Limit {
+        error: LimitError::EntryTooLarge {
+            entry: 0,
+            size: unpacked_size.into(),
+            limit,
+        },
+        offset: 32 + 20,
+    }
+}
+
 fn rsli_fails(e: RsliError) -> Produce {
     Produce::Fails(Error::Rsli(e))
 }
@@ -412,7 +424,10 @@ fn nres_cases(cases: &mut Vec<Case>) {
         open(
             "nres_count_over_max_entries",
             good.clone(),
-            E::TooManyEntries { count: 3, limit: 2 },
+            E::Limit {
+                error: LimitError::TooManyEntries { count: 3, limit: 2 },
+                offset: 8,
+            },
         )
         .limits(Limits::DEFAULT.with_max_entries(2)),
     );
@@ -575,11 +590,13 @@ fn nres_cases(cases: &mut Vec<Case>) {
             good.clone(),
             canonical,
             vec![
-                nres_fails(E::EntryTooLarge {
-                    entry: 0,
-                    data_offset: 16,
-                    size: 13,
-                    limit: 12,
+                nres_fails(E::Limit {
+                    error: LimitError::EntryTooLarge {
+                        entry: 0,
+                        size: 13,
+                        limit: 12,
+                    },
+                    offset: 16,
                 }),
                 ok(BETA),
                 ok(GAMMA),
@@ -867,7 +884,10 @@ fn rsli_cases(cases: &mut Vec<Case>) {
         open(
             "rsli_count_over_max_entries",
             good.clone(),
-            E::TooManyEntries { count: 3, limit: 2 },
+            E::Limit {
+                error: LimitError::TooManyEntries { count: 3, limit: 2 },
+                offset: 4,
+            },
         )
         .limits(Limits::DEFAULT.with_max_entries(2)),
     );
@@ -1119,6 +1139,7 @@ fn rsli_cases(cases: &mut Vec<Case>) {
     ));
     let e = E::Decode {
         entry: 0,
+        offset: 64 + 4,
         error: DecodeError::Truncated {
             produced: 3,
             expected: 8,
@@ -1133,6 +1154,7 @@ fn rsli_cases(cases: &mut Vec<Case>) {
     ));
     let e = E::Decode {
         entry: 0,
+        offset: 64 + 3,
         error: DecodeError::Truncated {
             produced: 1,
             expected: 4,
@@ -1170,6 +1192,7 @@ fn rsli_cases(cases: &mut Vec<Case>) {
     ));
     let e = E::Decode {
         entry: 0,
+        offset: 64 + (packed.len() / 2) as u64,
         error: DecodeError::Truncated {
             produced: 34,
             expected: text.len() as u64,
@@ -1190,6 +1213,7 @@ fn rsli_cases(cases: &mut Vec<Case>) {
     // Deflate (0x100): bombs, endless stored chains, corrupt blocks, the one-byte quirk.
     let inflate = |error: InflateError, offset: u64| E::Decode {
         entry: 0,
+        offset: 64 + offset,
         error: DecodeError::Inflate { error, offset },
     };
     cases.push(Case::opens(
@@ -1197,11 +1221,10 @@ fn rsli_cases(cases: &mut Vec<Case>) {
         r,
         four_gib_claim(Method::Deflate),
         computed,
-        vec![rsli_fails(E::EntryTooLarge {
-            entry: 0,
-            unpacked_size: u32::MAX,
-            limit: Limits::DEFAULT.max_entry_size,
-        })],
+        vec![rsli_fails(too_large(
+            u32::MAX,
+            Limits::DEFAULT.max_entry_size,
+        ))],
     ));
     cases.push(
         Case::opens(
@@ -1219,15 +1242,15 @@ fn rsli_cases(cases: &mut Vec<Case>) {
             r,
             four_gib_claim(method),
             computed,
-            vec![rsli_fails(E::EntryTooLarge {
-                entry: 0,
-                unpacked_size: u32::MAX,
-                limit: Limits::DEFAULT.max_entry_size,
-            })],
+            vec![rsli_fails(too_large(
+                u32::MAX,
+                Limits::DEFAULT.max_entry_size,
+            ))],
         ));
     }
     let e = E::Decode {
         entry: 0,
+        offset: FOUR_GIB_FILE_LEN as u64,
         error: DecodeError::Truncated {
             produced: 288,
             expected: u64::from(u32::MAX),
@@ -1259,11 +1282,7 @@ fn rsli_cases(cases: &mut Vec<Case>) {
             r,
             rsli_one(0x100, size, &ratio),
             computed,
-            vec![rsli_fails(E::EntryTooLarge {
-                entry: 0,
-                unpacked_size: size,
-                limit: 64 << 10,
-            })],
+            vec![rsli_fails(too_large(size, 64 << 10))],
         )
         .limits(Limits::DEFAULT.with_max_entry_size(64 << 10)),
     );
@@ -1272,6 +1291,7 @@ fn rsli_cases(cases: &mut Vec<Case>) {
     let chain = [0x00, 0x00, 0x00, 0xFF, 0xFF].repeat(8);
     let e = E::Decode {
         entry: 0,
+        offset: 64 + chain.len() as u64,
         error: DecodeError::Truncated {
             produced: 0,
             expected: 16,
@@ -1348,6 +1368,7 @@ fn rsli_cases(cases: &mut Vec<Case>) {
     let run = deflate_run(20, false);
     let e = E::Decode {
         entry: 0,
+        offset: 64 + run.len() as u64,
         error: DecodeError::Truncated {
             produced: 1 + 258 * 20,
             expected: 1 + 258 * 40,

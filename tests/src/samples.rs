@@ -195,8 +195,7 @@ pub fn all_methods() -> Vec<u8> {
             .expect("fixture entry is valid");
     }
     let bytes = builder.build().expect("fixture library builds");
-    let library =
-        ngi_core::rsli::Library::open(&bytes, Default::default()).expect("fixture library opens");
+    let library = ngi_core::rsli::Library::open(&bytes).expect("fixture library opens");
     for entry in library.entries() {
         let method = entry.method().expect("fixture methods are valid");
         assert!(

@@ -141,7 +141,7 @@ fn handmade_rsli_reads_back_with_engine_keys() {
     file.extend_from_slice(b"zed!");
     file.extend_from_slice(&alpha_packed);
 
-    let lib = Library::open(&file, OpenOptions::default()).unwrap();
+    let lib = Library::open_with(&file, OpenOptions::default()).unwrap();
     assert_eq!(lib.len(), 3);
     assert_eq!(lib.header().key(), 0x1234);
     assert!(!lib.header().is_presorted());

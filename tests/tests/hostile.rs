@@ -6,6 +6,7 @@
 //! in order under one budget, as `ngi extract` does, to find where `--max-total` stops.
 
 use ngi_core::codec::{Decoder, Status};
+use ngi_core::error::DecodeError;
 use ngi_core::limits::{Budget, LimitError, Limits};
 use ngi_core::nres::Archive;
 use ngi_core::rsli::{self, Library, OpenOptions, RsliError};
@@ -22,20 +23,23 @@ enum Opened<'a> {
     Rsli(Library<'a, Vec<rsli::Entry>>),
 }
 
+fn options(case: &Case) -> OpenOptions {
+    OpenOptions::DEFAULT
+        .with_limits(case.limits)
+        .with_media_trailer(case.media_trailer)
+}
+
 fn open(case: &Case) -> Result<Opened<'_>, Error> {
-    let limits = &case.limits;
     match case.format {
-        Format::Nres => Archive::open_limited(&case.bytes, limits)
+        Format::Nres => Archive::open_with(&case.bytes, &options(case))
             .map(Opened::Nres)
             .map_err(Error::Nres),
         Format::Rsli => {
-            let options = OpenOptions {
-                media_trailer: case.media_trailer,
-            };
-            let opened = Library::open_limited(&case.bytes, options, limits);
+            let options = options(case);
+            let opened = Library::open_with(&case.bytes, options);
             // The allocation-free opening agrees.
             let mut storage = vec![rsli::Entry::default(); 8];
-            let borrowed = Library::open_in_limited(&case.bytes, &mut storage, options, limits);
+            let borrowed = Library::open_in(&case.bytes, &mut storage, options);
             match (&opened, &borrowed) {
                 (Ok(a), Ok(b)) => assert_eq!(a.entries(), b.entries(), "{}", case.name),
                 (Err(a), Err(b)) => assert_eq!(a, b, "{}", case.name),
@@ -104,9 +108,22 @@ impl Opened<'_> {
                 let mut buffer = vec![0u8; CHUNK];
                 let (mut used, mut out) = (0usize, Vec::new());
                 loop {
-                    let p = decoder
-                        .decode(&packed[used..], &mut buffer, true)
-                        .map_err(|error| Error::Rsli(RsliError::Decode { entry: id, error }))?;
+                    let p =
+                        decoder
+                            .decode(&packed[used..], &mut buffer, true)
+                            .map_err(|error| {
+                                // Where the stream ran out, or the codec's own offset in it.
+                                let within = match error {
+                                    DecodeError::Inflate { offset, .. } => offset,
+                                    _ => packed.len() as u64,
+                                };
+                                let offset = l.effective_offset(index).unwrap_or(0) + within;
+                                Error::Rsli(RsliError::Decode {
+                                    entry: id,
+                                    offset,
+                                    error,
+                                })
+                            })?;
                     used += p.consumed;
                     out.extend_from_slice(&buffer[..p.produced]);
                     assert!(
@@ -179,7 +196,7 @@ fn check(case: &Case) -> Vec<String> {
             let small = l.entry(index).is_some_and(|e| e.unpacked_size <= 1 << 20);
             let limited = matches!(
                 got,
-                Produce::Fails(Error::Limit(_) | Error::Rsli(RsliError::EntryTooLarge { .. }))
+                Produce::Fails(Error::Limit(_) | Error::Rsli(RsliError::Limit { .. }))
             );
             if small || limited {
                 let one_shot = match l.unpack_to_vec(index, &case.limits) {
@@ -264,7 +281,7 @@ fn the_catalogue_spans_both_formats_and_every_method() {
     let cases = hostile::catalogue();
     let mut methods = std::collections::BTreeSet::new();
     for case in cases.iter().filter(|c| c.format == Format::Rsli) {
-        if let Ok(l) = Library::open(&case.bytes, OpenOptions::default()) {
+        if let Ok(l) = Library::open_with(&case.bytes, OpenOptions::default()) {
             for e in l.entries() {
                 methods.insert(e.flags & 0x1E0);
             }

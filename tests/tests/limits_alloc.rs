@@ -14,7 +14,7 @@
 use ngi_core::Method;
 use ngi_core::codec::{Decoder, Status};
 use ngi_core::error::DecodeError;
-use ngi_core::limits::Limits;
+use ngi_core::limits::{LimitError, Limits};
 use ngi_core::rsli::{self, Library, OpenOptions, RsliError};
 use ngi_tests::alloc_count::{Counting, Usage, usage_in};
 use ngi_tests::hostile::{FOUR_GIB_FILE_LEN, four_gib_claim};
@@ -45,17 +45,20 @@ fn the_counter_sees_bytes() {
 #[test]
 fn refused_under_the_default_limits_without_allocating_it() {
     let limits = Limits::DEFAULT;
-    let too_large = RsliError::EntryTooLarge {
-        entry: 0,
-        unpacked_size: CLAIM,
-        limit: limits.max_entry_size,
+    let too_large = RsliError::Limit {
+        error: LimitError::EntryTooLarge {
+            entry: 0,
+            size: CLAIM.into(),
+            limit: limits.max_entry_size,
+        },
+        offset: 32 + 20,
     };
     for method in Method::ALL {
         let file = four_gib_claim(method);
         assert_eq!(file.len(), FOUR_GIB_FILE_LEN);
         let mut results = None;
         let usage = usage_in(|| {
-            let library = Library::open_limited(&file, OpenOptions::default(), &limits)
+            let library = Library::open_with(&file, OpenOptions::DEFAULT.with_limits(limits))
                 .expect("the header and table are valid");
             results = Some((
                 library.check_limits(0, &limits),
@@ -96,7 +99,7 @@ fn streamed_without_limits_in_bounded_memory() {
         let file = four_gib_claim(method);
         let mut outcome = None;
         let usage = usage_in(|| {
-            let library = Library::open_limited(&file, OpenOptions::default(), &Limits::NONE)
+            let library = Library::open_with(&file, OpenOptions::DEFAULT.with_limits(Limits::NONE))
                 .expect("the header and table are valid");
             let packed = library.packed(0).expect("36 bytes in the file");
             let mut decoder = library.unpacker(0).expect("a method");
@@ -145,13 +148,8 @@ fn the_allocation_free_path_allocates_nothing() {
     let usage = usage_in(|| {
         for (method, file) in &files {
             let mut storage = [rsli::Entry::default(); 2];
-            let library = Library::open_in_limited(
-                file,
-                &mut storage,
-                OpenOptions::default(),
-                &Limits::DEFAULT,
-            )
-            .expect("the header and table are valid");
+            let library = Library::open_in(file, &mut storage, OpenOptions::DEFAULT)
+                .expect("the header and table are valid");
             if library.check_limits(0, &Limits::DEFAULT).is_err() {
                 refused += 1;
             }

@@ -41,7 +41,7 @@ fn nres_sample_reads_back() {
 
 #[test]
 fn rsli_sample_reads_back() {
-    let lib = Library::open(RSLI_SAMPLE, OpenOptions::default()).unwrap();
+    let lib = Library::open_with(RSLI_SAMPLE, OpenOptions::default()).unwrap();
     assert_eq!(lib.len(), 7);
     assert_eq!(lib.problems().count(), 0);
     let secret = lib.find(b"secret.txt").unwrap();
@@ -59,7 +59,7 @@ fn rsli_sample_reads_back() {
 
 #[test]
 fn rsli_sample_deflate_entry_is_miniz_oxides_stream() {
-    let lib = Library::open(RSLI_SAMPLE, OpenOptions::default()).unwrap();
+    let lib = Library::open_with(RSLI_SAMPLE, OpenOptions::default()).unwrap();
     let index = lib.find(b"deflate.txt").unwrap();
     assert_eq!(index, 5);
     let entry = *lib.entry(index).unwrap();

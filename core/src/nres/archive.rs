@@ -9,6 +9,7 @@ use super::table::{LookupTable, classify};
 use super::{ENTRY_LEN, Entries, Header, NresError, Problems};
 use crate::limits::Limits;
 use crate::lookup::midpoint_search;
+use crate::options::OpenOptions;
 
 /// An NRes archive: a view over the bytes of the whole file, validated once at opening.
 ///
@@ -66,16 +67,51 @@ impl<'a> Archive<'a> {
     /// Does **not** fail for an entry that breaks a per-entry rule of SPEC 1.3: those
     /// surface from [`payload`](Archive::payload), [`check_entry`](Archive::check_entry)
     /// and [`problems`](Archive::problems).
+    ///
+    /// This is [`open_with`](Archive::open_with) with [`OpenOptions::DEFAULT`], so an
+    /// archive of more than [`DEFAULT_MAX_ENTRIES`](crate::limits::DEFAULT_MAX_ENTRIES)
+    /// entries is refused; pass other limits to `open_with` to take one.
     pub fn open(data: &'a [u8]) -> Result<Archive<'a>, NresError> {
-        let header = Header::parse(data)?;
-        let actual = data.len() as u64;
-        if u64::from(header.total_size) != actual {
-            return Err(NresError::SizeMismatch {
-                declared: header.total_size,
-                actual,
-            });
+        Archive::open_with(data, &OpenOptions::DEFAULT)
+    }
+
+    /// Opens an NRes archive over the bytes of the whole file as `options` say: in raw
+    /// mode when [`OpenOptions::raw`] is set ([`open_raw`](Archive::open_raw)), otherwise
+    /// as [`open`](Archive::open) does, refusing an entry count above
+    /// [`Limits::max_entries`](crate::limits::Limits::max_entries) with
+    /// [`NresError::Limit`].
+    ///
+    /// The count is checked once the header and the file's length agree with it and
+    /// before anything is read from the directory, so a hostile count costs nothing.
+    /// (Opening never allocates; the limit is for callers that act per entry.) Entry sizes
+    /// are checked per entry: [`check_limits`](Archive::check_limits).
+    ///
+    /// ```
+    /// use ngi_core::limits::{LimitError, Limits};
+    /// use ngi_core::nres::{Archive, Header, NresError};
+    /// use ngi_core::OpenOptions;
+    ///
+    /// let mut file = [0u8; 16 + 3 * 64];
+    /// file[..16].copy_from_slice(&Header { entry_count: 3, total_size: 208 }.to_bytes());
+    /// let options = OpenOptions::DEFAULT.with_limits(Limits::DEFAULT.with_max_entries(2));
+    /// assert_eq!(
+    ///     Archive::open_with(&file, &options).unwrap_err(),
+    ///     NresError::Limit {
+    ///         error: LimitError::TooManyEntries { count: 3, limit: 2 },
+    ///         offset: 8,
+    ///     }
+    /// );
+    /// assert_eq!(Archive::open_with(&file, &OpenOptions::DEFAULT)?.len(), 3);
+    /// # Ok::<(), NresError>(())
+    /// ```
+    pub fn open_with(data: &'a [u8], options: &OpenOptions) -> Result<Archive<'a>, NresError> {
+        if options.raw {
+            let archive = Archive::open_raw(data)?;
+            check_count(1, &options.limits)?;
+            return Ok(archive);
         }
-        let directory_offset = header.directory_offset()?;
+        let (header, directory_offset) = checked_header(data)?;
+        check_count(header.entry_count, &options.limits)?;
         // The offset is at most `total_size`, the length of `data`, so this only fails on
         // a platform whose `usize` cannot index the data anyway.
         let directory = usize::try_from(directory_offset)
@@ -94,41 +130,6 @@ impl<'a> Archive<'a> {
             },
             table: classify(directory),
         })
-    }
-
-    /// [`open`](Archive::open), refusing an entry count above
-    /// [`Limits::max_entries`] with [`NresError::TooManyEntries`].
-    ///
-    /// The count is checked right after the header and the file's length agree with it
-    /// and before anything is read from the directory, so a hostile count costs nothing.
-    /// (Opening never allocates; this is for callers that act per entry.) Entry sizes are
-    /// checked per entry: [`check_limits`](Archive::check_limits).
-    ///
-    /// ```
-    /// use ngi_core::limits::Limits;
-    /// use ngi_core::nres::{Archive, Header, NresError};
-    ///
-    /// let mut file = [0u8; 16 + 3 * 64];
-    /// file[..16].copy_from_slice(&Header { entry_count: 3, total_size: 208 }.to_bytes());
-    /// let limits = Limits::DEFAULT.with_max_entries(2);
-    /// assert_eq!(
-    ///     Archive::open_limited(&file, &limits).unwrap_err(),
-    ///     NresError::TooManyEntries { count: 3, limit: 2 }
-    /// );
-    /// assert_eq!(Archive::open_limited(&file, &Limits::DEFAULT)?.len(), 3);
-    /// # Ok::<(), NresError>(())
-    /// ```
-    pub fn open_limited(data: &'a [u8], limits: &Limits) -> Result<Archive<'a>, NresError> {
-        let header = Header::parse(data)?;
-        if u64::from(header.total_size) == data.len() as u64 && header.directory_offset().is_ok() {
-            limits
-                .check_count(u64::from(header.entry_count))
-                .map_err(|_| NresError::TooManyEntries {
-                    count: header.entry_count,
-                    limit: limits.max_entries,
-                })?;
-        }
-        Archive::open(data)
     }
 
     /// Opens `data` in raw mode (SPEC 1.7): no header check, one entry named `RAW` whose
@@ -321,6 +322,28 @@ impl<'a> Archive<'a> {
     pub fn problems(&self) -> Problems<'a> {
         Problems::new(self.clone())
     }
+}
+
+/// The header of `data`, checked against the length of `data` (SPEC 1.2): the magic, the
+/// version, `entry_count >= 0`, `total_size == data.len()` and `directory_offset >= 16`,
+/// in that order. Returns it with the directory offset.
+fn checked_header(data: &[u8]) -> Result<(Header, u64), NresError> {
+    let header = Header::parse(data)?;
+    let actual = data.len() as u64;
+    if u64::from(header.total_size) != actual {
+        return Err(NresError::SizeMismatch {
+            declared: header.total_size,
+            actual,
+        });
+    }
+    Ok((header, header.directory_offset()?))
+}
+
+/// The entry count against [`Limits::max_entries`]; the error points at the count's field.
+pub(crate) fn check_count(count: u32, limits: &Limits) -> Result<(), NresError> {
+    limits
+        .check_count(u64::from(count))
+        .map_err(|error| NresError::Limit { error, offset: 8 })
 }
 
 fn payload_range(entry: &Entry<'_>) -> Option<Range<usize>> {

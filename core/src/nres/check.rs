@@ -50,12 +50,12 @@ impl Rule {
 
 impl Entry<'_> {
     /// Checks this entry's `size` against [`Limits::max_entry_size`]: a payload larger
-    /// than the caller will take is [`NresError::EntryTooLarge`], naming the entry, its
+    /// than the caller will take is [`NresError::Limit`], naming the entry, its
     /// offset, its size and the limit. Run it before sizing anything from `size` (a host
     /// reading the payload through seeks, say); nothing here allocates.
     ///
     /// ```
-    /// use ngi_core::limits::Limits;
+    /// use ngi_core::limits::{LimitError, Limits};
     /// use ngi_core::nres::{Entry, NresError};
     ///
     /// let mut record = [0u8; 64];
@@ -64,25 +64,20 @@ impl Entry<'_> {
     /// let entry = Entry::parse(3, &record);
     /// assert_eq!(
     ///     entry.check_limits(&Limits::DEFAULT),
-    ///     Err(NresError::EntryTooLarge {
-    ///         entry: 3,
-    ///         data_offset: 16,
-    ///         size: 0x4000_0000,
-    ///         limit: 256 << 20,
+    ///     Err(NresError::Limit {
+    ///         error: LimitError::EntryTooLarge { entry: 3, size: 0x4000_0000, limit: 256 << 20 },
+    ///         offset: 16,
     ///     })
     /// );
     /// assert_eq!(entry.check_limits(&Limits::NONE), Ok(()));
     /// ```
     pub fn check_limits(&self, limits: &Limits) -> Result<(), NresError> {
-        match limits.check_size(self.index, u64::from(self.size)) {
-            Ok(()) => Ok(()),
-            Err(_) => Err(NresError::EntryTooLarge {
-                entry: self.index,
-                data_offset: self.data_offset,
-                size: self.size,
-                limit: limits.max_entry_size,
-            }),
-        }
+        limits
+            .check_size(self.index, u64::from(self.size))
+            .map_err(|error| NresError::Limit {
+                error,
+                offset: u64::from(self.data_offset),
+            })
     }
 
     /// Checks the two rules of SPEC 1.3 that guard the payload bytes: `data_offset >= 16`

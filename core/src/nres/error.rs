@@ -3,6 +3,7 @@
 use core::fmt;
 
 use super::{ENTRY_LEN, HEADER_LEN, MAGIC, NAME_FIELD_LEN, VERSION};
+use crate::limits::LimitError;
 
 /// Why an NRes archive or one of its entries breaks a read rule of SPEC 1.2–1.3.
 ///
@@ -90,27 +91,17 @@ pub enum NresError {
         /// Length of the data.
         len: u64,
     },
-    /// The header's entry count is above the caller's
-    /// [`Limits::max_entries`](crate::limits::Limits::max_entries)
-    /// ([`Archive::open_limited`](super::Archive::open_limited)).
-    TooManyEntries {
-        /// The count found at offset 8.
-        count: u32,
-        /// The limit.
-        limit: u32,
-    },
-    /// An entry's `size` is above the caller's
-    /// [`Limits::max_entry_size`](crate::limits::Limits::max_entry_size)
-    /// ([`Archive::check_limits`](super::Archive::check_limits)).
-    EntryTooLarge {
-        /// Index of the entry.
-        entry: u32,
-        /// Its `data_offset`.
-        data_offset: u32,
-        /// Its `size`.
-        size: u32,
-        /// The limit.
-        limit: u64,
+    /// A [`Limits`](crate::limits::Limits) check failed: the header's entry count is above
+    /// [`max_entries`](crate::limits::Limits::max_entries) (at open, `offset` 8), or an
+    /// entry's `size` is above [`max_entry_size`](crate::limits::Limits::max_entry_size)
+    /// ([`Archive::check_limits`](super::Archive::check_limits), `offset` its
+    /// `data_offset`). The [`LimitError`] is also the error's
+    /// [`source`](core::error::Error::source).
+    Limit {
+        /// Which limit, the value and the limit.
+        error: LimitError,
+        /// The header field or the payload the value belongs to.
+        offset: u64,
     },
 }
 
@@ -122,8 +113,8 @@ impl NresError {
         match *self {
             NresError::DataBeforeHeader { entry, .. }
             | NresError::DataPastDirectory { entry, .. }
-            | NresError::NameUnterminated { entry, .. }
-            | NresError::EntryTooLarge { entry, .. } => Some(entry),
+            | NresError::NameUnterminated { entry, .. } => Some(entry),
+            NresError::Limit { error, .. } => error.entry(),
             _ => None,
         }
     }
@@ -136,14 +127,15 @@ impl NresError {
             NresError::TooShort { len } | NresError::RawTooLarge { len } => Some(len),
             NresError::BadMagic { .. } => Some(0),
             NresError::BadVersion { .. } => Some(4),
-            NresError::NegativeEntryCount { .. }
-            | NresError::DirectoryOutOfBounds { .. }
-            | NresError::TooManyEntries { .. } => Some(8),
+            NresError::NegativeEntryCount { .. } | NresError::DirectoryOutOfBounds { .. } => {
+                Some(8)
+            }
             NresError::SizeMismatch { .. } => Some(12),
             NresError::DataBeforeHeader { data_offset, .. }
-            | NresError::DataPastDirectory { data_offset, .. }
-            | NresError::EntryTooLarge { data_offset, .. } => Some(u64::from(data_offset)),
-            NresError::NameUnterminated { offset, .. } => Some(offset),
+            | NresError::DataPastDirectory { data_offset, .. } => Some(u64::from(data_offset)),
+            NresError::NameUnterminated { offset, .. } | NresError::Limit { offset, .. } => {
+                Some(offset)
+            }
             NresError::NoSuchEntry { .. } => None,
         }
     }
@@ -219,25 +211,31 @@ impl fmt::Display for NresError {
                 f,
                 "raw mode: file of {len} bytes does not fit the 32-bit size field"
             ),
-            NresError::TooManyEntries { count, limit } => write!(
-                f,
-                "NRes entry count {count} at offset 8 exceeds the limit of {limit} entries"
-            ),
-            NresError::EntryTooLarge {
-                entry,
-                data_offset,
-                size,
-                limit,
-            } => write!(
-                f,
-                "entry {entry}: payload at offset {data_offset} of {size} bytes exceeds the \
-                 entry size limit of {limit} bytes"
-            ),
+            NresError::Limit { error, offset } => match error {
+                LimitError::TooManyEntries { count, limit } => write!(
+                    f,
+                    "NRes entry count {count} at offset {offset} exceeds the limit of {limit} \
+                     entries"
+                ),
+                LimitError::EntryTooLarge { entry, size, limit } => write!(
+                    f,
+                    "entry {entry}: payload at offset {offset} of {size} bytes exceeds the \
+                     entry size limit of {limit} bytes"
+                ),
+                _ => write!(f, "{error} (at offset {offset})"),
+            },
         }
     }
 }
 
-impl core::error::Error for NresError {}
+impl core::error::Error for NresError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            NresError::Limit { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
 
 #[cfg(feature = "std")]
 impl From<NresError> for std::io::Error {
@@ -368,18 +366,25 @@ mod tests {
         let e = NresError::NoSuchEntry { index: 7 };
         assert_eq!((e.entry(), e.offset()), (None, None));
         assert_eq!(NresError::BadVersion { found: 1 }.offset(), Some(4));
-        let e = NresError::EntryTooLarge {
-            entry: 2,
-            data_offset: 24,
-            size: 9,
-            limit: 8,
+        let e = NresError::Limit {
+            error: LimitError::EntryTooLarge {
+                entry: 2,
+                size: 9,
+                limit: 8,
+            },
+            offset: 24,
         };
         assert_eq!(
             e.to_string(),
             "entry 2: payload at offset 24 of 9 bytes exceeds the entry size limit of 8 bytes"
         );
         assert_eq!((e.entry(), e.offset()), (Some(2), Some(24)));
-        let e = NresError::TooManyEntries { count: 3, limit: 2 };
+        use core::error::Error as _;
+        assert!(e.source().is_some_and(|s| s.is::<LimitError>()));
+        let e = NresError::Limit {
+            error: LimitError::TooManyEntries { count: 3, limit: 2 },
+            offset: 8,
+        };
         assert_eq!(
             e.to_string(),
             "NRes entry count 3 at offset 8 exceeds the limit of 2 entries"

@@ -60,6 +60,7 @@ mod testutil;
 #[cfg(feature = "alloc")]
 mod writer;
 
+pub use crate::options::OpenOptions;
 pub use archive::Archive;
 pub use check::Problems;
 pub use directory::DirectoryDecoder;

@@ -48,7 +48,7 @@ use alloc::vec::Vec;
 /// let secret = builder.add(b"SECRET.BIN", Method::Xor, b"hidden")?;
 /// let bytes = builder.build()?;
 ///
-/// let library = Library::open(&bytes, OpenOptions { media_trailer: true })?;
+/// let library = Library::open_with(&bytes, OpenOptions::DEFAULT.with_media_trailer(true))?;
 /// assert_eq!(library.overlay(), Some(16));
 /// assert_eq!(library.find(b"secret.bin"), Some(secret));
 /// let mut out = [0u8; 6];
@@ -71,7 +71,7 @@ use alloc::vec::Vec;
 /// let packed = builder.add(b"TEXT.TXT", Method::Deflate, &text)?;
 /// let bytes = builder.build()?;
 ///
-/// let library = Library::open(&bytes, OpenOptions::default())?;
+/// let library = Library::open_with(&bytes, OpenOptions::default())?;
 /// let entry = library.entry(packed).unwrap();
 /// assert!(entry.packed_size < entry.unpacked_size);
 /// let mut out = vec![0u8; text.len()];
@@ -386,7 +386,7 @@ mod tests {
         let at_10 = b.add(b"A0", Method::Deflate, &text).unwrap();
         let empty = b.add(b"E", Method::Deflate, b"").unwrap();
         let file = b.build().unwrap();
-        let lib = Library::open(&file, OpenOptions::default()).unwrap();
+        let lib = Library::open_with(&file, OpenOptions::default()).unwrap();
         assert_eq!(lib.problems().count(), 0);
         let (mut end, mut keyed) = (0, 0);
         for (index, level, data) in [

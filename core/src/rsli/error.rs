@@ -2,6 +2,7 @@
 
 use super::{ENTRY_LEN, HEADER_LEN};
 use crate::error::DecodeError;
+use crate::limits::LimitError;
 use core::fmt;
 
 #[cfg(feature = "alloc")]
@@ -98,28 +99,24 @@ pub enum RsliError {
     Decode {
         /// The entry's index.
         entry: u32,
-        /// What the decoder reported.
+        /// The file offset of the fault: where the stream ran out for a truncated stream,
+        /// the byte holding the last bit read for a corrupt one.
+        offset: u64,
+        /// What the decoder reported; also the error's
+        /// [`source`](core::error::Error::source).
         error: DecodeError,
     },
-    /// The header's entry count is above the caller's
-    /// [`Limits::max_entries`](crate::limits::Limits::max_entries)
-    /// ([`Library::open_in_limited`](super::Library::open_in_limited)).
-    TooManyEntries {
-        /// The count found at offset 4.
-        count: u16,
-        /// The limit.
-        limit: u32,
-    },
-    /// The entry's `unpacked_size` is above the caller's
-    /// [`Limits::max_entry_size`](crate::limits::Limits::max_entry_size)
-    /// ([`Library::check_limits`](super::Library::check_limits)).
-    EntryTooLarge {
-        /// The entry's index.
-        entry: u32,
-        /// Its `unpacked_size`.
-        unpacked_size: u32,
-        /// The limit.
-        limit: u64,
+    /// A [`Limits`](crate::limits::Limits) check failed: the header's entry count is above
+    /// [`max_entries`](crate::limits::Limits::max_entries) (at open, `offset` 4), or an
+    /// entry's `unpacked_size` is above
+    /// [`max_entry_size`](crate::limits::Limits::max_entry_size)
+    /// ([`Library::check_limits`](super::Library::check_limits), `offset` that field's).
+    /// The [`LimitError`] is also the error's [`source`](core::error::Error::source).
+    Limit {
+        /// Which limit, the value and the limit.
+        error: LimitError,
+        /// The (encrypted) field the value was read from.
+        offset: u64,
     },
 }
 
@@ -132,27 +129,28 @@ impl RsliError {
             RsliError::DataOutOfBounds { entry, .. }
             | RsliError::UnsupportedMethod { entry, .. }
             | RsliError::OutputSize { entry, .. }
-            | RsliError::Decode { entry, .. }
-            | RsliError::EntryTooLarge { entry, .. } => Some(entry),
+            | RsliError::Decode { entry, .. } => Some(entry),
+            RsliError::Limit { error, .. } => error.entry(),
             _ => None,
         }
     }
 
     /// The file offset the error is about: where a short file ends, the header byte that
-    /// is wrong (the count for [`TooManyEntries`](Self::TooManyEntries)), where
-    /// out-of-bounds data starts, or where an entry's (encrypted) `flags` field
-    /// ([`UnsupportedMethod`](Self::UnsupportedMethod)) or `unpacked_size` field
-    /// ([`EntryTooLarge`](Self::EntryTooLarge)) lies. `None` when no file offset applies.
+    /// is wrong, where out-of-bounds data starts, where an entry's (encrypted) `flags`
+    /// field ([`UnsupportedMethod`](Self::UnsupportedMethod)) lies, where decoding failed
+    /// ([`Decode`](Self::Decode)), or the field a [`Limit`](Self::Limit) is about. `None`
+    /// when no file offset applies.
     pub fn offset(&self) -> Option<u64> {
         match *self {
             RsliError::Truncated { len, .. } => Some(len),
             RsliError::BadMagic { .. } => Some(0),
             RsliError::BadReserved { .. } => Some(2),
             RsliError::BadVersion { .. } => Some(3),
-            RsliError::NegativeEntryCount { .. } | RsliError::TooManyEntries { .. } => Some(4),
-            RsliError::DataOutOfBounds { offset, .. } => Some(offset),
+            RsliError::NegativeEntryCount { .. } => Some(4),
+            RsliError::DataOutOfBounds { offset, .. }
+            | RsliError::Decode { offset, .. }
+            | RsliError::Limit { offset, .. } => Some(offset),
             RsliError::UnsupportedMethod { entry, .. } => Some(flags_offset(entry)),
-            RsliError::EntryTooLarge { entry, .. } => Some(unpacked_size_offset(entry)),
             _ => None,
         }
     }
@@ -164,7 +162,7 @@ fn flags_offset(entry: u32) -> u64 {
 }
 
 /// Where entry `entry`'s `unpacked_size` field lies in the file.
-fn unpacked_size_offset(entry: u32) -> u64 {
+pub(super) fn unpacked_size_offset(entry: u32) -> u64 {
     HEADER_LEN as u64 + u64::from(entry) * ENTRY_LEN as u64 + 20
 }
 
@@ -223,21 +221,24 @@ impl fmt::Display for RsliError {
                 "entry {entry}: output buffer is {got} bytes, but the entry unpacks to exactly \
                  {expected}"
             ),
-            RsliError::Decode { entry, error } => write!(f, "entry {entry}: {error}"),
-            RsliError::TooManyEntries { count, limit } => write!(
-                f,
-                "RsLi entry count {count} at offset 4 exceeds the limit of {limit} entries"
-            ),
-            RsliError::EntryTooLarge {
+            RsliError::Decode {
                 entry,
-                unpacked_size,
-                limit,
-            } => write!(
-                f,
-                "entry {entry}: unpacked size {unpacked_size} (at offset {}) exceeds the entry \
-                 size limit of {limit} bytes",
-                unpacked_size_offset(entry)
-            ),
+                offset,
+                error,
+            } => write!(f, "entry {entry} at offset {offset}: {error}"),
+            RsliError::Limit { error, offset } => match error {
+                LimitError::TooManyEntries { count, limit } => write!(
+                    f,
+                    "RsLi entry count {count} at offset {offset} exceeds the limit of {limit} \
+                     entries"
+                ),
+                LimitError::EntryTooLarge { entry, size, limit } => write!(
+                    f,
+                    "entry {entry}: unpacked size {size} (at offset {offset}) exceeds the entry \
+                     size limit of {limit} bytes"
+                ),
+                _ => write!(f, "{error} (at offset {offset})"),
+            },
         }
     }
 }
@@ -246,6 +247,7 @@ impl core::error::Error for RsliError {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
             RsliError::Decode { error, .. } => Some(error),
+            RsliError::Limit { error, .. } => Some(error),
             _ => None,
         }
     }
@@ -418,16 +420,22 @@ mod tests {
             (method.entry(), method.offset()),
             (Some(2), Some(32 + 64 + 16))
         );
-        let large = RsliError::EntryTooLarge {
-            entry: 1,
-            unpacked_size: u32::MAX,
-            limit: 8,
+        let large = RsliError::Limit {
+            error: LimitError::EntryTooLarge {
+                entry: 1,
+                size: u32::MAX.into(),
+                limit: 8,
+            },
+            offset: unpacked_size_offset(1),
         };
         assert_eq!(
             (large.entry(), large.offset()),
             (Some(1), Some(32 + 32 + 20))
         );
-        let many = RsliError::TooManyEntries { count: 3, limit: 2 };
+        let many = RsliError::Limit {
+            error: LimitError::TooManyEntries { count: 3, limit: 2 },
+            offset: 4,
+        };
         assert_eq!((many.entry(), many.offset()), (None, Some(4)));
         let count = RsliError::NegativeEntryCount { count: -1 };
         assert_eq!((count.entry(), count.offset()), (None, Some(4)));
@@ -444,9 +452,11 @@ mod tests {
         };
         let e = RsliError::Decode {
             entry: 7,
+            offset: 100,
             error: inner,
         };
-        assert!(e.source().is_some());
+        assert!(e.source().is_some_and(|s| s.is::<DecodeError>()));
+        assert_eq!((e.entry(), e.offset()), (Some(7), Some(100)));
         assert!(RsliError::BadVersion { found: 2 }.source().is_none());
     }
 
@@ -496,6 +506,7 @@ mod tests {
         assert_eq!(
             kind(RsliError::Decode {
                 entry: 0,
+                offset: 0,
                 error: truncated
             }),
             ErrorKind::UnexpectedEof
@@ -504,6 +515,7 @@ mod tests {
         assert_eq!(
             kind(RsliError::Decode {
                 entry: 0,
+                offset: 0,
                 error: missing
             }),
             ErrorKind::Unsupported

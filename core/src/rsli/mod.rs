@@ -49,7 +49,7 @@
 #[cfg(feature = "alloc")]
 mod builder;
 mod entry;
-mod error;
+pub(crate) mod error;
 mod find;
 mod header;
 mod le;

@@ -1,7 +1,9 @@
 //! Where an entry's packed bytes lie (SPEC 2.7, 2.8), and unpacking them.
 
+use super::error::unpacked_size_offset;
 use super::{Entry, Library, RsliError, entry_id};
 use crate::codec::{self, Method, Unpacker};
+use crate::error::DecodeError;
 use crate::limits::Limits;
 use core::iter::{Enumerate, FusedIterator};
 use core::ops::Range;
@@ -41,8 +43,13 @@ impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
     pub fn unpacker(&self, index: usize) -> Result<Unpacker, RsliError> {
         let (id, entry) = self.get(index)?;
         let method = method(id, entry)?;
-        Unpacker::new(method, entry.data_key(), entry.unpacked_size.into())
-            .map_err(|error| RsliError::Decode { entry: id, error })
+        Unpacker::new(method, entry.data_key(), entry.unpacked_size.into()).map_err(|error| {
+            RsliError::Decode {
+                entry: id,
+                offset: effective_offset(entry, self.overlay()),
+                error,
+            }
+        })
     }
 
     /// Unpacks entry `index` into `out`, which must be exactly `unpacked_size` long.
@@ -61,7 +68,11 @@ impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
         let method = method(id, entry)?;
         codec::unpack_into(method, entry.data_key(), packed, out)
             .map(|_| ())
-            .map_err(|error| RsliError::Decode { entry: id, error })
+            .map_err(|error| RsliError::Decode {
+                entry: id,
+                offset: fault_offset(effective_offset(entry, self.overlay()), packed, &error),
+                error,
+            })
     }
 
     /// Checks entry `index`'s `unpacked_size` against [`Limits::max_entry_size`]
@@ -81,8 +92,8 @@ impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
     /// buffer of the caller's size.
     ///
     /// ```
-    /// use ngi_core::limits::Limits;
-    /// use ngi_core::rsli::{Entry, Library, OpenOptions, RsliError};
+    /// use ngi_core::limits::{LimitError, Limits};
+    /// use ngi_core::rsli::{Entry, Library, RsliError};
     ///
     /// // One LZSS entry of 4 packed bytes that claims to unpack to 0xFFFF_FFFF bytes.
     /// let mut file = [0u8; 32 + 32 + 4];
@@ -96,10 +107,13 @@ impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
     ///     ..Entry::default()
     /// };
     /// file[32..64].copy_from_slice(&entry.to_bytes()); // seed 0: the table is plain text
-    /// let library = Library::open(&file, OpenOptions::default())?;
+    /// let library = Library::open(&file)?;
     /// assert_eq!(
     ///     library.unpack_to_vec(0, &Limits::DEFAULT),
-    ///     Err(RsliError::EntryTooLarge { entry: 0, unpacked_size: u32::MAX, limit: 256 << 20 })
+    ///     Err(RsliError::Limit {
+    ///         error: LimitError::EntryTooLarge { entry: 0, size: u32::MAX.into(), limit: 256 << 20 },
+    ///         offset: 32 + 20,
+    ///     })
     /// );
     /// # Ok::<(), RsliError>(())
     /// ```
@@ -112,11 +126,17 @@ impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
     ) -> Result<alloc::vec::Vec<u8>, RsliError> {
         self.packed(index)?;
         self.check_limits(index, limits)?;
-        let (_, entry) = self.get(index)?;
+        let (id, entry) = self.get(index)?;
         // Checked against the limit just above; a size that does not fit a `usize` (a
-        // 16-bit target) is refused the same way.
-        let len =
-            usize::try_from(entry.unpacked_size).map_err(|_| too_large(index, entry, limits))?;
+        // 16-bit target) is refused as being over the address space.
+        let len = usize::try_from(entry.unpacked_size).map_err(|_| RsliError::Limit {
+            error: crate::limits::LimitError::EntryTooLarge {
+                entry: id,
+                size: entry.unpacked_size.into(),
+                limit: usize::MAX as u64,
+            },
+            offset: unpacked_size_offset(id),
+        })?;
         let mut out = alloc::vec![0u8; len];
         self.unpack_into(index, &mut out)?;
         Ok(out)
@@ -178,29 +198,38 @@ impl FusedIterator for Problems<'_> {}
 /// here allocates.
 ///
 /// ```
-/// use ngi_core::limits::Limits;
+/// use ngi_core::limits::{LimitError, Limits};
 /// use ngi_core::rsli::{check_limits, Entry, RsliError};
 ///
 /// let bomb = Entry { flags: 0x100, unpacked_size: u32::MAX, packed_size: 36, ..Entry::default() };
 /// assert_eq!(
 ///     check_limits(2, &bomb, &Limits::DEFAULT),
-///     Err(RsliError::EntryTooLarge { entry: 2, unpacked_size: u32::MAX, limit: 256 << 20 })
+///     Err(RsliError::Limit {
+///         error: LimitError::EntryTooLarge { entry: 2, size: u32::MAX.into(), limit: 256 << 20 },
+///         offset: 32 + 2 * 32 + 20,
+///     })
 /// );
 /// assert_eq!(check_limits(2, &bomb, &Limits::NONE), Ok(()));
 /// ```
 pub fn check_limits(index: usize, entry: &Entry, limits: &Limits) -> Result<(), RsliError> {
-    match limits.check_size(entry_id(index), u64::from(entry.unpacked_size)) {
-        Ok(()) => Ok(()),
-        Err(_) => Err(too_large(index, entry, limits)),
-    }
+    let id = entry_id(index);
+    limits
+        .check_size(id, u64::from(entry.unpacked_size))
+        .map_err(|error| RsliError::Limit {
+            error,
+            offset: unpacked_size_offset(id),
+        })
 }
 
-fn too_large(index: usize, entry: &Entry, limits: &Limits) -> RsliError {
-    RsliError::EntryTooLarge {
-        entry: entry_id(index),
-        unpacked_size: entry.unpacked_size,
-        limit: limits.max_entry_size,
-    }
+/// The file offset of a decoding fault in an entry whose packed bytes start at `start`:
+/// the codec's own offset in the stream when it has one, else the end of the bytes it was
+/// given (where a truncated stream ran out).
+pub(crate) fn fault_offset(start: u64, packed: &[u8], error: &DecodeError) -> u64 {
+    let within = match *error {
+        DecodeError::Inflate { offset, .. } => offset,
+        _ => packed.len() as u64,
+    };
+    start.saturating_add(within)
 }
 
 fn method(id: u32, entry: &Entry) -> Result<Method, RsliError> {

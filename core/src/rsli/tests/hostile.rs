@@ -5,11 +5,9 @@ use super::*;
 fn exercise(file: &[u8]) {
     for options in [
         OpenOptions::default(),
-        OpenOptions {
-            media_trailer: true,
-        },
+        OpenOptions::DEFAULT.with_media_trailer(true),
     ] {
-        let Ok(library) = Library::open(file, options) else {
+        let Ok(library) = Library::open_with(file, options) else {
             continue;
         };
         let _ = library.problems().count();

@@ -5,7 +5,7 @@ use crate::error::DecodeError;
 use crate::rsli::RsliError;
 
 fn both_ways(file: &[u8]) -> RsliError {
-    let owned = Library::open(file, OpenOptions::default()).unwrap_err();
+    let owned = Library::open_with(file, OpenOptions::default()).unwrap_err();
     let mut storage = [Entry::default(); 4];
     let borrowed = Library::open_in(file, &mut storage, OpenOptions::default()).unwrap_err();
     assert_eq!(owned, borrowed);
@@ -36,7 +36,7 @@ fn truncated_table() {
             needed: 128
         }
     );
-    assert!(Library::open(&file, OpenOptions::default()).is_ok());
+    assert!(Library::open_with(&file, OpenOptions::default()).is_ok());
     // The largest count with a header-only file: refused before anything is allocated.
     let mut huge = raw_file(0, false, &[], &[], None);
     huge[4..6].copy_from_slice(&32767u16.to_le_bytes());
@@ -154,12 +154,7 @@ fn data_out_of_bounds_with_overlay() {
     let plain = open(&file, OpenOptions::default());
     assert_eq!(plain.problems().count(), 0);
     assert_eq!(plain.effective_offset(1), Ok(0x10));
-    let honoured = open(
-        &file,
-        OpenOptions {
-            media_trailer: true,
-        },
-    );
+    let honoured = open(&file, OpenOptions::DEFAULT.with_media_trailer(true));
     assert_eq!(honoured.effective_offset(0), Ok(60 + u64::from(overlay)));
     assert_eq!(
         honoured.packed(1),

@@ -92,7 +92,7 @@ fn patch_table(file: &mut [u8], mut patch: impl FnMut(usize, &mut Entry)) {
 
 /// Opens `file` both ways and checks they agree.
 fn open(file: &[u8], options: OpenOptions) -> Library<'_, Vec<Entry>> {
-    let library = Library::open(file, options).unwrap();
+    let library = Library::open_with(file, options).unwrap();
     let mut storage = alloc::vec![Entry::default(); library.len() + 3];
     let borrowed = Library::open_in(file, &mut storage, options).unwrap();
     assert_eq!(borrowed.entries(), library.entries());

@@ -2,9 +2,7 @@
 
 use super::*;
 
-const HONOUR: OpenOptions = OpenOptions {
-    media_trailer: true,
-};
+const HONOUR: OpenOptions = OpenOptions::DEFAULT.with_media_trailer(true);
 
 #[test]
 fn absent() {
