@@ -1,14 +1,12 @@
 //! The validated zero-copy view over an NRes file, and the engine's lookup.
 
-use core::cmp::Ordering;
 use core::ops::Range;
 
 use super::entry::{Entry, record_at};
 use super::name::{c_str, compare_names};
-use super::table::{LookupTable, classify};
+use super::table::{LookupTable, classify, find_by};
 use super::{ENTRY_LEN, Entries, Header, NresError, Problems};
 use crate::limits::Limits;
-use crate::lookup::midpoint_search;
 use crate::options::OpenOptions;
 
 /// An NRes archive: a view over the bytes of the whole file, validated once at opening.
@@ -284,12 +282,13 @@ impl<'a> Archive<'a> {
     /// A `Sorted` table that is no permutation can leave an entry in no slot; the binary
     /// search then misses it, exactly as the engine does.
     pub fn find(&self, name: &[u8]) -> Option<usize> {
-        let query = c_str(name);
-        if self.table.is_searchable() {
-            midpoint_search(self.len(), |slot| self.probe(slot, query))
-        } else {
-            self.find_linear(query)
-        }
+        find_by(
+            self.len(),
+            self.table,
+            |slot| self.entry(slot).map_or(u32::MAX, |e| e.sort_index),
+            |index| self.entry(index).map(|e| e.name()),
+            c_str(name),
+        )
     }
 
     /// The first entry, in entry order, whose name equals `name` under [`compare_names`]:
@@ -297,20 +296,6 @@ impl<'a> Archive<'a> {
     pub fn find_linear(&self, name: &[u8]) -> Option<usize> {
         self.entries()
             .position(|entry| compare_names(name, entry.name()).is_eq())
-    }
-
-    /// One step of the binary search: the entry slot `slot` points at, and how the query
-    /// compares with its name.
-    fn probe(&self, slot: usize, query: &[u8]) -> (usize, Ordering) {
-        let target = self
-            .entry(slot)
-            .and_then(|entry| usize::try_from(entry.sort_index).ok())
-            .unwrap_or(usize::MAX);
-        match self.entry(target) {
-            Some(entry) => (target, compare_names(query, entry.name())),
-            // Not reached: the search only runs over tables whose slots are all in range.
-            None => (target, Ordering::Less),
-        }
     }
 
     /// How usable the `sort_index` table is, as classified at opening.
@@ -596,11 +581,14 @@ mod tests {
         let a = Archive::open(&bytes).unwrap();
         assert_eq!(a.lookup_table(), LookupTable::Unsorted { slot: 0 });
         // The binary search alone would miss "a": slot 1 says b, then slot 0 says c.
-        assert_eq!(
-            midpoint_search(3, |slot| a.probe(slot, b"a")),
-            None,
-            "the case needs the fallback"
+        let searched = find_by(
+            3,
+            LookupTable::Canonical,
+            |slot| a.entry(slot).map_or(u32::MAX, |e| e.sort_index),
+            |index| a.entry(index).map(|e| e.name()),
+            b"a",
         );
+        assert_eq!(searched, None, "the case needs the fallback");
         for (i, name) in names.iter().enumerate() {
             assert_eq!(a.find(name), Some(i));
         }

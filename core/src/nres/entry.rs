@@ -45,16 +45,6 @@ fn name_field(record: &[u8; ENTRY_LEN]) -> &[u8; NAME_FIELD_LEN] {
         .unwrap_or(&[0; NAME_FIELD_LEN])
 }
 
-/// The 64-byte records of a directory, each with its entry index.
-pub(super) fn records(directory: &[u8]) -> impl Iterator<Item = (u32, &[u8; ENTRY_LEN])> {
-    // `chunks_exact` only yields whole records, so no chunk is dropped by the conversion.
-    (0u32..).zip(
-        directory
-            .chunks_exact(ENTRY_LEN)
-            .filter_map(|chunk| chunk.try_into().ok()),
-    )
-}
-
 /// The record of entry `index` in a directory, if there is one.
 pub(super) fn record_at(directory: &[u8], index: usize) -> Option<&[u8; ENTRY_LEN]> {
     let start = index.checked_mul(ENTRY_LEN)?;
@@ -237,7 +227,6 @@ mod tests {
     fn record_access() {
         let mut dir = [0u8; 130];
         dir[64 + 20] = b'q';
-        assert_eq!(records(&dir).count(), 2, "the 2-byte tail is no record");
         assert_eq!(
             record_at(&dir, 1).map(|r| Entry::parse(1, r).name()),
             Some(&b"q"[..])

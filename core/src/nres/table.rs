@@ -3,8 +3,9 @@
 use core::cmp::Ordering;
 use core::fmt;
 
-use super::entry::{Entry, record_at, records};
+use super::entry::{Entry, record_at};
 use super::name::compare_names;
+use crate::lookup::midpoint_search;
 
 /// How usable the `sort_index` fields are as the lookup permutation of SPEC 1.5, and so
 /// how [`Archive::find`](super::Archive::find) searches.
@@ -74,16 +75,35 @@ impl fmt::Display for LookupTable {
 }
 
 /// Classifies the table of a directory in one pass, without allocating.
+pub(super) fn classify(directory: &[u8]) -> LookupTable {
+    let count = directory.len() / super::ENTRY_LEN;
+    classify_by(
+        count,
+        |slot| record_at(directory, slot).map_or(u32::MAX, |r| Entry::parse(0, r).sort_index),
+        |index| {
+            // Only the name is wanted; the index it is parsed under does not matter.
+            record_at(directory, index).map(|record| Entry::parse(0, record).name())
+        },
+    )
+}
+
+/// Classifies a lookup table of `count` entries given each slot's `sort_index` and each
+/// entry's name (`None` past the end), in one pass and without allocating: the one
+/// classification [`Archive`](super::Archive) and the format-agnostic catalog share.
 ///
 /// Only adjacent slots are compared. That suffices for `Canonical` to imply a permutation:
 /// the (name, index) pairs strictly increase along the slots, so no two slots are equal,
 /// and `n` distinct values in `0..n` are all of them.
-pub(super) fn classify(directory: &[u8]) -> LookupTable {
+pub(crate) fn classify_by<'n>(
+    count: usize,
+    sort_index: impl Fn(usize) -> u32,
+    name: impl Fn(usize) -> Option<&'n [u8]>,
+) -> LookupTable {
     let mut verdict = LookupTable::Canonical;
     let mut previous: Option<(u32, u32, &[u8])> = None;
-    for (slot, record) in records(directory) {
-        let target = Entry::parse(slot, record).sort_index;
-        let Some(name) = name_of(directory, target) else {
+    for (slot, at) in (0u32..).zip(0..count) {
+        let target = sort_index(at);
+        let Some(name) = usize::try_from(target).ok().and_then(&name) else {
             return LookupTable::OutOfRange {
                 entry: slot,
                 sort_index: target,
@@ -109,11 +129,26 @@ pub(super) fn classify(directory: &[u8]) -> LookupTable {
     verdict
 }
 
-fn name_of(directory: &[u8], index: u32) -> Option<&[u8]> {
-    let index = usize::try_from(index).ok()?;
-    record_at(directory, index).map(|record| {
-        // Only the name is wanted; the index it is parsed under does not matter.
-        Entry::parse(0, record).name()
+/// The engine's lookup (SPEC 1.6) over `count` entries given each slot's `sort_index` and
+/// each entry's name: the binary search when `table` is searchable, else the linear scan
+/// in entry order. `query` is the C string to look for.
+pub(crate) fn find_by<'n>(
+    count: usize,
+    table: LookupTable,
+    sort_index: impl Fn(usize) -> u32,
+    name: impl Fn(usize) -> Option<&'n [u8]>,
+    query: &[u8],
+) -> Option<usize> {
+    if !table.is_searchable() {
+        return (0..count).find(|&i| name(i).is_some_and(|n| compare_names(query, n).is_eq()));
+    }
+    midpoint_search(count, |slot| {
+        let target = usize::try_from(sort_index(slot)).unwrap_or(usize::MAX);
+        match name(target) {
+            Some(entry) => (target, compare_names(query, entry)),
+            // Not reached: the search only runs over tables whose slots are all in range.
+            None => (target, Ordering::Less),
+        }
     })
 }
 

@@ -1,5 +1,6 @@
 //! `rsFind`, the engine's lookup by name (SPEC 2.5).
 
+use super::permutation::Table;
 use super::{Entry, Library, LookupTable};
 use crate::lookup::midpoint_search;
 
@@ -50,23 +51,31 @@ impl<S: AsRef<[Entry]>> Library<'_, S> {
 /// [`settle_sort_index`](super::settle_sort_index), for hosts that decode the table
 /// without holding the whole file.
 pub fn find_in(entries: &[Entry], lookup: LookupTable, name: &[u8]) -> Option<usize> {
+    find_by(entries, lookup, name)
+}
+
+/// [`find_in`] over any [`Table`].
+pub(crate) fn find_by<T: Table + ?Sized>(
+    entries: &T,
+    lookup: LookupTable,
+    name: &[u8],
+) -> Option<usize> {
     let buffer = engine_query(name);
     let query = buffer.split(|&b| b == 0).next().unwrap_or_default();
-
     let searched = match lookup {
         LookupTable::PresortedOutOfRange { .. } => None,
-        _ => midpoint_search(entries.len(), |slot| {
-            let target = entries
-                .get(slot)
-                .map_or(usize::MAX, |e| e.sort_index.into());
+        _ => midpoint_search(entries.count(), |slot| {
+            let target = entries.at(slot).map_or(usize::MAX, |e| e.sort_index.into());
             // Every value is in range here; a missing target simply never matches.
             let order = entries
-                .get(target)
+                .at(target)
                 .map_or(core::cmp::Ordering::Less, |e| query.cmp(e.name()));
             (target, order)
         }),
     };
-    searched.or_else(|| entries.iter().position(|e| e.name() == query))
+    searched.or_else(|| {
+        (0..entries.count()).find(|&i| entries.at(i).is_some_and(|e| e.name() == query))
+    })
 }
 
 /// The query buffer `rsFind` builds: `strncpy(buf, name, 16)`, `buf[15] = 0`, `_strupr`

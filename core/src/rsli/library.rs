@@ -1,9 +1,9 @@
 //! An opened RsLi library: header checked, table decrypted, `sort_index` settled, trailer
 //! read (SPEC 2.1-2.5, 2.8).
 
+use super::permutation::{Table, permute};
 use super::{
-    Entry, HEADER_LEN, Header, RsliError, TRAILER_LEN, TRAILER_MAGIC, TableDecoder,
-    compute_permutation, entry_id, le,
+    Entry, HEADER_LEN, Header, RsliError, TRAILER_LEN, TRAILER_MAGIC, TableDecoder, entry_id, le,
 };
 use crate::limits::Limits;
 pub use crate::options::OpenOptions;
@@ -252,27 +252,35 @@ fn load_table(data: &[u8], header: &Header, entries: &mut [Entry]) -> LookupTabl
 /// lookups ([`find_in`](super::find_in)) know whether its binary search can be trusted.
 /// Allocation-free, O(n log n). [`Library`] calls this at open.
 pub fn settle_sort_index(header: &Header, entries: &mut [Entry]) -> LookupTable {
+    settle(header, entries)
+}
+
+/// [`settle_sort_index`] over any [`Table`].
+pub(crate) fn settle<T: Table + ?Sized>(header: &Header, entries: &mut T) -> LookupTable {
     if !header.is_presorted() {
-        compute_permutation(entries);
+        permute(entries);
         return LookupTable::Computed;
     }
-    let count = entries.len();
-    let out_of_range = entries
-        .iter()
-        .enumerate()
-        .find(|(_, e)| usize::from(e.file_sort_index) >= count);
-    if let Some((index, e)) = out_of_range {
+    let count = entries.count();
+    let out_of_range = (0..count).find_map(|i| {
+        let stored = entries.at(i)?.file_sort_index;
+        (usize::from(stored) >= count).then_some((i, stored))
+    });
+    if let Some((index, sort_index)) = out_of_range {
         return LookupTable::PresortedOutOfRange {
             entry: entry_id(index),
-            sort_index: e.file_sort_index,
+            sort_index,
         };
     }
     // The permutation is computed into the entries themselves (no buffer to spare), then
     // the stored values are put back.
-    compute_permutation(entries);
-    let same = entries.iter().all(|e| e.sort_index == e.file_sort_index);
-    for e in entries.iter_mut() {
-        e.sort_index = e.file_sort_index;
+    permute(entries);
+    let mut same = true;
+    for i in 0..count {
+        if let Some(e) = entries.at_mut(i) {
+            same &= e.sort_index == e.file_sort_index;
+            e.sort_index = e.file_sort_index;
+        }
     }
     if same {
         LookupTable::Presorted

@@ -50,12 +50,12 @@
 mod builder;
 mod entry;
 pub(crate) mod error;
-mod find;
+pub(crate) mod find;
 mod header;
 mod le;
-mod library;
-mod packed;
-mod permutation;
+pub(crate) mod library;
+pub(crate) mod packed;
+pub(crate) mod permutation;
 mod table;
 #[cfg(all(test, feature = "alloc"))]
 mod tests;

@@ -35,11 +35,40 @@ const MAX_SORTED: usize = u16::MAX as usize + 1;
 /// assert_eq!(slots, [1, 3, 2, 0]); // "A"(1), "A"(3), "B"(2), "C"(0)
 /// ```
 pub fn compute_permutation(entries: &mut [Entry]) {
-    let n = entries.len().min(MAX_SORTED);
-    let entries = entries.get_mut(..n).unwrap_or_default();
-    for (slot, entry) in entries.iter_mut().enumerate() {
-        // `slot < MAX_SORTED`, so it fits.
-        entry.sort_index = slot as u16;
+    permute(entries);
+}
+
+/// Decrypted entries held somewhere the engine's sort can work on them in place: a slice
+/// of [`Entry`], or the RsLi entries of the format-agnostic catalog.
+pub(crate) trait Table {
+    /// How many entries there are.
+    fn count(&self) -> usize;
+    /// Entry `i`, if there is one.
+    fn at(&self, i: usize) -> Option<&Entry>;
+    /// Entry `i`, to change, if there is one.
+    fn at_mut(&mut self, i: usize) -> Option<&mut Entry>;
+}
+
+impl Table for [Entry] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn at(&self, i: usize) -> Option<&Entry> {
+        self.get(i)
+    }
+    fn at_mut(&mut self, i: usize) -> Option<&mut Entry> {
+        self.get_mut(i)
+    }
+}
+
+/// [`compute_permutation`] over any [`Table`].
+pub(crate) fn permute<T: Table + ?Sized>(entries: &mut T) {
+    let n = entries.count().min(MAX_SORTED);
+    for slot in 0..n {
+        if let Some(entry) = entries.at_mut(slot) {
+            // `slot < MAX_SORTED`, so it fits.
+            entry.sort_index = slot as u16;
+        }
     }
     for root in (0..n / 2).rev() {
         sift_down(entries, root, n);
@@ -51,7 +80,7 @@ pub fn compute_permutation(entries: &mut [Entry]) {
 }
 
 /// Restores the max-heap property below `root` within the slots `..end`.
-fn sift_down(entries: &mut [Entry], mut root: usize, end: usize) {
+fn sift_down<T: Table + ?Sized>(entries: &mut T, mut root: usize, end: usize) {
     loop {
         // `root < end <= MAX_SORTED`: no overflow.
         let mut child = 2 * root + 1;
@@ -70,7 +99,7 @@ fn sift_down(entries: &mut [Entry], mut root: usize, end: usize) {
 }
 
 /// How the entry in slot `a` sorts against the entry in slot `b`: by name, then index.
-fn order(entries: &[Entry], a: usize, b: usize) -> Ordering {
+fn order<T: Table + ?Sized>(entries: &T, a: usize, b: usize) -> Ordering {
     sort_key(entries, a).cmp(&sort_key(entries, b))
 }
 
@@ -79,9 +108,9 @@ fn order(entries: &[Entry], a: usize, b: usize) -> Ordering {
 /// index in the low 32 bits. NUL is the least byte, so a name that is a prefix of another
 /// sorts first, exactly as `strcmp` orders them; one integer comparison replaces a byte
 /// loop per comparison.
-fn sort_key(entries: &[Entry], at: usize) -> u128 {
-    let index = entries.get(at).map_or(0, |e| e.sort_index);
-    let name = entries.get(usize::from(index)).map_or([0; 12], |e| e.name);
+fn sort_key<T: Table + ?Sized>(entries: &T, at: usize) -> u128 {
+    let index = entries.at(at).map_or(0, |e| e.sort_index);
+    let name = entries.at(usize::from(index)).map_or([0; 12], |e| e.name);
     let mut bytes = [0u8; 16];
     bytes[..12].copy_from_slice(&name);
     let word = u128::from_be_bytes(bytes);
@@ -96,16 +125,16 @@ fn sort_key(entries: &[Entry], at: usize) -> u128 {
     (word & keep) | u128::from(index)
 }
 
-fn slot(entries: &[Entry], at: usize) -> u16 {
-    entries.get(at).map_or(0, |e| e.sort_index)
+fn slot<T: Table + ?Sized>(entries: &T, at: usize) -> u16 {
+    entries.at(at).map_or(0, |e| e.sort_index)
 }
 
-fn swap_slots(entries: &mut [Entry], a: usize, b: usize) {
+fn swap_slots<T: Table + ?Sized>(entries: &mut T, a: usize, b: usize) {
     let (va, vb) = (slot(entries, a), slot(entries, b));
-    if let Some(e) = entries.get_mut(a) {
+    if let Some(e) = entries.at_mut(a) {
         e.sort_index = vb;
     }
-    if let Some(e) = entries.get_mut(b) {
+    if let Some(e) = entries.at_mut(b) {
         e.sort_index = va;
     }
 }
