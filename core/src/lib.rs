@@ -66,6 +66,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod archive;
 pub mod codec;
 pub mod error;
 pub mod limits;

@@ -7,6 +7,7 @@
 //! judged by (`verdict`).
 
 pub mod alloc_count;
+pub mod catalog_check;
 pub mod chunked;
 pub mod corpus;
 pub mod deflate_bits;

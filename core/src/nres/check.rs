@@ -48,7 +48,7 @@ impl Rule {
     }
 }
 
-impl Entry<'_> {
+impl<'a> Entry<'a> {
     /// Checks this entry's `size` against [`Limits::max_entry_size`]: a payload larger
     /// than the caller will take is [`NresError::Limit`], naming the entry, its
     /// offset, its size and the limit. Run it before sizing anything from `size` (a host
@@ -114,13 +114,26 @@ impl Entry<'_> {
     /// );
     /// ```
     pub fn check(&self, directory_offset: u64) -> Result<(), NresError> {
-        match RULES
-            .iter()
-            .find_map(|rule| rule.violation(self, directory_offset))
-        {
+        match self.violations(directory_offset).next() {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+
+    /// Every read rule of SPEC 1.3 this entry breaks, in the order of
+    /// [`check`](Entry::check): what [`Archive::problems`] lists for it.
+    ///
+    /// ```
+    /// use ngi_core::nres::Entry;
+    ///
+    /// let mut record = [b'x'; 64]; // no NUL in the name, offsets far out
+    /// record[56..60].copy_from_slice(&8u32.to_le_bytes());
+    /// assert_eq!(Entry::parse(0, &record).violations(16).count(), 3);
+    /// ```
+    pub fn violations(self, directory_offset: u64) -> impl Iterator<Item = NresError> + 'a {
+        RULES
+            .iter()
+            .filter_map(move |rule| rule.violation(&self, directory_offset))
     }
 }
 

@@ -109,7 +109,7 @@ impl<'a> Entry<'a> {
 
     /// The one entry of raw mode (SPEC 1.7): `RAW`, the whole file of `size` bytes from
     /// offset 0, every other field 0.
-    pub(super) fn raw(size: u32) -> Entry<'static> {
+    pub(crate) fn raw(size: u32) -> Entry<'static> {
         Entry {
             index: 0,
             type_id: 0,

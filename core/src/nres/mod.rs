@@ -46,15 +46,15 @@
 //! # Ok::<(), ngi_core::nres::NresError>(())
 //! ```
 
-mod archive;
+pub(crate) mod archive;
 mod check;
 mod directory;
 mod entries;
 mod entry;
 mod error;
 mod header;
-mod name;
-mod table;
+pub(crate) mod name;
+pub(crate) mod table;
 #[cfg(test)]
 mod testutil;
 #[cfg(feature = "alloc")]

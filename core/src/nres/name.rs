@@ -30,7 +30,7 @@ fn folded(name: &[u8]) -> impl Iterator<Item = u8> + '_ {
 }
 
 /// The C string at the start of `bytes`: everything before the first NUL, or all of it.
-pub(super) fn c_str(bytes: &[u8]) -> &[u8] {
+pub(crate) fn c_str(bytes: &[u8]) -> &[u8] {
     bytes.split(|&b| b == 0).next().unwrap_or(bytes)
 }
 

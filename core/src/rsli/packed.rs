@@ -174,19 +174,34 @@ impl Iterator for Problems<'_> {
             return Some(problem);
         }
         for (index, entry) in &mut self.entries {
-            let id = entry_id(index);
-            let method = method(id, entry);
-            let bounds = span(self.file_len, self.overlay, id, entry, method.ok()).err();
-            match (method, bounds) {
-                (Err(unsupported), bounds) => {
-                    self.pending = bounds;
-                    return Some(unsupported);
+            match entry_problems(self.file_len, self.overlay, index, entry) {
+                [Some(first), second] => {
+                    self.pending = second;
+                    return Some(first);
                 }
-                (Ok(_), Some(bounds)) => return Some(bounds),
-                (Ok(_), None) => {}
+                [None, Some(only)] => return Some(only),
+                [None, None] => {}
             }
         }
         None
+    }
+}
+
+/// The problems of one entry, in the order [`Library::problems`] reports them: flags naming
+/// no method, then packed bytes past the end of the file; `None` where there is none (the
+/// first is `None` only when there is no problem or the method is fine).
+pub(crate) fn entry_problems(
+    file_len: u64,
+    overlay: Option<u32>,
+    index: usize,
+    entry: &Entry,
+) -> [Option<RsliError>; 2] {
+    let id = entry_id(index);
+    let method = method(id, entry);
+    let bounds = span(file_len, overlay, id, entry, method.ok()).err();
+    match method {
+        Err(unsupported) => [Some(unsupported), bounds],
+        Ok(_) => [bounds, None],
     }
 }
 
@@ -232,7 +247,7 @@ pub(crate) fn fault_offset(start: u64, packed: &[u8], error: &DecodeError) -> u6
     start.saturating_add(within)
 }
 
-fn method(id: u32, entry: &Entry) -> Result<Method, RsliError> {
+pub(crate) fn method(id: u32, entry: &Entry) -> Result<Method, RsliError> {
     entry.method().map_err(|e| RsliError::UnsupportedMethod {
         entry: id,
         flags: e.flags,

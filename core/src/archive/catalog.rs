@@ -1,0 +1,342 @@
+//! The format-agnostic view of an opened archive: header facts, lookup, entries.
+
+use core::ops::Range;
+
+use super::{Entry, EntryStore, Error, Format, Native, Opener};
+use crate::codec::Unpacker;
+use crate::limits::Limits;
+use crate::nres;
+use crate::options::OpenOptions;
+use crate::rsli;
+
+/// An opened archive of either format: what its header says, how lookups search, and
+/// every entry described the same way ([`Entry`]), kept in a store `S` ([`EntryStore`]).
+///
+/// A catalog holds no file bytes: it is what the sans-I/O [`Opener`] builds from the
+/// header and directory alone, so it can describe an archive of any size that sits on a
+/// disk, in flash or behind a network. Its entries say where each packed range lies;
+/// reading one is the caller's (or [`io`](crate::io)'s) business. Over bytes already in
+/// memory, [`Catalog::open`] and [`Catalog::open_in`] run the same opener and
+/// [`packed`](Catalog::packed) borrows an entry's bytes without copying them.
+///
+/// Lookups follow each format's engine rules: [`find`](Catalog::find) is NRes's
+/// `_strcmpi` binary search with its linear fallback, or RsLi's `rsFind`.
+///
+/// ```
+/// # #[cfg(feature = "alloc")] {
+/// use ngi_core::archive::{Catalog, Format};
+/// use ngi_core::nres::{NewEntry, Writer};
+/// use ngi_core::OpenOptions;
+///
+/// let mut writer = Writer::new();
+/// writer.add(NewEntry { name: b"Map.txt", ..NewEntry::default() }, b"tiles")?;
+/// let bytes = writer.finish();
+///
+/// let catalog = Catalog::open(&bytes, OpenOptions::DEFAULT)?;
+/// assert_eq!(catalog.format(), Format::Nres);
+/// let index = catalog.find(b"MAP.TXT").expect("NRes lookups ignore case");
+/// assert_eq!(catalog.packed(index, &bytes)?, b"tiles");
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Catalog<S> {
+    pub(super) file_len: u64,
+    pub(super) header: Header,
+    pub(super) lookup: Lookup,
+    pub(super) trailer: Option<u32>,
+    pub(super) overlay: Option<u32>,
+    pub(super) entries: S,
+}
+
+/// The header of a catalog's archive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Header {
+    /// An NRes header (SPEC 1.2).
+    Nres(nres::Header),
+    /// NRes raw mode (SPEC 1.7): no header, the whole file is one entry.
+    Raw,
+    /// An RsLi header (SPEC 2.2), all 32 bytes kept.
+    Rsli(rsli::Header),
+}
+
+/// How a catalog's lookups search, as classified at opening.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup {
+    /// NRes (SPEC 1.5-1.6); raw mode is always `Canonical`.
+    Nres(nres::LookupTable),
+    /// RsLi (SPEC 2.5).
+    Rsli(rsli::LookupTable),
+}
+
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+impl Catalog<alloc::vec::Vec<Entry>> {
+    /// Opens the archive held in `bytes` (the whole file), its entries in a new `Vec`:
+    /// the [`Opener`] fed from the slice.
+    pub fn open(bytes: &[u8], options: OpenOptions) -> Result<Self, Error> {
+        Catalog::open_in(bytes, alloc::vec::Vec::new(), options)
+    }
+}
+
+impl<S: EntryStore> Catalog<S> {
+    /// Opens the archive held in `bytes` (the whole file), its entries in `store`: the
+    /// [`Opener`] fed from the slice, so a slice gives exactly the catalog any other
+    /// source of the same bytes gives. No allocation beyond what `store` does.
+    pub fn open_in(bytes: &[u8], store: S, options: OpenOptions) -> Result<Self, Error> {
+        let mut opener = Opener::new(bytes.len() as u64, store, options);
+        while let Some(range) = opener.need()? {
+            let start = usize::try_from(range.start).unwrap_or(usize::MAX);
+            let end = usize::try_from(range.end).unwrap_or(usize::MAX);
+            // The opener asks only for ranges inside the length it was given.
+            opener.feed(bytes.get(start..end).unwrap_or_default())?;
+        }
+        opener.finish()
+    }
+
+    /// The format (raw mode is [`Format::Nres`]).
+    pub fn format(&self) -> Format {
+        match self.header {
+            Header::Nres(_) | Header::Raw => Format::Nres,
+            Header::Rsli(_) => Format::Rsli,
+        }
+    }
+
+    /// Whether the archive was opened in NRes raw mode.
+    pub fn is_raw(&self) -> bool {
+        matches!(self.header, Header::Raw)
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// How lookups search.
+    pub fn lookup_table(&self) -> Lookup {
+        self.lookup
+    }
+
+    /// Whether every entry is reached by the engine's binary search alone: NRes tables
+    /// that are `Canonical` or `Sorted`, RsLi tables that are computed or presorted as the
+    /// engine would compute them.
+    pub fn is_searchable(&self) -> bool {
+        match self.lookup {
+            Lookup::Nres(table) => table.is_searchable(),
+            Lookup::Rsli(table) => matches!(
+                table,
+                rsli::LookupTable::Computed | rsli::LookupTable::Presorted
+            ),
+        }
+    }
+
+    /// The length of the file the catalog describes.
+    pub fn file_len(&self) -> u64 {
+        self.file_len
+    }
+
+    /// Where the directory starts (NRes; the file's length in raw mode) or the payloads
+    /// may start (RsLi: the end of the table).
+    pub fn directory_offset(&self) -> u64 {
+        match self.header {
+            Header::Nres(h) => h.directory_offset().unwrap_or(self.file_len),
+            Header::Raw => self.file_len,
+            Header::Rsli(h) => h.table_end(),
+        }
+    }
+
+    /// The value of the RsLi `AO` trailer the file ends with, honoured or not.
+    pub fn trailer(&self) -> Option<u32> {
+        self.trailer
+    }
+
+    /// The media overlay in effect (the trailer's value when it is honoured).
+    pub fn overlay(&self) -> Option<u32> {
+        self.overlay
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.entries().len()
+    }
+
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries().is_empty()
+    }
+
+    /// Every entry, in directory order.
+    pub fn entries(&self) -> &[Entry] {
+        self.entries.entries()
+    }
+
+    /// Entry `index`, if there is one.
+    pub fn entry(&self, index: usize) -> Option<&Entry> {
+        self.entries().get(index)
+    }
+
+    /// The store, to take the entries away.
+    pub fn into_store(self) -> S {
+        self.entries
+    }
+
+    /// Entry `index`, or [`Error::NoSuchEntry`].
+    pub fn get(&self, index: usize) -> Result<&Entry, Error> {
+        self.entry(index).ok_or(Error::NoSuchEntry {
+            index: index as u64,
+        })
+    }
+
+    /// Finds an entry by name by the format's engine rules: NRes `_strcmpi` (the query
+    /// ends at its first NUL) with the binary search over `sort_index` or the linear scan
+    /// ([`nres::Archive::find`]), RsLi `rsFind` ([`rsli::Library::find`]).
+    pub fn find(&self, name: &[u8]) -> Option<usize> {
+        let entries = self.entries();
+        match self.lookup {
+            Lookup::Nres(table) => nres::table::find_by(
+                entries.len(),
+                table,
+                |slot| entries.get(slot).map_or(u32::MAX, Entry::sort_index),
+                |index| entries.get(index).map(Entry::name),
+                nres::name::c_str(name),
+            ),
+            Lookup::Rsli(table) => rsli::find::find_by(entries, table, name),
+        }
+    }
+
+    /// Checks every read rule of entry `index` by itself: NRes SPEC 1.3 (its data range
+    /// and its name's NUL; the raw entry always passes), RsLi SPEC 2.6-2.7 (a method, and
+    /// packed bytes inside the file).
+    pub fn check_entry(&self, index: usize) -> Result<(), Error> {
+        match self.problems_of(index)?.into_iter().flatten().next() {
+            Some(problem) => Err(problem),
+            None => Ok(()),
+        }
+    }
+
+    /// Where entry `index`'s packed bytes lie in the file, once they pass the rules that
+    /// guard them: NRes `16 <= data_offset` and `data_offset + size <= directory_offset`
+    /// (a name without its NUL does not block the bytes), RsLi a method and a range inside
+    /// the file, a Deflate range one byte past the end cut at the end (SPEC 2.7).
+    pub fn packed_range(&self, index: usize) -> Result<Range<u64>, Error> {
+        let entry = self.get(index)?;
+        match (&entry.native, self.header) {
+            (Native::Nres(_), Header::Raw) => Ok(entry.declared_range()),
+            (Native::Nres(record), _) => {
+                record
+                    .entry()
+                    .check_data_range(self.directory_offset())
+                    .map_err(Error::Nres)?;
+                Ok(entry.declared_range())
+            }
+            (Native::Rsli(e), _) => {
+                rsli::packed_range(index, e, self.file_len, self.overlay).map_err(Error::Rsli)
+            }
+        }
+    }
+
+    /// Checks entry `index`'s decoded size against [`Limits::max_entry_size`]: run it
+    /// before sizing anything from it. The error names the entry, its size and the limit,
+    /// and its [`limit`](Error::limit) is the [`LimitError`](crate::limits::LimitError).
+    pub fn check_limits(&self, index: usize, limits: &Limits) -> Result<(), Error> {
+        let entry = self.get(index)?;
+        match &entry.native {
+            Native::Nres(record) => record.entry().check_limits(limits).map_err(Error::Nres),
+            Native::Rsli(e) => rsli::check_limits(index, e, limits).map_err(Error::Rsli),
+        }
+    }
+
+    /// A ready decoder for entry `index` (its method, keyed, producing exactly its
+    /// decoded size), once its packed range passes [`packed_range`](Catalog::packed_range).
+    pub fn unpacker(&self, index: usize) -> Result<Unpacker, Error> {
+        self.packed_range(index)?;
+        let entry = self.get(index)?;
+        // `packed_range` refuses RsLi flags naming no method, and NRes has only one.
+        let method = entry
+            .method
+            .ok_or(Error::Rsli(rsli::RsliError::UnsupportedMethod {
+                entry: entry.index,
+                flags: entry.as_rsli().map_or(0, |e| e.flags),
+            }))?;
+        Unpacker::new(method, entry.key, entry.size).map_err(|error| {
+            Error::Rsli(rsli::RsliError::Decode {
+                entry: entry.index,
+                offset: entry.offset,
+                error,
+            })
+        })
+    }
+
+    /// Entry `index`'s packed bytes within `file`, the bytes of the whole file this
+    /// catalog was opened from: zero-copy.
+    pub fn packed<'a>(&self, index: usize, file: &'a [u8]) -> Result<&'a [u8], Error> {
+        let range = self.packed_range(index)?;
+        let start = usize::try_from(range.start).ok();
+        let end = usize::try_from(range.end).ok();
+        match (start, end) {
+            (Some(start), Some(end)) if file.len() as u64 == self.file_len => {
+                file.get(start..end).ok_or(Error::NoSuchEntry {
+                    index: index as u64,
+                })
+            }
+            // Other bytes than the catalog's file, or a range no `usize` can index.
+            _ => Err(self.outside(index, file.len() as u64)),
+        }
+    }
+
+    /// The error for an entry whose range does not lie in bytes of length `len`.
+    fn outside(&self, index: usize, len: u64) -> Error {
+        let Some(entry) = self.entry(index) else {
+            return Error::NoSuchEntry {
+                index: index as u64,
+            };
+        };
+        match &entry.native {
+            Native::Nres(record) => {
+                let e = record.entry();
+                Error::Nres(nres::NresError::DataPastDirectory {
+                    entry: e.index,
+                    data_offset: e.data_offset,
+                    size: e.size,
+                    directory_offset: len,
+                })
+            }
+            Native::Rsli(e) => Error::Rsli(rsli::RsliError::DataOutOfBounds {
+                entry: entry.index,
+                offset: entry.offset,
+                size: e.stream_len(),
+                file_len: len,
+            }),
+        }
+    }
+
+    /// Every per-entry rule violation, in entry order: what [`nres::Archive::problems`]
+    /// or [`rsli::Library::problems`] report for the same file (none in raw mode).
+    pub fn problems(&self) -> impl Iterator<Item = Error> + '_ {
+        (0..self.len())
+            .flat_map(|index| self.problems_of(index).unwrap_or_default())
+            .flatten()
+    }
+
+    /// The problems of entry `index`, at most three, in the order they are reported.
+    fn problems_of(&self, index: usize) -> Result<[Option<Error>; 3], Error> {
+        let entry = self.get(index)?;
+        let mut found = [None; 3];
+        match (&entry.native, self.header) {
+            (Native::Nres(_), Header::Raw) => {}
+            (Native::Nres(record), _) => {
+                let violations = record.entry().violations(self.directory_offset());
+                for (slot, problem) in found.iter_mut().zip(violations) {
+                    *slot = Some(Error::Nres(problem));
+                }
+            }
+            (Native::Rsli(e), _) => {
+                let problems = rsli::packed::entry_problems(self.file_len, self.overlay, index, e);
+                for (slot, problem) in found.iter_mut().zip(problems) {
+                    *slot = problem.map(Error::Rsli);
+                }
+            }
+        }
+        Ok(found)
+    }
+}

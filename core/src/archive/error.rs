@@ -1,0 +1,153 @@
+//! Why a catalog could not be opened, or one of its entries read.
+
+use core::fmt;
+
+use crate::limits::LimitError;
+use crate::nres::NresError;
+use crate::rsli::RsliError;
+
+/// Why an archive could not be opened as a catalog, or an entry of it read.
+///
+/// The format errors are passed through as they are: their messages, [`entry`] and
+/// [`offset`] are the format's own (this type's `Display` is theirs, and its `source` is
+/// their source, so an error chain shows each message once).
+///
+/// [`entry`]: Error::entry
+/// [`offset`]: Error::offset
+///
+/// ```
+/// use ngi_core::archive::{Catalog, Error};
+/// use ngi_core::OpenOptions;
+///
+/// let err = Catalog::open(b"PK\x03\x04...", OpenOptions::DEFAULT).unwrap_err();
+/// assert_eq!(err, Error::UnknownFormat { found: *b"PK\x03\x04", len: 4 });
+/// assert_eq!(err.to_string(), "not an NRes or RsLi archive: it starts with 50 4B 03 04");
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Error {
+    /// An NRes rule is broken (SPEC 1).
+    Nres(NresError),
+    /// An RsLi rule is broken (SPEC 2).
+    Rsli(RsliError),
+    /// The file starts neither with `NRes` nor with `NL`.
+    UnknownFormat {
+        /// Its first bytes (zeros past `len`).
+        found: [u8; 4],
+        /// How many of them the file has (fewer than 4 only for a shorter file).
+        len: u8,
+    },
+    /// The [`EntryStore`](super::EntryStore) holds fewer entries than the archive has.
+    StorageTooSmall {
+        /// The archive's entry count.
+        needed: u64,
+        /// What the store can hold.
+        capacity: usize,
+    },
+    /// There is no entry with this index.
+    NoSuchEntry {
+        /// The index asked for.
+        index: u64,
+    },
+    /// [`Opener::finish`](super::Opener::finish) was called while the opener still
+    /// needed these bytes.
+    Incomplete {
+        /// Where the range it needs starts.
+        offset: u64,
+        /// How long it is.
+        len: u64,
+    },
+}
+
+impl Error {
+    /// The entry the error is about, when it is about one.
+    pub fn entry(&self) -> Option<u32> {
+        match self {
+            Error::Nres(e) => e.entry(),
+            Error::Rsli(e) => e.entry(),
+            _ => None,
+        }
+    }
+
+    /// The file offset the error points at, when there is one.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            Error::Nres(e) => e.offset(),
+            Error::Rsli(e) => e.offset(),
+            Error::UnknownFormat { .. } => Some(0),
+            Error::Incomplete { offset, .. } => Some(*offset),
+            _ => None,
+        }
+    }
+
+    /// The limit check that failed, when a [`Limits`](crate::limits::Limits) bound is what
+    /// refused it.
+    pub fn limit(&self) -> Option<LimitError> {
+        match *self {
+            Error::Nres(NresError::Limit { error, .. })
+            | Error::Rsli(RsliError::Limit { error, .. }) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl From<NresError> for Error {
+    fn from(e: NresError) -> Self {
+        Error::Nres(e)
+    }
+}
+
+impl From<RsliError> for Error {
+    fn from(e: RsliError) -> Self {
+        Error::Rsli(e)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Nres(e) => e.fmt(f),
+            Error::Rsli(e) => e.fmt(f),
+            Error::UnknownFormat { found, len } => {
+                f.write_str("not an NRes or RsLi archive: ")?;
+                let shown = found.get(..usize::from(*len)).unwrap_or_default();
+                if shown.is_empty() {
+                    return f.write_str("the file is empty");
+                }
+                f.write_str("it starts with")?;
+                shown.iter().try_for_each(|b| write!(f, " {b:02X}"))
+            }
+            Error::StorageTooSmall { needed, capacity } => write!(
+                f,
+                "entry storage holds {capacity} entries, but the archive has {needed}"
+            ),
+            Error::NoSuchEntry { index } => write!(f, "the archive has no entry {index}"),
+            Error::Incomplete { offset, len } => write!(
+                f,
+                "opening stopped with {len} bytes at offset {offset} still to be read"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for Error {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Error::Nres(e) => core::error::Error::source(e),
+            Error::Rsli(e) => core::error::Error::source(e),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl From<Error> for std::io::Error {
+    /// `UnexpectedEof` for a truncated RsLi table or stream, else `InvalidData`, as the
+    /// format errors convert.
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Rsli(inner) => std::io::Error::new(std::io::Error::from(inner).kind(), e),
+            _ => std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        }
+    }
+}
