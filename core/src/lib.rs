@@ -69,6 +69,7 @@ extern crate std;
 pub mod archive;
 pub mod codec;
 pub mod error;
+pub mod io;
 pub mod limits;
 mod lookup;
 pub mod nres;

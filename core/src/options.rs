@@ -3,8 +3,8 @@
 use crate::limits::Limits;
 
 /// How to open an archive, for every way of opening one: [`nres::Archive::open_with`],
-/// [`rsli::Library::open_with`] and [`open_in`], and the format-agnostic
-/// [`archive::Opener`] with its drivers.
+/// [`rsli::Library::open_in`] (and `Library::open_with` with `alloc`), and the
+/// format-agnostic [`archive::Opener`] with its drivers.
 ///
 /// Each field is a mode of the engine's open call or a bound of the caller's; a format
 /// ignores the fields that are not its own. The struct is `#[non_exhaustive]`, so build it
@@ -21,8 +21,7 @@ use crate::limits::Limits;
 /// ```
 ///
 /// [`nres::Archive::open_with`]: crate::nres::Archive::open_with
-/// [`rsli::Library::open_with`]: crate::rsli::Library::open_with
-/// [`open_in`]: crate::rsli::Library::open_in
+/// [`rsli::Library::open_in`]: crate::rsli::Library::open_in
 /// [`archive::Opener`]: crate::archive::Opener
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

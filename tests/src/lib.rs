@@ -17,4 +17,5 @@ pub mod jlha;
 pub mod lha;
 pub mod pylzss;
 pub mod samples;
+pub mod streams;
 pub mod verdict;

@@ -16,7 +16,7 @@ use crate::rsli;
 /// header and directory alone, so it can describe an archive of any size that sits on a
 /// disk, in flash or behind a network. Its entries say where each packed range lies;
 /// reading one is the caller's (or [`io`](crate::io)'s) business. Over bytes already in
-/// memory, [`Catalog::open`] and [`Catalog::open_in`] run the same opener and
+/// memory, `Catalog::open` (feature `alloc`) and [`Catalog::open_in`] run the same opener and
 /// [`packed`](Catalog::packed) borrows an entry's bytes without copying them.
 ///
 /// Lookups follow each format's engine rules: [`find`](Catalog::find) is NRes's

@@ -7,8 +7,9 @@
 //!   with the media overlay applied when asked, [`Method`](crate::Method), key, and the
 //!   format's own record). It holds no file bytes.
 //! * [`Opener`] builds one without doing any I/O: it asks for byte ranges and is fed
-//!   them. Drivers are a few lines: over a slice ([`Catalog::open`], [`Catalog::open_in`]),
-//!   an `embedded_io::Read + Seek` source or a `std::fs::File` ([`io`](crate::io)).
+//!   them. Drivers are a few lines: over a slice ([`Catalog::open_in`], and
+//!   `Catalog::open` with `alloc`), an `embedded_io::Read + Seek` source or a
+//!   `std::fs::File` ([`io`](crate::io)).
 //! * [`EntryStore`] is where the entries go: a `Vec` (feature `alloc`), a caller's slice
 //!   ([`Slots`]) or a `heapless::Vec` (feature `heapless`), so a host without an allocator
 //!   opens an archive as a server does.

@@ -1,0 +1,247 @@
+//! Positional sources (`std`): a file read at offsets, so one open file serves any number
+//! of readers at once, and the drivers that open a catalog from one.
+
+use std::io;
+use std::sync::Arc;
+
+use super::{DecodeReader, OpenError};
+use crate::archive::{Catalog, Entry, EntryStore, Error, Opener};
+use crate::options::OpenOptions;
+
+/// A source read at offsets without a cursor: `std::fs::File` (`FileExt::read_at` on
+/// Unix, `seek_read` on Windows), a byte slice, and shared or borrowed forms of them
+/// (`&T`, `Arc<T>`, `Box<T>`). Readers of one source never disturb each other.
+pub trait ReadAt {
+    /// Reads bytes at `offset` into `buf`, returning how many; 0 at or past the end.
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
+    /// The length of the source.
+    fn source_len(&self) -> io::Result<u64>;
+}
+
+#[cfg(any(unix, windows))]
+impl ReadAt for std::fs::File {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::FileExt::read_at(self, buf, offset)
+        }
+        #[cfg(windows)]
+        {
+            std::os::windows::fs::FileExt::seek_read(self, buf, offset)
+        }
+    }
+    fn source_len(&self) -> io::Result<u64> {
+        Ok(self.metadata()?.len())
+    }
+}
+
+impl ReadAt for [u8] {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        let rest = self.get(start..).unwrap_or_default();
+        let n = rest.len().min(buf.len());
+        buf.iter_mut().zip(rest).for_each(|(d, &s)| *d = s);
+        Ok(n)
+    }
+    fn source_len(&self) -> io::Result<u64> {
+        Ok(self.len() as u64)
+    }
+}
+
+impl ReadAt for std::vec::Vec<u8> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        self.as_slice().read_at(buf, offset)
+    }
+    fn source_len(&self) -> io::Result<u64> {
+        Ok(self.len() as u64)
+    }
+}
+
+impl<T: ReadAt + ?Sized> ReadAt for &T {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        (**self).read_at(buf, offset)
+    }
+    fn source_len(&self) -> io::Result<u64> {
+        (**self).source_len()
+    }
+}
+
+impl<T: ReadAt + ?Sized> ReadAt for Arc<T> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        (**self).read_at(buf, offset)
+    }
+    fn source_len(&self) -> io::Result<u64> {
+        (**self).source_len()
+    }
+}
+
+impl<T: ReadAt + ?Sized> ReadAt for std::boxed::Box<T> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        (**self).read_at(buf, offset)
+    }
+    fn source_len(&self) -> io::Result<u64> {
+        (**self).source_len()
+    }
+}
+
+/// Bytes read at a time by the opening drivers: directories and tables are read in pieces
+/// of this size, whatever their length.
+const OPEN_CHUNK: usize = 16 * 1024;
+
+/// Opens the archive in `source` as a catalog whose entries are in a new `Vec`, reading
+/// only the header, the directory or table, and the trailer ([`Opener`]).
+///
+/// ```no_run
+/// use std::io::Read;
+/// use ngi_core::OpenOptions;
+///
+/// let file = std::fs::File::open("samples/sample.rsli")?;
+/// let catalog = ngi_core::io::open_at(&file, OpenOptions::DEFAULT)?;
+/// let index = catalog.find(b"readme.txt").expect("an entry of that name");
+/// let mut text = String::new();
+/// catalog.reader(index, &file)?.read_to_string(&mut text)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn open_at<F: ReadAt + ?Sized>(
+    source: &F,
+    options: OpenOptions,
+) -> Result<Catalog<std::vec::Vec<Entry>>, OpenError<io::Error>> {
+    open_at_in(source, std::vec::Vec::new(), options)
+}
+
+/// [`open_at`] with the entries in `store`.
+pub fn open_at_in<F: ReadAt + ?Sized, S: EntryStore>(
+    source: &F,
+    store: S,
+    options: OpenOptions,
+) -> Result<Catalog<S>, OpenError<io::Error>> {
+    let file_len = source.source_len().map_err(OpenError::Source)?;
+    let mut opener = Opener::new(file_len, store, options);
+    let mut buffer = [0u8; OPEN_CHUNK];
+    while let Some(range) = opener.need()? {
+        let len = usize::try_from(range.end - range.start).unwrap_or(usize::MAX);
+        let piece = buffer.get_mut(..len.min(OPEN_CHUNK)).unwrap_or_default();
+        let n = loop {
+            match source.read_at(piece, range.start) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other.map_err(OpenError::Source)?,
+            }
+        };
+        if n == 0 {
+            return Err(OpenError::Eof {
+                offset: range.start,
+            });
+        }
+        opener.feed(piece.get(..n).unwrap_or_default())?;
+    }
+    Ok(opener.finish()?)
+}
+
+/// The packed range of one entry of a positional source as a `std::io::BufRead`: it reads
+/// `start..end` in chunks and never a byte outside. A source shorter than the range ends
+/// early, which the decoder above it reports as truncation.
+#[derive(Debug)]
+pub struct RangeReader<F> {
+    source: F,
+    next: u64,
+    end: u64,
+    buffer: std::vec::Vec<u8>,
+    pos: usize,
+    filled: usize,
+    chunk: usize,
+}
+
+/// The chunk a [`RangeReader`] reads at a time by default: 64 KiB (4 KiB chunks cap
+/// throughput).
+pub const DEFAULT_CHUNK: usize = 64 * 1024;
+
+impl<F: ReadAt> RangeReader<F> {
+    /// A reader of `range` of `source`, [`DEFAULT_CHUNK`] bytes at a time.
+    pub fn new(source: F, range: core::ops::Range<u64>) -> RangeReader<F> {
+        RangeReader::with_chunk(source, range, DEFAULT_CHUNK)
+    }
+
+    /// A reader of `range` of `source`, `chunk` bytes (at least 1) at a time. Its buffer
+    /// is never larger than the range.
+    pub fn with_chunk(source: F, range: core::ops::Range<u64>, chunk: usize) -> RangeReader<F> {
+        RangeReader {
+            source,
+            next: range.start,
+            end: range.end.max(range.start),
+            buffer: std::vec::Vec::new(),
+            pos: 0,
+            filled: 0,
+            chunk: chunk.max(1),
+        }
+    }
+
+    /// The bytes of the range not yet read from the source, plus those buffered.
+    pub fn remaining(&self) -> u64 {
+        (self.end - self.next) + (self.filled - self.pos) as u64
+    }
+
+    /// The source.
+    pub fn get_ref(&self) -> &F {
+        &self.source
+    }
+
+    /// The source back.
+    pub fn into_inner(self) -> F {
+        self.source
+    }
+}
+
+impl<F: ReadAt> io::BufRead for RangeReader<F> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.pos >= self.filled && self.next < self.end {
+            let want = usize::try_from(self.end - self.next)
+                .unwrap_or(usize::MAX)
+                .min(self.chunk);
+            if self.buffer.len() < want {
+                self.buffer.resize(want, 0);
+            }
+            let piece = self.buffer.get_mut(..want).unwrap_or_default();
+            let n = self.source.read_at(piece, self.next)?.min(want);
+            // A source shorter than the range: it ends here.
+            self.end = if n == 0 { self.next } else { self.end };
+            self.next += n as u64;
+            (self.pos, self.filled) = (0, n);
+        }
+        Ok(self.buffer.get(self.pos..self.filled).unwrap_or_default())
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.pos = self.pos.saturating_add(amount).min(self.filled);
+    }
+}
+
+impl<F: ReadAt> io::Read for RangeReader<F> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let available = io::BufRead::fill_buf(self)?;
+        let n = available.len().min(buf.len());
+        buf.iter_mut().zip(available).for_each(|(d, &s)| *d = s);
+        io::BufRead::consume(self, n);
+        Ok(n)
+    }
+}
+
+/// An entry of a catalog read from a positional source and decoded: `std::io::Read +
+/// BufRead`, owned, never reading outside the entry's packed range
+/// ([`Catalog::reader`]).
+pub type EntryReader<F> = DecodeReader<RangeReader<F>>;
+
+impl<S: EntryStore> Catalog<S> {
+    /// Entry `index` of `source` (the file this catalog was opened from), decoded as it is
+    /// read: the [`DecodeReader`] over the entry's packed range
+    /// ([`packed_range`](Catalog::packed_range), checked here), its errors naming the
+    /// entry and the file offset. Pass `&file` to borrow, an `Arc<File>` to share one open
+    /// file among readers on many threads.
+    pub fn reader<F: ReadAt>(&self, index: usize, source: F) -> Result<EntryReader<F>, Error> {
+        let range = self.packed_range(index)?;
+        let core = self.stream_decoder(index)?;
+        Ok(DecodeReader::from_stream(
+            RangeReader::new(source, range),
+            core,
+        ))
+    }
+}

@@ -1,0 +1,292 @@
+//! `embedded_io` (feature `embedded-io`): the decoding reader over an
+//! `embedded_io::BufRead`, an entry's packed range of a `Read + Seek` source, and the
+//! driver that opens a catalog from one. Nothing here allocates.
+
+use core::fmt;
+
+use embedded_io::{BufRead, ErrorKind, ErrorType, Read, Seek, SeekFrom};
+
+use super::reader::{Fault, Source};
+use super::{DecodeReader, OpenError, StreamError};
+use crate::archive::{Catalog, EntryStore, Error, Opener};
+use crate::options::OpenOptions;
+
+/// Why a [`DecodeReader`] over an `embedded_io` source failed: the stream (sticky), or the
+/// source (its error `E`, passed through).
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadError<E> {
+    /// The packed stream is truncated or corrupt; names the entry and the file offset.
+    Stream(StreamError),
+    /// The source failed.
+    Source(E),
+}
+
+impl<E: fmt::Display> fmt::Display for ReadError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Stream(e) => e.fmt(f),
+            ReadError::Source(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<E: core::error::Error + 'static> core::error::Error for ReadError<E> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            ReadError::Stream(e) => core::error::Error::source(e),
+            ReadError::Source(e) => e.source(),
+        }
+    }
+}
+
+impl<E: embedded_io::Error + 'static> embedded_io::Error for ReadError<E> {
+    /// `InvalidData` for a bad stream (truncated ones included: `embedded_io` has no
+    /// `UnexpectedEof`; [`StreamError::is_truncated`] tells them apart), the source's kind
+    /// otherwise.
+    fn kind(&self) -> ErrorKind {
+        match self {
+            ReadError::Stream(_) => ErrorKind::InvalidData,
+            ReadError::Source(e) => e.kind(),
+        }
+    }
+}
+
+/// The packed source as `embedded_io` sees it.
+struct Embedded;
+
+impl<R: BufRead> Source<R> for Embedded {
+    type Error = R::Error;
+    fn fill(inner: &mut R) -> Result<&[u8], R::Error> {
+        inner.fill_buf()
+    }
+    fn consume(inner: &mut R, amount: usize) {
+        inner.consume(amount);
+    }
+}
+
+fn to_read_error<E>(fault: Fault<E>) -> ReadError<E> {
+    match fault {
+        Fault::Stream(e) => ReadError::Stream(e),
+        Fault::Source(e) => ReadError::Source(e),
+    }
+}
+
+impl<R: BufRead, const N: usize> ErrorType for DecodeReader<R, N>
+where
+    R::Error: 'static,
+{
+    type Error = ReadError<R::Error>;
+}
+
+/// Decoded bytes; see [`DecodeReader`] for the rules.
+impl<R: BufRead, const N: usize> Read for DecodeReader<R, N>
+where
+    R::Error: 'static,
+{
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+        self.read_from::<Embedded>(buf).map_err(to_read_error)
+    }
+}
+
+/// Decoded bytes through the reader's own `N`-byte buffer.
+impl<R: BufRead, const N: usize> BufRead for DecodeReader<R, N>
+where
+    R::Error: 'static,
+{
+    fn fill_buf(&mut self) -> Result<&[u8], Self::Error> {
+        self.fill_from::<Embedded>().map_err(to_read_error)
+    }
+    fn consume(&mut self, amount: usize) {
+        self.consume_buffered(amount);
+    }
+}
+
+/// Bytes the opening driver reads at a time, from a buffer on the stack.
+const OPEN_CHUNK: usize = 256;
+
+/// Opens the archive in `source` (an `embedded_io::Read + Seek`: a flash region, a file of
+/// an embedded file system) as a catalog with its entries in `store`, reading only the
+/// header, the directory or table and the trailer ([`Opener`]) through a 256-byte stack
+/// buffer. The length is taken by seeking to the end.
+///
+/// ```
+/// use ngi_core::archive::{Entry, Slots};
+/// use ngi_core::io::embedded::{open_seekable, SliceSource};
+/// use ngi_core::OpenOptions;
+///
+/// let mut file = [0u8; 16];
+/// file[..4].copy_from_slice(b"NRes");
+/// file[4..8].copy_from_slice(&0x100u32.to_le_bytes());
+/// file[12..16].copy_from_slice(&16u32.to_le_bytes());
+/// let mut storage = [Entry::EMPTY; 4];
+/// let catalog = open_seekable(&mut SliceSource::new(&file), Slots::new(&mut storage), OpenOptions::DEFAULT)?;
+/// assert!(catalog.is_empty());
+/// # Ok::<(), ngi_core::io::OpenError<core::convert::Infallible>>(())
+/// ```
+pub fn open_seekable<R: Read + Seek, S: EntryStore>(
+    source: &mut R,
+    store: S,
+    options: OpenOptions,
+) -> Result<Catalog<S>, OpenError<R::Error>> {
+    let file_len = source.seek(SeekFrom::End(0)).map_err(OpenError::Source)?;
+    let mut opener = Opener::new(file_len, store, options);
+    let mut buffer = [0u8; OPEN_CHUNK];
+    let mut position = file_len;
+    while let Some(range) = opener.need()? {
+        if position != range.start {
+            position = source
+                .seek(SeekFrom::Start(range.start))
+                .map_err(OpenError::Source)?;
+        }
+        let len = usize::try_from(range.end - range.start).unwrap_or(usize::MAX);
+        let piece = buffer.get_mut(..len.min(OPEN_CHUNK)).unwrap_or_default();
+        let n = source
+            .read(piece)
+            .map_err(OpenError::Source)?
+            .min(piece.len());
+        if n == 0 {
+            return Err(OpenError::Eof {
+                offset: range.start,
+            });
+        }
+        position += n as u64;
+        opener.feed(piece.get(..n).unwrap_or_default())?;
+    }
+    Ok(opener.finish()?)
+}
+
+/// The packed range of one entry of an `embedded_io::Read + Seek` source as an
+/// `embedded_io::BufRead`, through an `N`-byte buffer of its own: it seeks before each
+/// refill (so sources shared by several readers in turn stay right) and never reads a
+/// byte outside the range. A source shorter than the range ends early, which the decoder
+/// above it reports as truncation.
+#[derive(Debug)]
+pub struct SeekRange<R, const N: usize = 512> {
+    source: R,
+    next: u64,
+    end: u64,
+    buffer: [u8; N],
+    pos: usize,
+    filled: usize,
+}
+
+impl<R: Read + Seek, const N: usize> SeekRange<R, N> {
+    /// A reader of `range` of `source`.
+    pub fn new(source: R, range: core::ops::Range<u64>) -> Self {
+        SeekRange {
+            source,
+            next: range.start,
+            end: range.end.max(range.start),
+            buffer: [0; N],
+            pos: 0,
+            filled: 0,
+        }
+    }
+
+    /// The source back.
+    pub fn into_inner(self) -> R {
+        self.source
+    }
+}
+
+impl<R: Read + Seek, const N: usize> ErrorType for SeekRange<R, N> {
+    type Error = R::Error;
+}
+
+impl<R: Read + Seek, const N: usize> BufRead for SeekRange<R, N> {
+    fn fill_buf(&mut self) -> Result<&[u8], R::Error> {
+        if self.pos >= self.filled && self.next < self.end {
+            let want = usize::try_from(self.end - self.next)
+                .unwrap_or(usize::MAX)
+                .min(N);
+            self.source.seek(SeekFrom::Start(self.next))?;
+            let piece = self.buffer.get_mut(..want).unwrap_or_default();
+            let n = self.source.read(piece)?.min(want);
+            // A source shorter than the range: it ends here.
+            self.end = if n == 0 { self.next } else { self.end };
+            self.next += n as u64;
+            (self.pos, self.filled) = (0, n);
+        }
+        Ok(self.buffer.get(self.pos..self.filled).unwrap_or_default())
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.pos = self.pos.saturating_add(amount).min(self.filled);
+    }
+}
+
+impl<R: Read + Seek, const N: usize> Read for SeekRange<R, N> {
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, R::Error> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf.iter_mut().zip(available).for_each(|(d, &s)| *d = s);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+/// An entry of a catalog read from an `embedded_io::Read + Seek` source and decoded:
+/// `embedded_io::Read + BufRead`, fixed state, no allocation ([`Catalog::seek_reader`]).
+pub type SeekEntryReader<R> = DecodeReader<SeekRange<R>>;
+
+impl<S: EntryStore> Catalog<S> {
+    /// Entry `index` of `source` (the file this catalog was opened from, positioned
+    /// anywhere: the reader seeks), decoded as it is read, never outside the entry's
+    /// packed range; errors name the entry and the file offset. Pass `&mut source` to keep
+    /// it.
+    pub fn seek_reader<R: Read + Seek>(
+        &self,
+        index: usize,
+        source: R,
+    ) -> Result<SeekEntryReader<R>, Error> {
+        let range = self.packed_range(index)?;
+        let core = self.stream_decoder(index)?;
+        Ok(DecodeReader::from_stream(
+            SeekRange::new(source, range),
+            core,
+        ))
+    }
+}
+
+/// A byte slice as an `embedded_io::Read + Seek` source (a memory-mapped flash region,
+/// say), for hosts and tests: `&[u8]` is `Read` in `embedded_io` but not `Seek`.
+#[derive(Debug, Clone)]
+pub struct SliceSource<'a> {
+    bytes: &'a [u8],
+    position: u64,
+}
+
+impl<'a> SliceSource<'a> {
+    /// A source over `bytes`, positioned at 0.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        SliceSource { bytes, position: 0 }
+    }
+}
+
+impl ErrorType for SliceSource<'_> {
+    type Error = core::convert::Infallible;
+}
+
+impl Read for SliceSource<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+        let start = usize::try_from(self.position).unwrap_or(usize::MAX);
+        let rest = self.bytes.get(start..).unwrap_or_default();
+        let n = rest.len().min(buf.len());
+        buf.iter_mut().zip(rest).for_each(|(d, &s)| *d = s);
+        self.position += n as u64;
+        Ok(n)
+    }
+}
+
+impl Seek for SliceSource<'_> {
+    fn seek(&mut self, pos: SeekFrom) -> Result<u64, Self::Error> {
+        let len = self.bytes.len() as u64;
+        self.position = match pos {
+            SeekFrom::Start(at) => at,
+            SeekFrom::End(delta) => len.saturating_add_signed(delta),
+            SeekFrom::Current(delta) => self.position.saturating_add_signed(delta),
+        };
+        Ok(self.position)
+    }
+}

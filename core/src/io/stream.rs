@@ -1,0 +1,348 @@
+//! The decoding readers' engine without I/O: one codec behind the rules every reader keeps.
+
+use core::fmt;
+
+use crate::archive::{Catalog, EntryStore, Error};
+use crate::codec::{Decoder, Method, Progress, Status, Unpacker};
+use crate::error::DecodeError;
+
+/// One packed stream's decoder behind the rules every reader of ngi keeps, with no I/O of
+/// its own: [`DecodeReader`](super::DecodeReader) drives it from a `BufRead`, and async
+/// front-ends (ngi-tokio) from their poll loops, so those rules live here once:
+///
+/// * errors are **sticky**: after one, every call returns the same [`StreamError`];
+/// * input that ends early is [`DecodeError::Truncated`], never a short success;
+/// * a call that makes **no progress** with input and room at hand (a codec that broke
+///   its contract) is [`StreamError::Stalled`], never a spin; one that cannot go on once
+///   the input has ended is truncated, even when every byte is out but the stream's end
+///   (Deflate's end-of-block code) is missing;
+/// * faults name the **file offset**: the offset of the stream's first byte
+///   ([`at`](StreamDecoder::at)) plus how far into the stream it was.
+///
+/// It holds the [`Unpacker`] inline (42 648 bytes on 64-bit targets, the Deflate state)
+/// and a few counters; nothing is allocated.
+///
+/// ```
+/// use ngi_core::io::StreamDecoder;
+/// use ngi_core::{Method, Status};
+///
+/// let mut decoder = StreamDecoder::new(Method::Stored, 0, 5).at(Some(2), 1000);
+/// let mut out = [0u8; 8];
+/// let p = decoder.decode(b"hel", false, &mut out)?;
+/// assert_eq!((p.consumed, p.produced, p.status), (3, 3, Status::NeedInput));
+/// let err = decoder.decode(b"", true, &mut out).unwrap_err();
+/// assert_eq!((err.entry(), err.offset()), (Some(2), 1003));
+/// assert!(err.is_truncated());
+/// assert_eq!(decoder.decode(b"lo", true, &mut out), Err(err), "sticky");
+/// # Ok::<(), ngi_core::io::StreamError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct StreamDecoder {
+    unpacker: Unpacker,
+    entry: Option<u32>,
+    start: u64,
+    consumed: u64,
+    fault: Option<StreamError>,
+    /// The codec has said `Done`: the stream is complete (for a stream of size 0 that
+    /// takes one call, which may consume the bytes of an empty stream).
+    done: bool,
+}
+
+impl StreamDecoder {
+    /// A decoder of `method`, keyed by `key` (the XOR methods use it), that must produce
+    /// exactly `unpacked_size` bytes; faults are placed from offset 0 until
+    /// [`at`](StreamDecoder::at) says otherwise.
+    pub fn new(method: Method, key: u16, unpacked_size: u64) -> StreamDecoder {
+        let (unpacker, fault) = match Unpacker::new(method, key, unpacked_size) {
+            Ok(unpacker) => (unpacker, None),
+            // A method this build cannot decode: the stream fails at its first byte.
+            Err(error) => (
+                Unpacker::Stored(crate::codec::StoredDecoder::new(0)),
+                Some(StreamError::Decode {
+                    entry: None,
+                    offset: 0,
+                    error,
+                }),
+            ),
+        };
+        StreamDecoder {
+            unpacker,
+            entry: None,
+            start: 0,
+            consumed: 0,
+            fault,
+            done: false,
+        }
+    }
+
+    /// The same decoder, its faults naming `entry` and placed from `offset`, the file
+    /// offset of the stream's first byte.
+    pub fn at(mut self, entry: Option<u32>, offset: u64) -> StreamDecoder {
+        self.entry = entry;
+        self.start = offset;
+        if let Some(StreamError::Decode {
+            entry: e,
+            offset: o,
+            ..
+        }) = &mut self.fault
+        {
+            *e = entry;
+            *o = offset;
+        }
+        self
+    }
+
+    /// One codec call: decodes from `input` (the bytes the source has at hand;
+    /// `input_ended` when they are its last) into `output`. The caller consumes
+    /// `consumed` bytes of `input` and passes the rest again.
+    pub fn decode(
+        &mut self,
+        input: &[u8],
+        input_ended: bool,
+        output: &mut [u8],
+    ) -> Result<Progress, StreamError> {
+        if let Some(fault) = self.fault {
+            return Err(fault);
+        }
+        if self.is_done() {
+            return Ok(Progress {
+                consumed: 0,
+                produced: 0,
+                status: Status::Done,
+            });
+        }
+        let progress = match self.unpacker.decode(input, output, input_ended) {
+            Ok(progress) => progress,
+            Err(error) => {
+                // A codec's own offset is into the stream; a truncated stream ran out
+                // where the input given to it ends.
+                let within = match error {
+                    DecodeError::Inflate { offset, .. } => offset,
+                    _ => self.consumed.saturating_add(input.len() as u64),
+                };
+                return Err(self.fail(StreamError::Decode {
+                    entry: self.entry,
+                    offset: self.start.saturating_add(within),
+                    error,
+                }));
+            }
+        };
+        self.consumed = self.consumed.saturating_add(progress.consumed as u64);
+        self.done = progress.status == Status::Done;
+        let idle = progress.consumed == 0 && progress.produced == 0;
+        let wanting = progress.status != Status::Done && !output.is_empty();
+        if wanting && input_ended && (idle || progress.status == Status::NeedInput) {
+            // The input has ended and the codec can go no further, yet it is not done: the
+            // stream ends before its end (all its bytes may be out, its end code not). A
+            // codec should say so itself; this says it for one that does not.
+            let error = DecodeError::Truncated {
+                produced: self.produced(),
+                expected: self.expected_len(),
+            };
+            return Err(self.fail(StreamError::Decode {
+                entry: self.entry,
+                offset: self.start.saturating_add(self.consumed),
+                error,
+            }));
+        }
+        if wanting && idle && !input.is_empty() {
+            return Err(self.fail(StreamError::Stalled {
+                entry: self.entry,
+                offset: self.start.saturating_add(self.consumed),
+                produced: self.produced(),
+            }));
+        }
+        Ok(progress)
+    }
+
+    fn fail(&mut self, fault: StreamError) -> StreamError {
+        self.fault = Some(fault);
+        fault
+    }
+
+    /// Whether the stream is complete: every byte is out and the codec said so.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// The bytes the stream must produce.
+    pub fn expected_len(&self) -> u64 {
+        self.unpacker.expected_len()
+    }
+
+    /// The bytes produced so far.
+    pub fn produced(&self) -> u64 {
+        self.unpacker.produced_total()
+    }
+
+    /// The packed bytes consumed so far: once done, the length of the stream (what
+    /// follows is not part of it).
+    pub fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    /// The error it failed with, if it did.
+    pub fn fault(&self) -> Option<StreamError> {
+        self.fault
+    }
+}
+
+/// Why a packed stream could not be decoded, and where.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamError {
+    /// The codec reported a fault: the stream is truncated
+    /// ([`DecodeError::Truncated`]) or corrupt.
+    Decode {
+        /// The entry the stream belongs to, when known.
+        entry: Option<u32>,
+        /// The file offset of the fault: where a truncated stream ran out, or the byte
+        /// holding the last bit read of a corrupt one.
+        offset: u64,
+        /// What the codec said; also the error's
+        /// [`source`](core::error::Error::source).
+        error: DecodeError,
+    },
+    /// The codec made no progress with input and room at hand (a broken contract,
+    /// reported rather than spun on).
+    Stalled {
+        /// The entry the stream belongs to, when known.
+        entry: Option<u32>,
+        /// The file offset it stopped at.
+        offset: u64,
+        /// The bytes it had produced.
+        produced: u64,
+    },
+}
+
+impl StreamError {
+    /// The entry the stream belongs to, when known.
+    pub fn entry(&self) -> Option<u32> {
+        match *self {
+            StreamError::Decode { entry, .. } | StreamError::Stalled { entry, .. } => entry,
+        }
+    }
+
+    /// The file offset of the fault.
+    pub fn offset(&self) -> u64 {
+        match *self {
+            StreamError::Decode { offset, .. } | StreamError::Stalled { offset, .. } => offset,
+        }
+    }
+
+    /// Whether the stream ended before its last byte: an `UnexpectedEof` rather than
+    /// `InvalidData` for `std::io`.
+    pub fn is_truncated(&self) -> bool {
+        matches!(
+            self,
+            StreamError::Decode {
+                error: DecodeError::Truncated { .. },
+                ..
+            }
+        )
+    }
+
+    /// The codec's error, for [`StreamError::Decode`].
+    pub fn decode_error(&self) -> Option<DecodeError> {
+        match *self {
+            StreamError::Decode { error, .. } => Some(error),
+            StreamError::Stalled { .. } => None,
+        }
+    }
+}
+
+impl fmt::Display for StreamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(entry) = self.entry() {
+            write!(f, "entry {entry}: ")?;
+        }
+        match self {
+            StreamError::Decode { offset, error, .. } => {
+                write!(f, "at offset {offset}: {error}")
+            }
+            StreamError::Stalled {
+                offset, produced, ..
+            } => write!(
+                f,
+                "at offset {offset}: the decoder made no progress after {produced} bytes"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for StreamError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            StreamError::Decode { error, .. } => Some(error),
+            StreamError::Stalled { .. } => None,
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl From<StreamError> for std::io::Error {
+    /// `UnexpectedEof` for a truncated stream, `InvalidData` otherwise; the
+    /// [`StreamError`] is the `io::Error`'s inner error (`get_ref`), the codec's error its
+    /// `source`.
+    fn from(e: StreamError) -> Self {
+        let kind = if e.is_truncated() {
+            std::io::ErrorKind::UnexpectedEof
+        } else {
+            std::io::ErrorKind::InvalidData
+        };
+        std::io::Error::new(kind, e)
+    }
+}
+
+impl<S: EntryStore> Catalog<S> {
+    /// A [`StreamDecoder`] for entry `index` (its method and key, its decoded size, faults
+    /// placed from its packed range's start), once the range passes
+    /// [`packed_range`](Catalog::packed_range).
+    pub fn stream_decoder(&self, index: usize) -> Result<StreamDecoder, Error> {
+        let range = self.packed_range(index)?;
+        let unpacker = self.unpacker(index)?;
+        let entry = self.get(index)?;
+        Ok(StreamDecoder {
+            unpacker,
+            entry: Some(entry.index),
+            start: range.start,
+            consumed: 0,
+            fault: None,
+            done: false,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_decoder_that_wants_input_after_the_end_is_stalled() {
+        // A stored stream given nothing and told it ended: the codec says Truncated.
+        let mut d = StreamDecoder::new(Method::Stored, 0, 2).at(Some(1), 10);
+        let e = d.decode(b"", true, &mut [0; 4]).unwrap_err();
+        assert!(e.is_truncated());
+        assert_eq!(e.offset(), 10);
+    }
+
+    #[test]
+    fn done_streams_take_nothing_more() {
+        let mut d = StreamDecoder::new(Method::Xor, 0, 2);
+        let p = d.decode(b"abcd", false, &mut [0; 4]).unwrap();
+        assert_eq!((p.consumed, p.produced, p.status), (2, 2, Status::Done));
+        assert!(d.is_done());
+        let p = d.decode(b"cd", true, &mut [0; 4]).unwrap();
+        assert_eq!((p.consumed, p.produced, p.status), (0, 0, Status::Done));
+        assert_eq!(d.consumed(), 2);
+    }
+
+    #[test]
+    fn inflate_faults_are_placed_in_the_file() {
+        // Block type 3 is reserved: a fault at the stream's first byte.
+        let mut d = StreamDecoder::new(Method::Deflate, 0, 4).at(None, 500);
+        let e = d.decode(&[0x07, 0, 0], true, &mut [0; 4]).unwrap_err();
+        assert_eq!((e.offset(), e.entry()), (500, None));
+        assert!(!e.is_truncated() && e.decode_error().is_some());
+    }
+}
