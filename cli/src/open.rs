@@ -1,49 +1,25 @@
-//! One view over both formats: open by magic, describe entries uniformly, stream an
-//! entry's decoded bytes with bounded memory.
+//! An archive opened from its file through the core's catalog: only the header and the
+//! directory are read at open, each entry's packed range when it is produced, so memory
+//! never grows with the archive.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::Path;
 
-use ngi_core::codec::{Decoder, Method, Status};
+use ngi_core::archive::{Catalog, Entry, Error, Format};
+use ngi_core::io::{OpenError, ReadAt};
 use ngi_core::limits::{Budget, LimitError, Limits};
-use ngi_core::nres;
-use ngi_core::rsli::{self, OpenOptions};
+use ngi_core::{Method, OpenOptions};
 
 use crate::report::Failure;
 
 /// Decoded bytes are streamed through a buffer of this size, whatever the entry declares.
 const CHUNK: usize = 64 * 1024;
 
-/// An opened archive of either format.
-pub enum Opened<'a> {
-    Nres(nres::Archive<'a>),
-    Rsli(rsli::Library<'a, Vec<rsli::Entry>>),
-}
-
-/// Format-specific fields of an entry.
-pub enum Extra {
-    Nres {
-        type_id: u32,
-        attr1: u32,
-        attr2: u32,
-        attr3: u32,
-    },
-    Rsli {
-        flags: u16,
-    },
-}
-
-/// What `list` shows of an entry.
-pub struct Row {
-    pub index: usize,
-    pub name: Vec<u8>,
-    pub size: u64,
-    pub packed_size: u64,
-    /// Effective absolute offset, when it can be computed.
-    pub offset: u64,
-    /// The method, or `None` for flags that name no method.
-    pub method: Option<Method>,
-    pub sort_index: u32,
-    pub extra: Extra,
+/// An archive of either format, open.
+pub struct Opened {
+    file: File,
+    pub catalog: Catalog<Vec<Entry>>,
 }
 
 /// Why an entry could not be produced in full.
@@ -58,131 +34,102 @@ pub enum EntryError {
     Output(std::io::Error),
 }
 
-impl<'a> Opened<'a> {
-    /// Opens `data` by its magic (or as NRes raw mode when asked), refusing an archive of
-    /// more than `limits.max_entries` entries before anything is read per entry.
+impl Opened {
+    /// Opens the regular file at `path` by its magic (or in NRes raw mode when asked),
+    /// refusing an archive of more than `limits.max_entries` entries before anything is
+    /// read per entry.
     pub fn open(
-        path: &str,
-        data: &'a [u8],
+        path: &Path,
         raw: bool,
         media_trailer: bool,
         limits: &Limits,
     ) -> Result<Self, Failure> {
-        if raw {
-            return nres::Archive::open_raw(data)
-                .map(Opened::Nres)
-                .map_err(|e| Failure::about(path, e));
-        }
-        if data.starts_with(&nres::MAGIC) {
-            nres::Archive::open_with(data, &OpenOptions::DEFAULT.with_limits(*limits))
-                .map(Opened::Nres)
-                .map_err(|e| Failure::about(path, with_flag(&e, limit_flag_nres(&e))))
-        } else if data.starts_with(&rsli::MAGIC) {
-            // "NL" with a wrong reserved or version byte is still reported by the RsLi
-            // parser, which says exactly which byte is wrong.
-            let options = OpenOptions::DEFAULT
-                .with_limits(*limits)
-                .with_media_trailer(media_trailer);
-            rsli::Library::open_with(data, options)
-                .map(Opened::Rsli)
-                .map_err(|e| Failure::about(path, with_flag(&e, limit_flag_rsli(&e))))
-        } else {
-            let shown: Vec<u8> = data.iter().take(4).copied().collect();
-            Err(Failure::Bad(format!(
-                "{path}: not an NRes or RsLi archive (starts with {}); use --raw to read it as one resource",
-                crate::names::display(&shown)
-            )))
+        let shown = path.display();
+        let file = open_regular(path).map_err(|e| Failure::about(&shown, e))?;
+        let options = OpenOptions::DEFAULT
+            .with_limits(*limits)
+            .with_raw(raw)
+            .with_media_trailer(media_trailer);
+        match ngi_core::io::open_at(&file, options) {
+            Ok(catalog) => Ok(Opened { file, catalog }),
+            Err(OpenError::Archive(Error::UnknownFormat { found, len })) => {
+                let start = found.get(..usize::from(len)).unwrap_or_default();
+                Err(Failure::Bad(format!(
+                    "{shown}: not an NRes or RsLi archive (starts with {}); use --raw to read it as one resource",
+                    crate::names::display(start)
+                )))
+            }
+            Err(OpenError::Archive(e)) => Err(Failure::about(&shown, with_flag(&e))),
+            Err(e) => Err(Failure::about(&shown, e)),
         }
     }
 
     pub fn format_name(&self) -> &'static str {
-        match self {
-            Opened::Nres(a) if a.is_raw() => "NRes (raw mode)",
-            Opened::Nres(_) => "NRes",
-            Opened::Rsli(_) => "RsLi",
+        match (self.catalog.is_raw(), self.catalog.format()) {
+            (true, _) => "NRes (raw mode)",
+            (false, Format::Nres) => "NRes",
+            (false, Format::Rsli) => "RsLi",
         }
     }
 
     pub fn len(&self) -> usize {
-        match self {
-            Opened::Nres(a) => a.len(),
-            Opened::Rsli(l) => l.len(),
-        }
+        self.catalog.len()
     }
 
-    pub fn row(&self, index: usize) -> Option<Row> {
-        match self {
-            Opened::Nres(a) => a.entry(index).map(|e| Row {
-                index,
-                name: e.name().to_vec(),
-                size: e.size.into(),
-                packed_size: e.size.into(),
-                offset: e.data_offset.into(),
-                method: Some(Method::Stored),
-                sort_index: e.sort_index,
-                extra: Extra::Nres {
-                    type_id: e.type_id,
-                    attr1: e.attr1,
-                    attr2: e.attr2,
-                    attr3: e.attr3,
-                },
-            }),
-            Opened::Rsli(l) => l.entry(index).map(|e| Row {
-                index,
-                name: e.name().to_vec(),
-                size: e.unpacked_size.into(),
-                packed_size: e.packed_size.into(),
-                offset: l.effective_offset(index).unwrap_or(e.data_offset.into()),
-                method: e.method().ok(),
-                sort_index: e.sort_index.into(),
-                extra: Extra::Rsli { flags: e.flags },
-            }),
-        }
+    pub fn entry(&self, index: usize) -> Option<&Entry> {
+        self.catalog.entry(index)
     }
 
-    pub fn rows(&self) -> impl Iterator<Item = Row> + '_ {
-        (0..self.len()).filter_map(|i| self.row(i))
+    pub fn entries(&self) -> &[Entry] {
+        self.catalog.entries()
     }
 
     /// The entry NAME selects under the format's engine rules.
     pub fn find(&self, name: &[u8]) -> Option<usize> {
-        match self {
-            Opened::Nres(a) => a.find(name),
-            Opened::Rsli(l) => l.find(name),
+        self.catalog.find(name)
+    }
+
+    /// Up to `len` bytes of the file at `offset` (fewer at its end).
+    pub fn read_at(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+        let mut bytes = vec![0u8; len];
+        let mut filled = 0;
+        while filled < len {
+            match self
+                .file
+                .read_at(&mut bytes[filled..], offset + filled as u64)?
+            {
+                0 => break,
+                n => filled += n,
+            }
         }
+        bytes.truncate(filled);
+        Ok(bytes)
     }
 
     /// Admits entry `index` into `budget` before anything is decoded: its decoded size
-    /// (NRes `size`, RsLi `unpacked_size`) against `--max-entry-size`, then the run's total
-    /// against `--max-total`. Nothing is sized from the entry's fields.
+    /// against `--max-entry-size`, then the run's total against `--max-total`. Nothing is
+    /// sized from the entry's fields.
     fn admit(&self, index: usize, budget: &mut Budget) -> Result<(), EntryError> {
         let limits = *budget.limits();
-        let size = match self {
-            Opened::Nres(a) => {
-                a.check_limits(index, &limits)
-                    .map_err(|e| EntryError::Archive(with_flag(&e, limit_flag_nres(&e))))?;
-                a.entry(index).map_or(0, |e| u64::from(e.size))
-            }
-            Opened::Rsli(l) => {
-                l.check_limits(index, &limits)
-                    .map_err(|e| EntryError::Archive(with_flag(&e, limit_flag_rsli(&e))))?;
-                l.entry(index).map_or(0, |e| u64::from(e.unpacked_size))
-            }
-        };
+        self.catalog
+            .check_limits(index, &limits)
+            .map_err(|e| EntryError::Archive(with_flag(&e)))?;
+        let size = self.entry(index).map_or(0, |e| e.size);
         let id = u32::try_from(index).unwrap_or(u32::MAX);
-        budget.take(id, size).map_err(|e| match e {
-            LimitError::TotalTooLarge { .. } => {
-                EntryError::Total(with_flag(&e, Some("--max-total")))
+        budget.take(id, size).map_err(|e| {
+            let message = format!("{e} (see {})", limit_flag(&e));
+            match e {
+                LimitError::TotalTooLarge { .. } => EntryError::Total(message),
+                _ => EntryError::Archive(message),
             }
-            _ => EntryError::Archive(with_flag(&e, Some("--max-entry-size"))),
         })
     }
 
     /// Streams entry `index`, decoded, into `out`; returns the bytes written and the packed
     /// bytes left unused after the stream's end. The entry's own faults (bounds, method)
     /// are reported first, then the limits of `budget`, which the entry is taken from
-    /// before any byte is decoded; decoding goes through one fixed buffer of 64 KiB,
-    /// whatever size the entry declares.
+    /// before any byte is decoded; only the entry's packed range is read from the file,
+    /// through fixed buffers, whatever size the entry declares.
     pub fn stream(
         &self,
         index: usize,
@@ -190,44 +137,48 @@ impl<'a> Opened<'a> {
         budget: &mut Budget,
     ) -> Result<(u64, u64), EntryError> {
         let fail = |e: &dyn std::fmt::Display| EntryError::Archive(e.to_string());
-        match self {
-            Opened::Nres(a) => {
-                let payload = a.payload(index).map_err(|e| fail(&e))?;
-                self.admit(index, budget)?;
-                out.write_all(payload).map_err(EntryError::Output)?;
-                Ok((payload.len() as u64, 0))
-            }
-            Opened::Rsli(l) => {
-                let packed = l.packed(index).map_err(|e| fail(&e))?;
-                let mut decoder = l.unpacker(index).map_err(|e| fail(&e))?;
-                self.admit(index, budget)?;
-                let mut buffer = vec![0u8; CHUNK];
-                let (mut used, mut written) = (0usize, 0u64);
-                loop {
-                    let input = packed.get(used..).unwrap_or_default();
-                    let progress = decoder
-                        .decode(input, &mut buffer, true)
-                        .map_err(|e| fail(&format_args!("entry {index}: {e}")))?;
-                    used += progress.consumed;
-                    let produced = buffer.get(..progress.produced).unwrap_or_default();
-                    out.write_all(produced).map_err(EntryError::Output)?;
-                    written += produced.len() as u64;
-                    match progress.status {
-                        Status::Done => break,
-                        Status::OutputFull => {}
-                        // With the whole input given as ended, a decoder that wants more
-                        // has broken its contract: report it rather than spin.
-                        Status::NeedInput => {
-                            return Err(fail(&format_args!(
-                                "entry {index}: decoder stopped after {written} bytes"
-                            )));
-                        }
-                    }
+        let range = self.catalog.packed_range(index).map_err(|e| fail(&e))?;
+        let mut reader = self
+            .catalog
+            .reader(index, &self.file)
+            .map_err(|e| fail(&e))?;
+        self.admit(index, budget)?;
+        let mut buffer = vec![0u8; CHUNK];
+        let mut written = 0u64;
+        loop {
+            let n = match reader.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                // A stream's own error names the entry and the offset; a failed read of
+                // the file does not.
+                Err(e)
+                    if e.get_ref()
+                        .is_some_and(|i| i.is::<ngi_core::io::StreamError>()) =>
+                {
+                    return Err(fail(&e));
                 }
-                Ok((written, (packed.len() - used.min(packed.len())) as u64))
-            }
+                Err(e) => return Err(fail(&format_args!("entry {index}: reading it: {e}"))),
+            };
+            out.write_all(&buffer[..n]).map_err(EntryError::Output)?;
+            written += n as u64;
         }
+        let used = reader.stream().consumed();
+        Ok((written, (range.end - range.start).saturating_sub(used)))
     }
+}
+
+/// The file at `path`, which must be a regular one: a device or a pipe has no length to
+/// check and could be read forever.
+fn open_regular(path: &Path) -> std::io::Result<File> {
+    let file = File::open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok(file)
 }
 
 /// The option that raises a limit.
@@ -239,26 +190,15 @@ fn limit_flag(e: &LimitError) -> &'static str {
     }
 }
 
-/// The option that raises the limit an NRes error is about, if it is one.
-fn limit_flag_nres(e: &nres::NresError) -> Option<&'static str> {
-    match e {
-        nres::NresError::Limit { error, .. } => Some(limit_flag(error)),
-        _ => None,
-    }
-}
-
-/// The option that raises the limit an RsLi error is about, if it is one.
-fn limit_flag_rsli(e: &rsli::RsliError) -> Option<&'static str> {
-    match e {
-        rsli::RsliError::Limit { error, .. } => Some(limit_flag(error)),
-        _ => None,
-    }
-}
-
-/// The library's message, followed by the option that sets the limit it hit.
-fn with_flag(e: &dyn std::fmt::Display, flag: Option<&str>) -> String {
-    match flag {
-        Some(flag) => format!("{e} (see {flag})"),
+/// The library's message, followed by the option that sets the limit it hit, if it did.
+fn with_flag(e: &Error) -> String {
+    match e.limit() {
+        Some(limit) => format!("{e} (see {})", limit_flag(&limit)),
         None => e.to_string(),
     }
+}
+
+/// The JSON `method` value: the method's name, or "unsupported" for flags naming none.
+pub fn method_name(entry: &Entry) -> &'static str {
+    entry.method.map_or("unsupported", Method::name)
 }

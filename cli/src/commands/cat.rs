@@ -8,7 +8,7 @@ use crate::args::Options;
 use crate::open::{EntryError, Opened};
 use crate::report::{Failure, output_failed};
 
-pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
+pub fn run(options: &Options, archive: &Opened) -> Result<(), Failure> {
     let index = super::select(
         options,
         archive,

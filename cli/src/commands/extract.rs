@@ -27,7 +27,7 @@ use crate::names;
 use crate::open::{EntryError, Opened};
 use crate::report::{Failure, progress, say};
 
-pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
+pub fn run(options: &Options, archive: &Opened) -> Result<(), Failure> {
     let dir = options.output.clone().unwrap_or_else(|| PathBuf::from("."));
     let indices = selection(options, archive)?;
     fs::create_dir_all(&dir).map_err(|e| Failure::about(dir.display(), e))?;
@@ -36,10 +36,10 @@ pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
     let mut budget = Budget::new(options.limits);
     let mut failed = 0usize;
     for (n, &index) in indices.iter().enumerate() {
-        let Some(row) = archive.row(index) else {
+        let Some(entry) = archive.entry(index) else {
             continue;
         };
-        let file = unique_file_name(&mut taken, &names::file_name(&row.name), index);
+        let file = unique_file_name(&mut taken, &names::file_name(entry.name()), index);
         if show_progress {
             let percent = (n + 1) * 100 / indices.len();
             progress(format_args!(
@@ -57,7 +57,7 @@ pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
                 say(format_args!(
                     "{}: entry {index} (\"{}\") skipped: {message}",
                     options.archive.display(),
-                    names::display(&row.name)
+                    names::display(entry.name())
                 ));
                 failed += 1;
             }
@@ -68,7 +68,7 @@ pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
                 say(format_args!(
                     "{}: extraction stopped at entry {index} (\"{}\"): {message}",
                     options.archive.display(),
-                    names::display(&row.name)
+                    names::display(entry.name())
                 ));
                 // It and every entry after it.
                 failed += indices.len() - n;
@@ -90,7 +90,7 @@ pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
 }
 
 /// The entries to extract, in order, each once: all of them, or those the NAMEs select.
-fn selection(options: &Options, archive: &Opened<'_>) -> Result<Vec<usize>, Failure> {
+fn selection(options: &Options, archive: &Opened) -> Result<Vec<usize>, Failure> {
     if options.names.is_empty() {
         return Ok((0..archive.len()).collect());
     }
@@ -130,7 +130,7 @@ enum Skip {
 }
 
 fn extract_one(
-    archive: &Opened<'_>,
+    archive: &Opened,
     index: usize,
     path: &Path,
     force: bool,

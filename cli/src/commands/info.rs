@@ -3,11 +3,12 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
+use ngi_core::archive::{Header, Lookup};
 use ngi_core::{nres, rsli};
 
 use super::json;
 use crate::args::Options;
-use crate::open::Opened;
+use crate::open::{Opened, method_name};
 use crate::report::{Failure, output_failed};
 
 /// One fact: its label for people, its key for JSON, and its value in each form.
@@ -64,39 +65,32 @@ pub fn rsli_lookup(table: rsli::LookupTable) -> String {
     }
 }
 
-fn facts(options: &Options, archive: &Opened<'_>) -> Vec<Fact> {
+fn facts(options: &Options, archive: &Opened) -> Vec<Fact> {
     let mut facts = vec![
         text("format", "format", archive.format_name().into()),
         number("entries", "entries", archive.len() as u64),
     ];
     let mut methods: BTreeMap<&str, u64> = BTreeMap::new();
     let (mut packed, mut unpacked) = (0u64, 0u64);
-    for row in archive.rows() {
-        *methods.entry(super::list::method_name(&row)).or_default() += 1;
-        packed += row.packed_size;
-        unpacked += row.size;
+    for entry in archive.entries() {
+        *methods.entry(method_name(entry)).or_default() += 1;
+        packed += super::list::packed_size(entry);
+        unpacked += entry.size;
     }
-    match archive {
-        Opened::Nres(a) => {
-            facts.push(number("file size", "file_size", a.data().len() as u64));
-            if let Some(h) = a.header() {
-                facts.push(text("version", "version", format!("{:#x}", nres::VERSION)));
-                facts.push(number("total size", "total_size", h.total_size.into()));
-            }
+    let catalog = &archive.catalog;
+    facts.push(number("file size", "file_size", catalog.file_len()));
+    match (catalog.header(), catalog.lookup_table()) {
+        (Header::Nres(h), Lookup::Nres(table)) => {
+            facts.push(text("version", "version", format!("{:#x}", nres::VERSION)));
+            facts.push(number("total size", "total_size", h.total_size.into()));
             facts.push(number(
                 "directory offset",
                 "directory_offset",
-                a.directory_offset(),
+                catalog.directory_offset(),
             ));
-            facts.push(text(
-                "lookup table",
-                "lookup_table",
-                nres_lookup(a.lookup_table()),
-            ));
+            facts.push(text("lookup table", "lookup_table", nres_lookup(table)));
         }
-        Opened::Rsli(l) => {
-            let h = l.header();
-            facts.push(number("file size", "file_size", l.data().len() as u64));
+        (Header::Rsli(h), Lookup::Rsli(table)) => {
             facts.push(number("version", "version", h.raw[3].into()));
             facts.push(text(
                 "seed",
@@ -112,12 +106,8 @@ fn facts(options: &Options, archive: &Opened<'_>) -> Vec<Fact> {
                     if h.is_presorted() { " (0xABBA)" } else { "" }
                 ),
             ));
-            facts.push(text(
-                "lookup table",
-                "lookup_table",
-                rsli_lookup(l.lookup_table()),
-            ));
-            let trailer = match (l.trailer(), options.media_trailer) {
+            facts.push(text("lookup table", "lookup_table", rsli_lookup(table)));
+            let trailer = match (catalog.trailer(), options.media_trailer) {
                 (None, _) => "absent".to_string(),
                 (Some(o), true) => format!("present, overlay {o:#x} (honoured)"),
                 (Some(o), false) => {
@@ -125,6 +115,17 @@ fn facts(options: &Options, archive: &Opened<'_>) -> Vec<Fact> {
                 }
             };
             facts.push(text("media trailer", "media_trailer", trailer));
+        }
+        // Raw mode: no header, one entry.
+        (_, lookup) => {
+            facts.push(number(
+                "directory offset",
+                "directory_offset",
+                catalog.directory_offset(),
+            ));
+            if let Lookup::Nres(table) = lookup {
+                facts.push(text("lookup table", "lookup_table", nres_lookup(table)));
+            }
         }
     }
     let counts: Vec<String> = methods.iter().map(|(m, n)| format!("{m} {n}")).collect();
@@ -143,7 +144,7 @@ fn facts(options: &Options, archive: &Opened<'_>) -> Vec<Fact> {
     facts
 }
 
-pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
+pub fn run(options: &Options, archive: &Opened) -> Result<(), Failure> {
     let facts = facts(options, archive);
     let mut out = std::io::stdout().lock();
     let written = if options.json {

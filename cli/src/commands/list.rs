@@ -5,10 +5,12 @@ use std::io::Write;
 use super::json;
 use crate::args::Options;
 use crate::names;
-use crate::open::{Extra, Opened, Row};
+use ngi_core::archive::{Entry, Format, Native};
+
+use crate::open::{Opened, method_name};
 use crate::report::{Failure, output_failed};
 
-pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
+pub fn run(options: &Options, archive: &Opened) -> Result<(), Failure> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if options.json {
@@ -20,77 +22,76 @@ pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
     .map_err(output_failed)
 }
 
-/// The JSON `method` value: the method's name, or "unsupported" for flags naming none.
-pub fn method_name(row: &Row) -> &'static str {
-    row.method.map_or("unsupported", |m| m.name())
-}
-
-pub fn row_json(row: &Row) -> String {
+pub fn row_json(index: usize, entry: &Entry) -> String {
     let mut o = json::Object::default();
-    o.raw("index", row.index)
-        .str("name", &names::display(&row.name))
-        .str("name_hex", &hex(&row.name))
-        .raw("size", row.size)
-        .raw("packed_size", row.packed_size)
-        .raw("offset", row.offset)
-        .str("method", method_name(row))
-        .raw("sort_index", row.sort_index);
-    match row.extra {
-        Extra::Nres {
-            type_id,
-            attr1,
-            attr2,
-            attr3,
-        } => {
-            o.raw("type_id", type_id)
-                .raw("attr1", attr1)
-                .raw("attr2", attr2)
-                .raw("attr3", attr3);
+    o.raw("index", index)
+        .str("name", &names::display(entry.name()))
+        .str("name_hex", &hex(entry.name()))
+        .raw("size", entry.size)
+        .raw("packed_size", packed_size(entry))
+        .raw("offset", entry.offset)
+        .str("method", method_name(entry))
+        .raw("sort_index", entry.sort_index());
+    match &entry.native {
+        Native::Nres(record) => {
+            let e = record.entry();
+            o.raw("type_id", e.type_id)
+                .raw("attr1", e.attr1)
+                .raw("attr2", e.attr2)
+                .raw("attr3", e.attr3);
         }
-        Extra::Rsli { flags } => {
-            o.raw("flags", flags);
+        Native::Rsli(e) => {
+            o.raw("flags", e.flags);
         }
     }
     o.finish()
+}
+
+/// The `packed_size` shown: the directory's own field (NRes has one size for both).
+pub fn packed_size(entry: &Entry) -> u64 {
+    match &entry.native {
+        Native::Nres(_) => entry.size,
+        Native::Rsli(e) => e.packed_size.into(),
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn write_json(archive: &Opened<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+fn write_json(archive: &Opened, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "[")?;
     let count = archive.len();
-    for row in archive.rows() {
-        let comma = if row.index + 1 < count { "," } else { "" };
-        writeln!(out, "  {}{comma}", row_json(&row))?;
+    for (index, entry) in archive.entries().iter().enumerate() {
+        let comma = if index + 1 < count { "," } else { "" };
+        writeln!(out, "  {}{comma}", row_json(index, entry))?;
     }
     writeln!(out, "]")
 }
 
-fn write_table(archive: &Opened<'_>, out: &mut dyn Write) -> std::io::Result<()> {
-    let nres = matches!(archive, Opened::Nres(_));
+fn write_table(archive: &Opened, out: &mut dyn Write) -> std::io::Result<()> {
+    let nres = archive.catalog.format() == Format::Nres;
     let kind = if nres { "type_id" } else { "flags" };
     writeln!(
         out,
         "{:>6}  {:<36} {:>10} {:>10} {:>10}  {:<10} {:>6} {:>10}",
         "index", "name", "size", "packed", "offset", "method", "sort", kind
     )?;
-    for row in archive.rows() {
-        let kind = match row.extra {
-            Extra::Nres { type_id, .. } => format!("{type_id:#010x}"),
-            Extra::Rsli { flags } => format!("{flags:#06x}"),
+    for (index, entry) in archive.entries().iter().enumerate() {
+        let kind = match &entry.native {
+            Native::Nres(record) => format!("{:#010x}", record.entry().type_id),
+            Native::Rsli(e) => format!("{:#06x}", e.flags),
         };
         writeln!(
             out,
             "{:>6}  {:<36} {:>10} {:>10} {:>10}  {:<10} {:>6} {:>10}",
-            row.index,
-            names::display(&row.name),
-            row.size,
-            row.packed_size,
-            row.offset,
-            method_name(&row),
-            row.sort_index,
+            index,
+            names::display(entry.name()),
+            entry.size,
+            packed_size(entry),
+            entry.offset,
+            method_name(entry),
+            entry.sort_index(),
             kind
         )?;
     }

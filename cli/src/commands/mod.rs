@@ -1,5 +1,6 @@
-//! The subcommands. Each reads the whole archive into memory, opens it by magic and works
-//! on the zero-copy view; decoded entries are streamed in bounded chunks.
+//! The subcommands. Each opens the archive through the core's catalog, which reads only
+//! its header and directory; entries are read from the file range by range and streamed
+//! in bounded chunks.
 
 mod cat;
 mod extract;
@@ -13,11 +14,8 @@ use crate::open::Opened;
 use crate::report::Failure;
 
 pub fn run(options: &Options) -> Result<(), Failure> {
-    let path = options.archive.display().to_string();
-    let data = read_archive(&options.archive).map_err(|e| Failure::about(&path, e))?;
     let archive = Opened::open(
-        &path,
-        &data,
+        &options.archive,
         options.raw,
         options.media_trailer,
         &options.limits,
@@ -31,25 +29,10 @@ pub fn run(options: &Options) -> Result<(), Failure> {
     }
 }
 
-/// The whole file, which must be a regular one: a device or a pipe has no length to check
-/// and could be read forever.
-fn read_archive(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
-    }
-    let mut data = Vec::new();
-    std::io::Read::read_to_end(&mut &file, &mut data)?;
-    Ok(data)
-}
-
 /// The entry a NAME argument or `--index` selects, or a failure that says it is missing.
 pub fn select(
     options: &Options,
-    archive: &Opened<'_>,
+    archive: &Opened,
     name: Option<&std::ffi::OsStr>,
 ) -> Result<usize, Failure> {
     let path = options.archive.display();

@@ -1,8 +1,8 @@
 //! `ngi verify`: every rule checked and every entry decoded.
 //!
 //! Each problem is one line on stderr naming the entry and the offset; notes (what the
-//! engine accepts but a canonical writer would not produce, and entries whose method this
-//! build cannot decode yet) go to stdout and do not fail the run. Exit status 1 when there
+//! engine accepts but a canonical writer would not produce) go to stdout and do not fail
+//! the run. Exit status 1 when there
 //! is any problem. Everything here is O(n log n) in the entry count, whatever the input:
 //! names are looked up again only where the binary search applies.
 //!
@@ -10,11 +10,10 @@
 //! and is not decoded; the first that would bring the decoded total past `--max-total` is
 //! a problem and no entry after it is decoded (the rules are still checked).
 
-use std::collections::BTreeMap;
 use std::io::Write;
 
+use ngi_core::archive::{Format, Lookup};
 use ngi_core::codec::Method;
-use ngi_core::error::DecodeError;
 use ngi_core::limits::Budget;
 use ngi_core::{nres, rsli};
 
@@ -42,8 +41,6 @@ struct Findings {
     total_reached: bool,
     problems: usize,
     notes: Vec<String>,
-    /// Entries whose method this build does not decode yet, per method.
-    undecoded: BTreeMap<&'static str, usize>,
 }
 
 impl Findings {
@@ -56,7 +53,7 @@ impl Findings {
     }
 }
 
-pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
+pub fn run(options: &Options, archive: &Opened) -> Result<(), Failure> {
     let path = options.archive.display().to_string();
     let mut findings = Findings {
         path: path.clone(),
@@ -64,11 +61,10 @@ pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
         total_reached: false,
         problems: 0,
         notes: Vec::new(),
-        undecoded: BTreeMap::new(),
     };
-    let searchable = match archive {
-        Opened::Nres(a) => nres_structure(a, &mut findings),
-        Opened::Rsli(l) => rsli_structure(l, &mut findings),
+    let searchable = match archive.catalog.lookup_table() {
+        Lookup::Nres(table) => nres_structure(archive, table, &mut findings),
+        Lookup::Rsli(table) => rsli_structure(archive, table, &mut findings),
     };
     for index in 0..archive.len() {
         entry(archive, index, searchable, &mut findings);
@@ -85,76 +81,54 @@ pub fn run(options: &Options, archive: &Opened<'_>) -> Result<(), Failure> {
         ));
         return Err(Failure::Reported);
     }
-    let undecoded: usize = findings.undecoded.values().sum();
-    let mut summary = format!(
+    let summary = format!(
         "{path}: ok, {} entries verified ({})",
-        archive.len() - undecoded,
+        archive.len(),
         archive.format_name()
     );
-    if undecoded > 0 {
-        let methods: Vec<String> = findings
-            .undecoded
-            .iter()
-            .map(|(m, n)| format!("{m} {n}"))
-            .collect();
-        summary.push_str(&format!(
-            "; {undecoded} not decoded, their methods are not supported yet ({})",
-            methods.join(", ")
-        ));
-    }
     writeln!(out, "{summary}")
         .and_then(|()| out.flush())
         .map_err(output_failed)
 }
 
 /// Where entry `entry`'s `sort_index` field lies in an NRes file.
-fn nres_sort_field(a: &nres::Archive<'_>, entry: u32) -> u64 {
-    a.directory_offset() + 64 * u64::from(entry) + 60
+fn nres_sort_field(archive: &Opened, entry: u32) -> u64 {
+    archive.catalog.directory_offset() + 64 * u64::from(entry) + 60
 }
 
 /// The NRes rules beyond each entry's own: the lookup table and the payload layout.
 /// Returns whether lookups run the binary search.
-fn nres_structure(a: &nres::Archive<'_>, findings: &mut Findings) -> bool {
-    for problem in a.problems() {
+fn nres_structure(archive: &Opened, table: nres::LookupTable, findings: &mut Findings) -> bool {
+    for problem in archive.catalog.problems() {
         findings.problem(problem);
     }
-    let table = a.lookup_table();
     let described = super::info::nres_lookup(table);
     match table {
         nres::LookupTable::Canonical => {}
         nres::LookupTable::Sorted => findings.note(format_args!("lookup table: {described}")),
         nres::LookupTable::Unsorted { slot } => findings.problem(format_args!(
             "lookup table at offset {:#x}: {described}",
-            nres_sort_field(a, slot)
+            nres_sort_field(archive, slot)
         )),
         nres::LookupTable::OutOfRange { entry, .. } => findings.problem(format_args!(
             "lookup table at offset {:#x}: {described}",
-            nres_sort_field(a, entry)
+            nres_sort_field(archive, entry)
         )),
     }
-    if !a.is_raw() {
-        nres_layout(a, findings);
+    if !archive.catalog.is_raw() {
+        nres_layout(archive, findings);
     }
     table.is_searchable()
 }
 
 /// SPEC 1.3: payloads may overlap or leave gaps, which the engine accepts and a canonical
 /// writer never produces (8-aligned, in order, zero padding, no gaps).
-fn nres_layout(a: &nres::Archive<'_>, findings: &mut Findings) {
-    let dir = a.directory_offset();
-    let mut spans: Vec<(u64, u64, u32)> = a
-        .entries()
-        .filter(|e| e.check_data_range(dir).is_ok())
-        .map(|e| {
-            (
-                u64::from(e.data_offset),
-                u64::from(e.data_offset) + u64::from(e.size),
-                e.index,
-            )
-        })
+fn nres_layout(archive: &Opened, findings: &mut Findings) {
+    let mut spans: Vec<(u64, u64, u32)> = (0..archive.len())
+        .filter_map(|i| archive.catalog.packed_range(i).ok().map(|r| (r, i)))
+        .map(|(r, i)| (r.start, r.end, i as u32))
         .collect();
     spans.sort_unstable();
-    let data = a.data();
     // The end of the payloads so far, and the entry that reaches it.
     let mut end = nres::HEADER_LEN as u64;
     let mut last: Option<u32> = None;
@@ -172,16 +146,19 @@ fn nres_layout(a: &nres::Archive<'_>, findings: &mut Findings) {
             }
         } else if start >= end {
             let padded = end.next_multiple_of(8);
-            let between = data.get(end as usize..start as usize).unwrap_or_default();
             if start > padded {
                 findings.note(format_args!(
                     "offset {end:#x}: {} bytes between payloads before entry {index}",
                     start - end
                 ));
-            } else if between.iter().any(|&b| b != 0) {
-                findings.note(format_args!(
-                    "offset {end:#x}: non-zero padding before entry {index}"
-                ));
+            } else {
+                // At most 7 bytes of padding: read them from the file.
+                let between = archive.read_at(end, (start - end) as usize);
+                if between.is_ok_and(|bytes| bytes.iter().any(|&b| b != 0)) {
+                    findings.note(format_args!(
+                        "offset {end:#x}: non-zero padding before entry {index}"
+                    ));
+                }
             }
         }
         if stop > end {
@@ -189,6 +166,7 @@ fn nres_layout(a: &nres::Archive<'_>, findings: &mut Findings) {
             last = Some(index);
         }
     }
+    let dir = archive.catalog.directory_offset();
     if dir > end.next_multiple_of(8) {
         findings.note(format_args!(
             "offset {end:#x}: {} bytes between the last payload and the directory",
@@ -199,11 +177,10 @@ fn nres_layout(a: &nres::Archive<'_>, findings: &mut Findings) {
 
 /// The RsLi rules beyond each entry's own. Returns whether every entry is reachable by the
 /// binary search alone (so that looking names up again stays O(n log n)).
-fn rsli_structure(l: &rsli::Library<'_, Vec<rsli::Entry>>, findings: &mut Findings) -> bool {
-    for problem in l.problems() {
+fn rsli_structure(archive: &Opened, table: rsli::LookupTable, findings: &mut Findings) -> bool {
+    for problem in archive.catalog.problems() {
         findings.problem(problem);
     }
-    let table = l.lookup_table();
     let described = super::info::rsli_lookup(table);
     match table {
         rsli::LookupTable::Computed | rsli::LookupTable::Presorted => {}
@@ -215,11 +192,12 @@ fn rsli_structure(l: &rsli::Library<'_, Vec<rsli::Entry>>, findings: &mut Findin
             32 + 32 * u64::from(entry) + 18
         )),
     }
-    if l.trailer().is_some() && l.overlay().is_none() {
+    if archive.catalog.trailer().is_some() && archive.catalog.overlay().is_none() {
         findings
             .note("the file ends with an \"AO\" media trailer, ignored without --media-trailer");
     }
-    for (index, e) in l.entries().iter().enumerate() {
+    for (index, e) in archive.entries().iter().enumerate() {
+        let Some(e) = e.as_rsli() else { continue };
         if matches!(e.method(), Ok(Method::Stored | Method::Xor))
             && e.packed_size != e.unpacked_size
         {
@@ -231,20 +209,19 @@ fn rsli_structure(l: &rsli::Library<'_, Vec<rsli::Entry>>, findings: &mut Findin
             ));
         }
     }
-    matches!(
-        table,
-        rsli::LookupTable::Computed | rsli::LookupTable::Presorted
-    )
+    archive.catalog.is_searchable()
 }
 
 /// Decodes one entry in full and, where the binary search applies, checks that its name
 /// leads back to an entry of that name.
-fn entry(archive: &Opened<'_>, index: usize, searchable: bool, findings: &mut Findings) {
-    let Some(row) = archive.row(index) else {
+fn entry(archive: &Opened, index: usize, searchable: bool, findings: &mut Findings) {
+    let Some(row) = archive.entry(index) else {
         return;
     };
-    let name = names::display(&row.name);
-    if !findings.total_reached && decodable(archive, index, findings) {
+    let name = names::display(row.name());
+    // Entries whose data range is broken were reported with the rules above.
+    let decodable = archive.catalog.packed_range(index).is_ok();
+    if !findings.total_reached && decodable {
         match archive.stream(index, &mut Sink, &mut findings.budget) {
             Ok((_, 0)) => {}
             Ok((_, trailing)) => findings.note(format_args!(
@@ -263,9 +240,8 @@ fn entry(archive: &Opened<'_>, index: usize, searchable: bool, findings: &mut Fi
             Err(EntryError::Output(_)) => {}
         }
     }
-    let lower_case_rsli =
-        matches!(archive, Opened::Rsli(_)) && row.name.iter().any(u8::is_ascii_lowercase);
-    if lower_case_rsli {
+    let rsli = archive.catalog.format() == Format::Rsli;
+    if rsli && row.name().iter().any(u8::is_ascii_lowercase) {
         findings.note(format_args!(
             "entry {index} (\"{name}\") cannot be found by name: rsFind upper-cases every query"
         ));
@@ -274,43 +250,17 @@ fn entry(archive: &Opened<'_>, index: usize, searchable: bool, findings: &mut Fi
     if !searchable {
         return;
     }
-    let found = archive.find(&row.name).and_then(|j| archive.row(j));
-    let same_name = found.is_some_and(|other| match archive {
-        Opened::Nres(_) => nres::compare_names(&other.name, &row.name).is_eq(),
-        Opened::Rsli(_) => other.name == row.name,
+    let found = archive.find(row.name()).and_then(|j| archive.entry(j));
+    let same_name = found.is_some_and(|other| {
+        if rsli {
+            other.name() == row.name()
+        } else {
+            nres::compare_names(other.name(), row.name()).is_eq()
+        }
     });
     if !same_name {
         findings.note(format_args!(
             "entry {index} (\"{name}\") cannot be found by its name"
         ));
-    }
-}
-
-/// Whether entry `index` is worth decoding: its layout problems were already reported,
-/// and methods this build cannot decode yet are counted instead.
-fn decodable(archive: &Opened<'_>, index: usize, findings: &mut Findings) -> bool {
-    match archive {
-        Opened::Nres(a) => a
-            .entry(index)
-            .is_some_and(|e| a.is_raw() || e.check_data_range(a.directory_offset()).is_ok()),
-        Opened::Rsli(l) => {
-            if l.packed(index).is_err() {
-                return false;
-            }
-            match l.unpacker(index) {
-                Err(rsli::RsliError::Decode {
-                    error: DecodeError::MethodNotImplemented { .. },
-                    ..
-                }) => {
-                    let method = l.entry(index).and_then(|e| e.method().ok());
-                    *findings
-                        .undecoded
-                        .entry(method.map_or("?", Method::name))
-                        .or_default() += 1;
-                    false
-                }
-                _ => true,
-            }
-        }
     }
 }

@@ -1,0 +1,126 @@
+//! Memory of the real binary on archives of about 4 GiB (sparse files, so they cost no
+//! disk): `ngi cat` of a 1 KiB entry at the end and `ngi list` stay under 32 MiB of peak
+//! resident memory, because only the header, the directory and the entry's packed range
+//! are read. The peak is the children's `ru_maxrss`, read by Python's `resource` module
+//! (getrusage), which runs the command.
+
+use std::fs::File;
+use std::io::{Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ngi_core::nres;
+use ngi_core::rsli;
+
+/// The most resident memory a command may peak at.
+const LIMIT_KIB: u64 = 32 * 1024;
+/// The archives' length: as close to 4 GiB as the 32-bit sizes allow.
+const LEN: u64 = 0xFFFF_FF00;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ngi-mem-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn payload() -> Vec<u8> {
+    (0..1024u32).map(|i| (i * 7 + 3) as u8).collect()
+}
+
+fn write_at(file: &mut File, at: u64, bytes: &[u8]) {
+    file.seek(SeekFrom::Start(at)).unwrap();
+    file.write_all(bytes).unwrap();
+}
+
+/// An NRes of one 1 KiB entry right before its directory, LEN bytes in all.
+fn sparse_nres(path: &Path) {
+    let mut file = File::create(path).unwrap();
+    file.set_len(LEN).unwrap();
+    let header = nres::Header {
+        entry_count: 1,
+        total_size: LEN as u32,
+    };
+    write_at(&mut file, 0, &header.to_bytes());
+    let at = LEN - 64 - 1024;
+    write_at(&mut file, at, &payload());
+    let mut name = [0u8; 36];
+    name[..8].copy_from_slice(b"last.bin");
+    let entry = nres::Entry {
+        index: 0,
+        type_id: 0,
+        attr1: 0,
+        attr2: 0,
+        size: 1024,
+        attr3: 0,
+        name_field: &name,
+        data_offset: at as u32,
+        sort_index: 0,
+    };
+    write_at(&mut file, LEN - 64, &entry.to_bytes());
+}
+
+/// An RsLi of one stored 1 KiB entry at its very end (seed 0: the table is plain).
+fn sparse_rsli(path: &Path) {
+    let mut file = File::create(path).unwrap();
+    file.set_len(LEN).unwrap();
+    let mut header = [0u8; 32];
+    header[..4].copy_from_slice(b"NL\x00\x01");
+    header[4] = 1;
+    write_at(&mut file, 0, &header);
+    let mut entry = rsli::Entry::default();
+    entry.name[..8].copy_from_slice(b"LAST.BIN");
+    entry.unpacked_size = 1024;
+    entry.packed_size = 1024;
+    entry.data_offset = (LEN - 1024) as u32;
+    write_at(&mut file, 32, &entry.to_bytes());
+    write_at(&mut file, LEN - 1024, &payload());
+}
+
+/// Runs `ngi args` under Python, which reports the child's peak RSS (KiB) on stderr's last
+/// line; returns stdout and the peak.
+fn run_measured(args: &[&str]) -> (Vec<u8>, u64) {
+    let script = "import resource, subprocess, sys\n\
+                  r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE)\n\
+                  sys.stdout.buffer.write(r.stdout)\n\
+                  sys.stderr.write('exit %d\\n' % r.returncode)\n\
+                  sys.stderr.write('%d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n";
+    let o = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_ngi"))
+        .args(args)
+        .output()
+        .expect("python3 runs (CPython is on every machine of ours)");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let mut lines = err.lines().rev();
+    let peak: u64 = lines.next().and_then(|l| l.parse().ok()).expect("the peak");
+    assert_eq!(lines.next(), Some("exit 0"), "{args:?}: {err}");
+    (o.stdout, peak)
+}
+
+#[test]
+fn cat_and_list_of_a_4_gib_archive_stay_under_32_mib() {
+    let dir = scratch("sparse");
+    for (name, make) in [
+        ("big.nres", sparse_nres as fn(&Path)),
+        ("big.rsli", sparse_rsli),
+    ] {
+        let path = dir.join(name);
+        make(&path);
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), LEN);
+        let path = path.to_str().unwrap();
+        let (out, peak) = run_measured(&["cat", "--index", "0", path]);
+        println!("{name}: cat peak RSS {peak} KiB");
+        assert_eq!(out, payload(), "{name}: the entry's bytes");
+        assert!(peak < LIMIT_KIB, "{name}: cat peaked at {peak} KiB");
+        let (out, peak) = run_measured(&["list", "--json", path]);
+        println!("{name}: list peak RSS {peak} KiB");
+        assert!(
+            String::from_utf8_lossy(&out).contains("\"size\": 1024"),
+            "{name}"
+        );
+        assert!(peak < LIMIT_KIB, "{name}: list peaked at {peak} KiB");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
