@@ -5,8 +5,12 @@
 //! `Library::unpack_to_vec` as well; the two must agree. All entries are then produced
 //! in order under one budget, as `ngi extract` does, to find where `--max-total` stops.
 
+use std::io::Read;
+
+use ngi_core::archive::{Catalog, Error as ArchiveError};
 use ngi_core::codec::{Decoder, Status};
 use ngi_core::error::DecodeError;
+use ngi_core::io::StreamError;
 use ngi_core::limits::{Budget, LimitError, Limits};
 use ngi_core::nres::Archive;
 use ngi_core::rsli::{self, Library, OpenOptions, RsliError};
@@ -188,9 +192,13 @@ fn check(case: &Case) -> Vec<String> {
         opened.len().to_string(),
         want.entries.len().to_string(),
     );
+    let catalog = Catalog::open(&case.bytes, options(case)).expect("opens as the slice path");
     for (index, entry) in want.entries.iter().enumerate() {
         let got = opened.produce(index, &mut Budget::new(case.limits));
         expect(&format!("entry {index}"), show(&got), show(entry));
+        // Through the catalog and a reader of the file's bytes, as ngi and ngi-tokio read.
+        let read = through_reader(&catalog, &case.bytes, index, &mut Budget::new(case.limits));
+        expect(&format!("entry {index} read"), show(&read), show(entry));
         // One-shot, where it is meant to be used: what passes the limits, up to 1 MiB.
         if let Opened::Rsli(l) = &opened {
             let small = l.entry(index).is_some_and(|e| e.unpacked_size <= 1 << 20);
@@ -234,6 +242,56 @@ fn check(case: &Case) -> Vec<String> {
         format!("{:?}", want.stop),
     );
     wrong
+}
+
+/// Entry `index` produced as `ngi cat` now produces it: the catalog's checks, its limits,
+/// then `Catalog::reader` over the file's bytes (a positional source), read to the end.
+fn through_reader(
+    catalog: &Catalog<Vec<ngi_core::archive::Entry>>,
+    file: &[u8],
+    index: usize,
+    budget: &mut Budget,
+) -> Produce {
+    let archive_error = |e: ArchiveError| match e {
+        ArchiveError::Nres(e) => Error::Nres(e),
+        ArchiveError::Rsli(e) => Error::Rsli(e),
+        other => panic!("not an error of a format: {other:?}"),
+    };
+    let mut run = || -> Result<Vec<u8>, Error> {
+        let mut reader = catalog.reader(index, file).map_err(archive_error)?;
+        catalog
+            .check_limits(index, budget.limits())
+            .map_err(archive_error)?;
+        let size = catalog.entry(index).map_or(0, |e| e.size);
+        budget.take(index as u32, size).map_err(Error::Limit)?;
+        let mut out = Vec::new();
+        match reader.read_to_end(&mut out) {
+            Ok(_) => Ok(out),
+            Err(e) => {
+                let stream = *e
+                    .get_ref()
+                    .and_then(|i| i.downcast_ref::<StreamError>())
+                    .expect("a stream error");
+                let StreamError::Decode {
+                    entry: Some(entry),
+                    offset,
+                    error,
+                } = stream
+                else {
+                    panic!("entry {index}: {stream:?}")
+                };
+                Err(Error::Rsli(RsliError::Decode {
+                    entry,
+                    offset,
+                    error,
+                }))
+            }
+        }
+    };
+    match run() {
+        Ok(bytes) => Produce::Bytes(bytes),
+        Err(e) => Produce::Fails(e),
+    }
 }
 
 /// Bytes in short: their length and a checksum, or the first 16 in full.
