@@ -30,7 +30,7 @@ use crate::verdict::Verdict;
 pub type Body = fn(&[u8]);
 
 /// Every fuzz target, by its name in `fuzz/Cargo.toml`, with its body.
-pub const TARGETS: [(&str, Body); 10] = [
+pub const TARGETS: [(&str, Body); 12] = [
     ("lzss", lzss),
     ("lzhuf", lzhuf),
     ("inflate", inflate),
@@ -41,6 +41,8 @@ pub const TARGETS: [(&str, Body); 10] = [
     ("lzhuf_roundtrip", lzhuf_roundtrip),
     ("inflate_diff", inflate_diff),
     ("chunked", chunked),
+    ("opener", opener),
+    ("reader", reader),
 ];
 
 /// Archive entries larger than this are not unpacked (to keep the fuzzer fast).
@@ -853,6 +855,159 @@ fn rsli_entry(problem: &RsliError) -> Option<u32> {
             Some(entry)
         }
         _ => None,
+    }
+}
+
+/// The opener: `[flags, feed seed, archive...]`; flags bit 0 honours the media trailer,
+/// bit 1 opens in raw mode, bit 2 limits the entry count to 2. The archive is opened by the
+/// sans-I/O opener fed in pieces whose sizes come from the seed (1 byte when it is 0) and
+/// compared with the slice path ([`crate::catalog_check::compare`]: same verdict, entries,
+/// lookups, problems, packed ranges, only the header, directory and trailer read); then
+/// every entry of at most [`MAX_ENTRY`] bytes is read through `Catalog::reader` and must
+/// give what one-shot unpacking of its packed bytes gives.
+pub fn opener(data: &[u8]) {
+    let [flags, seed, archive @ ..] = data else {
+        return;
+    };
+    let limits = if flags & 4 != 0 {
+        ngi_core::Limits::DEFAULT.with_max_entries(2)
+    } else {
+        ngi_core::Limits::DEFAULT
+    };
+    let options = OpenOptions::DEFAULT
+        .with_limits(limits)
+        .with_media_trailer(flags & 1 != 0)
+        .with_raw(flags & 2 != 0);
+    let mut rng = crate::corpus::Rng::new(u64::from(*seed));
+    let piece = || match seed {
+        0 => 1,
+        _ => 1 + rng.below(64),
+    };
+    let Some(catalog) = crate::catalog_check::compare(archive, options, piece) else {
+        return;
+    };
+    for (i, entry) in catalog.entries().iter().enumerate() {
+        if entry.size > MAX_ENTRY as u64 {
+            continue;
+        }
+        let (Ok(packed), Ok(mut reader)) = (catalog.packed(i, archive), catalog.reader(i, archive))
+        else {
+            continue;
+        };
+        let method = entry.method.expect("packed() checked the method");
+        let mut want = vec![0u8; entry.size as usize];
+        let one_shot = codec::unpack_into(method, entry.key, packed, &mut want);
+        let mut got = Vec::new();
+        let read = std::io::Read::read_to_end(&mut reader, &mut got);
+        match (one_shot, read) {
+            (Ok(_), Ok(_)) => assert!(got == want, "entry {i}: reader bytes"),
+            (Err(e), Err(r)) => {
+                let stream = r
+                    .get_ref()
+                    .and_then(|x| x.downcast_ref::<ngi_core::io::StreamError>())
+                    .expect("a stream error");
+                assert_eq!(stream.decode_error(), Some(e), "entry {i}: reader error");
+                assert_eq!(stream.entry(), Some(entry.index));
+            }
+            (x, y) => panic!("entry {i}: one-shot {x:?}, reader {y:?}"),
+        }
+    }
+}
+
+/// A `std::io::BufRead` over bytes that hands out pieces of the sizes a seed draws (1 byte
+/// when the seed is 0), to feed a reader unevenly.
+struct Uneven<'a> {
+    bytes: &'a [u8],
+    rng: crate::corpus::Rng,
+    one: bool,
+    window: usize,
+}
+
+impl std::io::Read for Uneven<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let available = std::io::BufRead::fill_buf(self)?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        std::io::BufRead::consume(self, n);
+        Ok(n)
+    }
+}
+
+impl std::io::BufRead for Uneven<'_> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.window == 0 {
+            self.window = if self.one { 1 } else { 1 + self.rng.below(300) };
+        }
+        Ok(&self.bytes[..self.window.min(self.bytes.len())])
+    }
+    fn consume(&mut self, amount: usize) {
+        let amount = amount.min(self.window).min(self.bytes.len());
+        self.bytes = &self.bytes[amount..];
+        self.window -= amount.min(self.window);
+    }
+}
+
+/// `DecodeReader`: `[method, key lo, key hi, size lo, size hi, seed, packed...]`. The packed
+/// bytes are read through a source that yields uneven pieces and with read sizes drawn
+/// from the seed (1 byte when it is 0), and must give exactly what one-shot unpacking
+/// gives: the same bytes and the same packed length used (what follows stays in the
+/// source), or the same codec error (`UnexpectedEof` exactly for truncation), which then
+/// sticks; never `Ok(0)` before the end.
+pub fn reader(data: &[u8]) {
+    let [m, k0, k1, s0, s1, seed, packed @ ..] = data else {
+        return;
+    };
+    let method = Method::ALL[usize::from(*m) % Method::ALL.len()];
+    let key = u16::from_le_bytes([*k0, *k1]);
+    let size = usize::from(u16::from_le_bytes([*s0, *s1]));
+    let mut want = vec![0u8; size];
+    let one_shot = codec::unpack_into(method, key, packed, &mut want);
+    let mut rng = crate::corpus::Rng::new(u64::from(*seed));
+    let source = Uneven {
+        bytes: packed,
+        rng: rng.clone(),
+        one: *seed == 0,
+        window: 0,
+    };
+    let mut r = ngi_core::io::DecodeReader::new(source, method, key, size as u64);
+    let mut got = Vec::new();
+    let mut buf = vec![0u8; 4096];
+    let end = loop {
+        let n = if *seed == 0 {
+            1
+        } else {
+            1 + rng.below(buf.len())
+        };
+        match std::io::Read::read(&mut r, &mut buf[..n]) {
+            Ok(0) => break Ok(()),
+            Ok(k) => got.extend_from_slice(&buf[..k]),
+            Err(e) => break Err(e),
+        }
+    };
+    match (one_shot, end) {
+        (Ok(used), Ok(())) => {
+            assert!(got == want, "reader bytes");
+            assert_eq!(r.stream().consumed(), used as u64, "packed bytes used");
+            assert_eq!(
+                r.into_inner().bytes.len(),
+                packed.len() - used,
+                "the rest stays"
+            );
+        }
+        (Err(e), Err(io)) => {
+            let stream = io
+                .get_ref()
+                .and_then(|x| x.downcast_ref::<ngi_core::io::StreamError>())
+                .copied()
+                .expect("a stream error");
+            assert_eq!(stream.decode_error(), Some(e), "reader error");
+            let eof = matches!(e, DecodeError::Truncated { .. });
+            assert_eq!(io.kind() == std::io::ErrorKind::UnexpectedEof, eof);
+            let again = std::io::Read::read(&mut r, &mut buf[..1]).expect_err("sticky");
+            assert_eq!(again.kind(), io.kind());
+            assert!(got.len() < size, "an error after all bytes were out");
+        }
+        (x, y) => panic!("one-shot {x:?}, reader {y:?} after {} bytes", got.len()),
     }
 }
 

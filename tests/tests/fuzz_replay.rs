@@ -87,6 +87,8 @@ replay_tests!(
     lzhuf_roundtrip,
     inflate_diff,
     chunked,
+    opener,
+    reader,
 );
 
 /// `fuzz/Cargo.toml` declares one binary per body, each `fuzz_targets/<name>.rs` calls

@@ -305,5 +305,79 @@ pub fn seeds() -> Vec<Seed> {
         "sample-cut".into(),
         sample[..sample.len() / 2].to_vec(),
     );
+
+    // opener: [flags, feed seed, archive]: both samples fed a byte at a time and in random
+    // pieces, with the trailer honoured, in raw mode, under a 2-entry limit, and cut.
+    let archives = [
+        ("nres", samples::nres()),
+        ("rsli", samples::rsli()),
+        ("rsli-methods", builder.build().expect("builds")),
+    ];
+    for (what, archive) in &archives {
+        for (flags, seed, how) in [
+            (0u8, 0u8, "bytes"),
+            (1, 9, "trailer"),
+            (2, 3, "raw"),
+            (4, 0, "limit"),
+        ] {
+            add(
+                "opener",
+                format!("{what}-{how}"),
+                [&[flags, seed][..], archive].concat(),
+            );
+        }
+        let cut = &archive[..archive.len() * 2 / 3];
+        add(
+            "opener",
+            format!("{what}-cut"),
+            [&[0u8, 5][..], cut].concat(),
+        );
+    }
+
+    // reader: [method, key lo, key hi, size lo, size hi, seed, packed]: every method over
+    // two inputs, read a byte at a time and unevenly, then a truncated and an overlong one.
+    let lz_text = samples::LZ_TEXT;
+    for (m, method) in Method::ALL.iter().enumerate() {
+        let key = 0x1234u16;
+        for (seed, data) in [(0u8, &lz_text[..]), (7, &samples::deflate_text()[..])] {
+            let mut packed = pack(*method, key, data);
+            let [s0, s1] = size16(data.len());
+            let [k0, k1] = key.to_le_bytes();
+            let head = [m as u8, k0, k1, s0, s1, seed];
+            add(
+                "reader",
+                format!("{}-{seed}", method.name()),
+                [&head[..], &packed].concat(),
+            );
+            if seed == 7 {
+                packed.truncate(packed.len() * 3 / 4);
+                add(
+                    "reader",
+                    format!("{}-cut", method.name()),
+                    [&head[..], &packed].concat(),
+                );
+                packed = pack(*method, key, data);
+                packed.extend_from_slice(b"and bytes after the stream");
+                add(
+                    "reader",
+                    format!("{}-trailing", method.name()),
+                    [&head[..], &packed].concat(),
+                );
+            }
+        }
+    }
     out
+}
+
+/// `data` packed with `method`, keyed by `key` (Deflate by miniz_oxide, level 6).
+fn pack(method: Method, key: u16, data: &[u8]) -> Vec<u8> {
+    match method {
+        Method::Stored => data.to_vec(),
+        Method::Xor => xored(key, data),
+        Method::Lzss => lzss::encode(data),
+        Method::XorLzss => xored(key, &lzss::encode(data)),
+        Method::Lzhuf => lzhuf::encode(data),
+        Method::XorLzhuf => xored(key, &lzhuf::encode(data)),
+        Method::Deflate => miniz_oxide::deflate::compress_to_vec(data, 6),
+    }
 }
