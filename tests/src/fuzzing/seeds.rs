@@ -339,7 +339,7 @@ pub fn seeds() -> Vec<Seed> {
     let lz_text = samples::LZ_TEXT;
     for (m, method) in Method::ALL.iter().enumerate() {
         let key = 0x1234u16;
-        for (seed, data) in [(0u8, &lz_text[..]), (7, &samples::deflate_text()[..])] {
+        for (seed, data) in [(0u8, lz_text), (7, &samples::deflate_text()[..])] {
             let mut packed = pack(*method, key, data);
             let [s0, s1] = size16(data.len());
             let [k0, k1] = key.to_le_bytes();
