@@ -38,17 +38,19 @@ export NGI_PYTHON="$PWD/$venv/bin/python"
 step "format"
 cargo fmt --all -- --check
 
-step "lints (workspace, then ngi-core without default features)"
+step "lints (workspace, then ngi-core without default features, and with all of them)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p ngi-core --no-default-features --all-targets --locked -- -D warnings
+cargo clippy -p ngi-core --all-features --all-targets --locked -- -D warnings
 
-step "ngi-core builds with no std and no alloc"
+step "ngi-core builds with no std and no alloc (bare metal, with and without embedded-io)"
 cargo build -p ngi-core --no-default-features --locked
 bash scripts/check-no-std.sh
 
 step "docs (broken links and missing docs fail)"
 RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-core --no-deps --locked --quiet
 RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-core --no-deps --no-default-features --locked --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-core --no-deps --all-features --locked --quiet
 
 step "tests"
 cargo test --workspace --locked

@@ -1,13 +1,16 @@
-// The WASM host of the check (scripts/wasm-check.sh): loads ngi-wasm's module, copies an
-// RsLi file into its linear memory, decodes every entry there, and compares each entry
-// with what the native `ngi` command prints for it.
+// The WASM host of the check (scripts/wasm-check.sh): loads ngi-wasm's module, serves it
+// an RsLi file through its one import, `env.read_at(offset, ptr, len)` (the file stays
+// here, as it stays in flash on an embedded host), decodes every entry in the module, and
+// compares each entry with what the native `ngi` command prints for it. It counts the
+// bytes the module reads: opening must take the header, the table and the trailer only.
 //
 //   node wasm/host.mjs MODULE.wasm LIBRARY.rsli NGI_BINARY
 //
 // Per entry it prints index, name, method, size and the SHA-256 of the decoded bytes.
 // Exit status 1 on any difference (bytes, name, method, size), when an entry fails to
-// decode, when one of the seven methods is missing, or when an error path returns the
-// wrong code. Node.js 18 or later, no packages.
+// decode, when one of the seven methods is missing, when opening reads more than the
+// header, table and trailer, or when an error path returns the wrong code. Node.js 18 or
+// later, no packages.
 
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -23,7 +26,7 @@ const METHODS = new Map([
   [0x100, 'deflate'],
 ]);
 // The error codes of wasm/src/lib.rs (`Error`).
-const E_INPUT_TOO_LONG = -1;
+const E_HOST_READ = -1;
 const E_BAD_LIBRARY = -2;
 const E_NO_SUCH_ENTRY = -4;
 
@@ -41,25 +44,28 @@ function fail(message) {
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
 const module = await WebAssembly.compile(readFileSync(modulePath));
-const imports = WebAssembly.Module.imports(module);
-if (imports.length !== 0) {
-  // The module is meant to need nothing from its host: no std shims, no allocator hooks.
-  fail(`the module imports ${imports.map((i) => `${i.module}.${i.name}`).join(', ')}`);
+const imports = WebAssembly.Module.imports(module).map((i) => `${i.module}.${i.name}`);
+if (imports.join() !== 'env.read_at') {
+  // The module needs nothing from its host but the file: no std shims, no allocator hooks.
+  fail(`the module imports ${imports.join(', ')}, not env.read_at alone`);
 }
-const instance = await WebAssembly.instantiate(module, {});
-const wasm = instance.exports;
+const file = Buffer.from(readFileSync(libraryPath));
+// What read_at serves, and how many bytes it has served; `failing` makes it fail.
+let served = 0;
+let failing = false;
+let wasm = null;
 // The buffer of the memory is replaced if the module ever grows it: take a fresh view.
 const bytesAt = (ptr, len) => new Uint8Array(wasm.memory.buffer, ptr, len);
-
-const file = readFileSync(libraryPath);
-const inputPtr = wasm.input_ptr();
-const inputCapacity = wasm.input_capacity();
-const outputPtr = wasm.output_ptr();
-if (file.length > inputCapacity) {
-  console.error(`${libraryPath}: ${file.length} bytes, the module takes ${inputCapacity}`);
-  process.exit(1);
+function read_at(offset, ptr, len) {
+  if (failing) return -1;
+  const bytes = file.subarray(offset, Math.min(offset + len, file.length));
+  bytesAt(ptr, bytes.length).set(bytes);
+  served += bytes.length;
+  return bytes.length;
 }
-bytesAt(inputPtr, file.length).set(file);
+const instance = await WebAssembly.instantiate(module, { env: { read_at } });
+wasm = instance.exports;
+const outputPtr = wasm.output_ptr();
 const len = file.length;
 
 // What the native build says: `ngi list --json` for names, methods and sizes, `ngi cat
@@ -74,9 +80,14 @@ function run(args) {
 }
 const native = JSON.parse(run(['list', '--json', libraryPath]).toString('utf8'));
 
+served = 0;
 const count = wasm.entry_count(len);
 console.log(`${libraryPath}: ${len} bytes, ${count} entries (native: ${native.length})`);
 if (count !== native.length) fail(`entry count ${count}, native ${native.length}`);
+// Opening reads the 32-byte header, the 32-byte records and the 6-byte trailer, no more.
+const opening = 32 + 32 * count + 6;
+console.log(`opening read ${served} bytes of ${len} (header ${32}, table ${32 * count}, trailer 6)`);
+if (served !== opening) fail(`opening read ${served} bytes, not ${opening}`);
 
 const seen = new Set();
 for (let index = 0; index < Math.max(count, 0); index += 1) {
@@ -118,9 +129,11 @@ const expectCode = (what, got, want) => {
   if (Number(got) !== want) fail(`${what}: returned ${got}, expected ${want}`);
 };
 expectCode('decode_entry past the last entry', wasm.decode_entry(len, count), E_NO_SUCH_ENTRY);
-expectCode('entry_count of a too long input', wasm.entry_count(inputCapacity + 1), E_INPUT_TOO_LONG);
+failing = true;
+expectCode('entry_count when the host cannot read', wasm.entry_count(len), E_HOST_READ);
+failing = false;
 expectCode('entry_count of the header alone, cut', wasm.entry_count(31), E_BAD_LIBRARY);
-bytesAt(inputPtr, 2).set([0x4e, 0x4d]); // "NM": bad magic
+file.set([0x4e, 0x4d]); // "NM": bad magic
 expectCode('entry_count with a bad magic', wasm.entry_count(len), E_BAD_LIBRARY);
 
 if (failures > 0) {

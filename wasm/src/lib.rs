@@ -1,21 +1,29 @@
-//! `ngi-wasm`: ngi-core's RsLi reader as a WebAssembly module of plain numbers, for the
-//! WASM check (`scripts/wasm-check.sh`, host `wasm/host.mjs`).
+//! `ngi-wasm`: ngi-core's catalog and decoding readers as a WebAssembly module of plain
+//! numbers, for the WASM check (`scripts/wasm-check.sh`, host `wasm/host.mjs`).
 //!
 //! The crate is `#![no_std]` with no allocator and depends on `ngi-core` with
-//! `default-features = false`, so the module links neither `std` nor `alloc`: `std` would
-//! bring a second `#[panic_handler]` (a build error beside the one here), `alloc` would
-//! fail to link for want of a global allocator. The module imports nothing.
+//! `default-features = false, features = ["embedded-io"]`, so the module links neither
+//! `std` nor `alloc`: `std` would bring a second `#[panic_handler]` (a build error beside
+//! the one here), `alloc` would fail to link for want of a global allocator.
+//!
+//! # The file stays with the host
+//!
+//! The module never holds the archive. It reads it as a flash-backed embedded host
+//! would: through one imported function, `env.read_at(offset, ptr, len)`, which copies up
+//! to `len` bytes of the file at `offset` into linear memory at `ptr` and returns how many
+//! (negative when the host cannot read). Around it, `HostSource` is an
+//! `embedded_io::Read + Seek`, so ngi-core's own driver opens the archive
+//! (`io::embedded::open_seekable`: the header, the table and the trailer only, into a
+//! fixed array of entries) and `Catalog::seek_reader` reads one entry's packed range and
+//! decodes it as it goes. That import is the module's only one.
 //!
 //! # Interface
 //!
-//! The host copies a whole RsLi file into the input buffer (`input_ptr`, at most
-//! `input_capacity` bytes), then passes its length `len` to every call: each call opens
-//! the library afresh with [`Library::open_in`] (default options, no media trailer), so
-//! no state is kept between calls.
+//! Every call takes the file's length `len` and opens the archive afresh, so no state is
+//! kept between calls.
 //!
 //! | export | returns |
 //! |---|---|
-//! | `input_ptr()`, `input_capacity()` | where the file goes, and how many bytes fit |
 //! | `output_ptr()`, `output_capacity()` | where results are written, and how many bytes fit |
 //! | `entry_count(len)` | the number of entries |
 //! | `entry_method(len, index)` | the method's flag bits (`flags & 0x1E0`: 0x000 ... 0x100) |
@@ -26,48 +34,70 @@
 //!
 //! # Limits
 //!
-//! A file of at most [`INPUT_CAPACITY`] bytes with at most [`MAX_ENTRIES`] entries, and
-//! entries of at most [`OUTPUT_CAPACITY`] bytes unpacked. A call copies the file, and
-//! `decode_entry` the entry, into buffers on the stack (see below); their sum stays well
-//! inside the 1 MiB stack rustc gives wasm32-unknown-unknown modules.
+//! Archives of at most [`MAX_ENTRIES`] entries, entries of at most [`OUTPUT_CAPACITY`]
+//! bytes unpacked. The entry array (about 53 KiB) and the decoding reader (about 47 KiB,
+//! most of it the Deflate window) live on the stack, well inside the 1 MiB rustc gives
+//! wasm32-unknown-unknown modules.
 //!
 //! # Memory without `unsafe`
 //!
 //! The buffers the host writes and reads are statics of [`AtomicU8`], which may be changed
 //! behind a shared reference and have the layout of `u8`: their addresses are taken
-//! safely, the host writes them between calls, and the module reads them with atomic
-//! loads into ordinary stack buffers that ngi-core borrows. No raw pointer is
-//! dereferenced. The only `unsafe` is the `#[unsafe(no_mangle)]` attribute of the exports
-//! (see the `export!` macro).
+//! safely, the host writes them during `read_at` (the module then loads them atomically)
+//! and reads the output between calls. No raw pointer is dereferenced. The only `unsafe`
+//! are the `#[unsafe(no_mangle)]` attribute of the exports (see the `export!` macro) and
+//! the `unsafe extern` block declaring `read_at` (see [`host`]).
 
 #![no_std]
 #![deny(unsafe_code)]
 
+use core::fmt;
 use core::sync::atomic::{AtomicU8, Ordering::Relaxed};
-use ngi_core::rsli::{Entry, Library, OpenOptions, RsliError};
 
-/// The largest RsLi file the module takes, in bytes.
-pub const INPUT_CAPACITY: usize = 256 * 1024;
+use embedded_io::{ErrorType, Read, Seek, SeekFrom};
+use ngi_core::archive::{Catalog, Entry, Error as ArchiveError, Slots};
+use ngi_core::io::OpenError;
+use ngi_core::io::embedded::{ReadError, open_seekable};
+use ngi_core::rsli::RsliError;
+use ngi_core::{OpenOptions, nres::NresError};
+
 /// The largest unpacked entry (and name) the module returns, in bytes.
 pub const OUTPUT_CAPACITY: usize = 256 * 1024;
-/// The most entries a file may have: the fixed table storage [`Library::open_in`]
-/// decrypts the table into.
+/// The most entries an archive may have: the fixed array the catalog is opened into.
 pub const MAX_ENTRIES: usize = 512;
+/// The most bytes one `read_at` asks the host for.
+const SCRATCH_LEN: usize = 4096;
 
-/// Where the host copies the file.
-static INPUT: [AtomicU8; INPUT_CAPACITY] = [const { AtomicU8::new(0) }; INPUT_CAPACITY];
 /// Where the module writes names and unpacked entries for the host.
 static OUTPUT: [AtomicU8; OUTPUT_CAPACITY] = [const { AtomicU8::new(0) }; OUTPUT_CAPACITY];
+/// Where the host copies the bytes `read_at` asks for.
+static SCRATCH: [AtomicU8; SCRATCH_LEN] = [const { AtomicU8::new(0) }; SCRATCH_LEN];
+
+/// The host's side.
+mod host {
+    // The one import. `read_at` takes and returns plain integers and writes only into
+    // linear memory the module names (always `SCRATCH`, a static of atomics), so calling
+    // it cannot break any Rust invariant: it is declared `safe`, which an `unsafe extern`
+    // block is required for.
+    #[allow(unsafe_code)]
+    #[link(wasm_import_module = "env")]
+    unsafe extern "C" {
+        /// Copies up to `len` bytes of the file at `offset` to `ptr`; returns how many, 0
+        /// at the end of the file, negative when the host cannot read.
+        pub safe fn read_at(offset: u32, ptr: u32, len: u32) -> i32;
+    }
+}
 
 /// Why a call failed; exports return its value, which is negative.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum Error {
-    /// `len` is larger than [`INPUT_CAPACITY`].
-    InputTooLong = -1,
-    /// The file is no RsLi library (bad header, or too short for its table).
+    /// The host's `read_at` failed.
+    HostRead = -1,
+    /// The file is no archive (unknown magic, bad header, too short for its directory or
+    /// table).
     BadLibrary = -2,
-    /// The library has more than [`MAX_ENTRIES`] entries.
+    /// The archive has more than [`MAX_ENTRIES`] entries.
     TooManyEntries = -3,
     /// There is no entry with this index.
     NoSuchEntry = -4,
@@ -83,21 +113,109 @@ pub enum Error {
     Other = -9,
 }
 
-impl From<RsliError> for Error {
-    fn from(error: RsliError) -> Error {
+impl From<ArchiveError> for Error {
+    fn from(error: ArchiveError) -> Error {
         match error {
-            RsliError::Truncated { .. }
-            | RsliError::BadMagic { .. }
-            | RsliError::BadReserved { .. }
-            | RsliError::BadVersion { .. }
-            | RsliError::NegativeEntryCount { .. } => Error::BadLibrary,
-            RsliError::StorageTooSmall { .. } => Error::TooManyEntries,
-            RsliError::NoSuchEntry { .. } => Error::NoSuchEntry,
-            RsliError::UnsupportedMethod { .. } => Error::UnsupportedMethod,
-            RsliError::DataOutOfBounds { .. } => Error::DataOutOfBounds,
-            RsliError::Decode { .. } => Error::Decode,
+            ArchiveError::UnknownFormat { .. } => Error::BadLibrary,
+            ArchiveError::StorageTooSmall { .. } => Error::TooManyEntries,
+            ArchiveError::NoSuchEntry { .. } => Error::NoSuchEntry,
+            ArchiveError::Rsli(e) => match e {
+                RsliError::Truncated { .. }
+                | RsliError::BadMagic { .. }
+                | RsliError::BadReserved { .. }
+                | RsliError::BadVersion { .. }
+                | RsliError::NegativeEntryCount { .. } => Error::BadLibrary,
+                RsliError::NoSuchEntry { .. } => Error::NoSuchEntry,
+                RsliError::UnsupportedMethod { .. } => Error::UnsupportedMethod,
+                RsliError::DataOutOfBounds { .. } => Error::DataOutOfBounds,
+                RsliError::Decode { .. } => Error::Decode,
+                _ => Error::Other,
+            },
+            ArchiveError::Nres(e) => match e {
+                NresError::DataBeforeHeader { .. } | NresError::DataPastDirectory { .. } => {
+                    Error::DataOutOfBounds
+                }
+                NresError::NoSuchEntry { .. } => Error::NoSuchEntry,
+                NresError::Limit { .. } | NresError::NameUnterminated { .. } => Error::Other,
+                _ => Error::BadLibrary,
+            },
             _ => Error::Other,
         }
+    }
+}
+
+impl From<OpenError<HostError>> for Error {
+    fn from(error: OpenError<HostError>) -> Error {
+        match error {
+            OpenError::Archive(e) => e.into(),
+            OpenError::Source(HostError) => Error::HostRead,
+            _ => Error::HostRead,
+        }
+    }
+}
+
+impl From<ReadError<HostError>> for Error {
+    fn from(error: ReadError<HostError>) -> Error {
+        match error {
+            ReadError::Stream(_) => Error::Decode,
+            _ => Error::HostRead,
+        }
+    }
+}
+
+/// The host's `read_at` returned an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostError;
+
+impl fmt::Display for HostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the host could not read the file")
+    }
+}
+
+impl core::error::Error for HostError {}
+
+impl embedded_io::Error for HostError {
+    fn kind(&self) -> embedded_io::ErrorKind {
+        embedded_io::ErrorKind::Other
+    }
+}
+
+/// The host's file as an `embedded_io::Read + Seek`: a position, and `read_at` per read.
+struct HostSource {
+    position: u64,
+    len: u64,
+}
+
+impl ErrorType for HostSource {
+    type Error = HostError;
+}
+
+impl Read for HostSource {
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, HostError> {
+        let want = buf.len().min(SCRATCH_LEN);
+        // Offsets past 4 GiB cannot be asked for: they are past the end of any file here.
+        let Ok(offset) = u32::try_from(self.position) else {
+            return Ok(0);
+        };
+        let got = host::read_at(offset, address(&SCRATCH), want as u32);
+        let got = usize::try_from(got).map_err(|_| HostError)?.min(want);
+        for (byte, cell) in buf.iter_mut().zip(&SCRATCH[..got]) {
+            *byte = cell.load(Relaxed);
+        }
+        self.position += got as u64;
+        Ok(got)
+    }
+}
+
+impl Seek for HostSource {
+    fn seek(&mut self, pos: SeekFrom) -> Result<u64, HostError> {
+        self.position = match pos {
+            SeekFrom::Start(at) => at,
+            SeekFrom::End(delta) => self.len.saturating_add_signed(delta),
+            SeekFrom::Current(delta) => self.position.saturating_add_signed(delta),
+        };
+        Ok(self.position)
     }
 }
 
@@ -115,70 +233,71 @@ fn address(buffer: &[AtomicU8]) -> u32 {
     buffer.as_ptr().addr() as u32
 }
 
-/// Opens the file in `INPUT[..len]` and runs `f` on it.
-///
-/// The file is copied to the stack first: ngi-core borrows plain bytes, and the host may
-/// change `INPUT` only between calls, never during one.
-fn with_library<R>(len: u32, f: impl FnOnce(&Library<'_>) -> Result<R, Error>) -> Result<R, Error> {
-    let source = usize::try_from(len)
-        .ok()
-        .and_then(|len| INPUT.get(..len))
-        .ok_or(Error::InputTooLong)?;
-    let mut bytes = [0u8; INPUT_CAPACITY];
-    let bytes = bytes.get_mut(..source.len()).ok_or(Error::InputTooLong)?;
-    for (byte, cell) in bytes.iter_mut().zip(source) {
-        *byte = cell.load(Relaxed);
-    }
-    let mut storage = [Entry::default(); MAX_ENTRIES];
-    let library = Library::open_in(bytes, &mut storage, OpenOptions::default())?;
-    f(&library)
+/// Opens the host's file of `len` bytes through ngi-core's embedded-io driver and runs
+/// `f` on the catalog and the source.
+fn with_catalog<R>(
+    len: u32,
+    f: impl FnOnce(&Catalog<Slots<'_>>, &mut HostSource) -> Result<R, Error>,
+) -> Result<R, Error> {
+    let mut source = HostSource {
+        position: 0,
+        len: len.into(),
+    };
+    let mut storage = [Entry::EMPTY; MAX_ENTRIES];
+    let catalog = open_seekable(&mut source, Slots::new(&mut storage), OpenOptions::DEFAULT)?;
+    f(&catalog, &mut source)
 }
 
-/// Entry `index` of `library`, with its index as a `usize`.
-fn entry<'l>(library: &'l Library<'_>, index: u32) -> Result<(usize, &'l Entry), Error> {
+/// Entry `index` of `catalog`, with its index as a `usize`.
+fn entry<'c>(catalog: &'c Catalog<Slots<'_>>, index: u32) -> Result<(usize, &'c Entry), Error> {
     let index = usize::try_from(index).map_err(|_| Error::NoSuchEntry)?;
-    let entry = library.entry(index).ok_or(Error::NoSuchEntry)?;
+    let entry = catalog.entry(index).ok_or(Error::NoSuchEntry)?;
     Ok((index, entry))
 }
 
-/// Copies `bytes` to the start of `OUTPUT` and returns their length.
-fn put_output(bytes: &[u8]) -> Result<usize, Error> {
-    let target = OUTPUT.get(..bytes.len()).ok_or(Error::OutputTooSmall)?;
+/// Copies `bytes` to `OUTPUT` at `at` and returns the end.
+fn put_output(at: usize, bytes: &[u8]) -> Result<usize, Error> {
+    let end = at.checked_add(bytes.len()).ok_or(Error::OutputTooSmall)?;
+    let target = OUTPUT.get(at..end).ok_or(Error::OutputTooSmall)?;
     for (cell, &byte) in target.iter().zip(bytes) {
         cell.store(byte, Relaxed);
     }
-    Ok(bytes.len())
+    Ok(end)
 }
 
 fn entry_count(len: u32) -> i32 {
-    result_i32(with_library(len, |library| Ok(library.len())))
+    result_i32(with_catalog(len, |catalog, _| Ok(catalog.len())))
 }
 
 fn entry_method(len: u32, index: u32) -> i32 {
-    result_i32(with_library(len, |library| {
-        let (_, entry) = entry(library, index)?;
-        let method = entry.method().map_err(|_| Error::UnsupportedMethod)?;
+    result_i32(with_catalog(len, |catalog, _| {
+        let (_, entry) = entry(catalog, index)?;
+        let method = entry.method.ok_or(Error::UnsupportedMethod)?;
         Ok(usize::from(method.bits()))
     }))
 }
 
 fn entry_name(len: u32, index: u32) -> i32 {
-    result_i32(with_library(len, |library| {
-        put_output(entry(library, index)?.1.name())
+    result_i32(with_catalog(len, |catalog, _| {
+        put_output(0, entry(catalog, index)?.1.name())
     }))
 }
 
 fn decode_entry(len: u32, index: u32) -> i64 {
-    let result = with_library(len, |library| {
-        let (index, entry) = entry(library, index)?;
-        let size = usize::try_from(entry.unpacked_size)
-            .ok()
-            .filter(|&size| size <= OUTPUT_CAPACITY)
-            .ok_or(Error::OutputTooSmall)?;
-        let mut out = [0u8; OUTPUT_CAPACITY];
-        let out = out.get_mut(..size).ok_or(Error::OutputTooSmall)?;
-        library.unpack_into(index, out)?;
-        put_output(out)
+    let result = with_catalog(len, |catalog, source| {
+        let (index, entry) = entry(catalog, index)?;
+        if entry.size > OUTPUT_CAPACITY as u64 {
+            return Err(Error::OutputTooSmall);
+        }
+        let mut reader = catalog.seek_reader(index, source)?;
+        let mut buffer = [0u8; 4096];
+        let mut end = 0;
+        loop {
+            match reader.read(&mut buffer)? {
+                0 => return Ok(end),
+                n => end = put_output(end, buffer.get(..n).unwrap_or_default())?,
+            }
+        }
     });
     match result {
         Ok(size) => size as i64,
@@ -194,7 +313,8 @@ fn decode_entry(len: u32, index: u32) -> i64 {
 /// wasm module cannot export a function without it (or `export_name`, just as unsafe), so
 /// this is the one place `unsafe_code` is allowed. The names exported here are the
 /// module's interface and clash with nothing, and the allowed items hold nothing but the
-/// call, so no unsafe block can hide in them.
+/// call, so no unsafe block can hide in them. (The import block of [`host`] is the other
+/// place, for the same want of a safe spelling.)
 macro_rules! export {
     ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
         /// The `extern "C"` exports of the module (see the crate docs).
@@ -211,14 +331,6 @@ macro_rules! export {
     };
 }
 
-fn input_ptr() -> u32 {
-    address(&INPUT)
-}
-
-fn input_capacity() -> u32 {
-    INPUT_CAPACITY as u32
-}
-
 fn output_ptr() -> u32 {
     address(&OUTPUT)
 }
@@ -228,8 +340,6 @@ fn output_capacity() -> u32 {
 }
 
 export! {
-    input_ptr() -> u32;
-    input_capacity() -> u32;
     output_ptr() -> u32;
     output_capacity() -> u32;
     entry_count(len: u32) -> i32;
