@@ -168,3 +168,15 @@ impl rsli::permutation::Table for [Entry] {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The size the README states; a change must update it.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn entry_size_is_as_documented() {
+        assert_eq!(core::mem::size_of::<Entry>(), 104);
+    }
+}
