@@ -4,6 +4,7 @@
 use std::io;
 use std::sync::Arc;
 
+use super::span::Span;
 use super::{DecodeReader, OpenError};
 use crate::archive::{Catalog, Entry, EntryStore, Error, Opener};
 use crate::options::OpenOptions;
@@ -143,11 +144,8 @@ pub fn open_at_in<F: ReadAt + ?Sized, S: EntryStore>(
 #[derive(Debug)]
 pub struct RangeReader<F> {
     source: F,
-    next: u64,
-    end: u64,
+    span: Span,
     buffer: std::vec::Vec<u8>,
-    pos: usize,
-    filled: usize,
     chunk: usize,
 }
 
@@ -166,18 +164,15 @@ impl<F: ReadAt> RangeReader<F> {
     pub fn with_chunk(source: F, range: core::ops::Range<u64>, chunk: usize) -> RangeReader<F> {
         RangeReader {
             source,
-            next: range.start,
-            end: range.end.max(range.start),
+            span: Span::new(range),
             buffer: std::vec::Vec::new(),
-            pos: 0,
-            filled: 0,
             chunk: chunk.max(1),
         }
     }
 
     /// The bytes of the range not yet read from the source, plus those buffered.
     pub fn remaining(&self) -> u64 {
-        (self.end - self.next) + (self.filled - self.pos) as u64
+        self.span.remaining()
     }
 
     /// The source.
@@ -193,25 +188,20 @@ impl<F: ReadAt> RangeReader<F> {
 
 impl<F: ReadAt> io::BufRead for RangeReader<F> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.pos >= self.filled && self.next < self.end {
-            let want = usize::try_from(self.end - self.next)
-                .unwrap_or(usize::MAX)
-                .min(self.chunk);
+        if let Some((at, want)) = self.span.refill(self.chunk) {
+            // Never larger than the range: a 10-byte entry costs 10 bytes of buffer.
             if self.buffer.len() < want {
                 self.buffer.resize(want, 0);
             }
             let piece = self.buffer.get_mut(..want).unwrap_or_default();
-            let n = self.source.read_at(piece, self.next)?.min(want);
-            // A source shorter than the range: it ends here.
-            self.end = if n == 0 { self.next } else { self.end };
-            self.next += n as u64;
-            (self.pos, self.filled) = (0, n);
+            let n = self.source.read_at(piece, at)?.min(want);
+            self.span.refilled(n);
         }
-        Ok(self.buffer.get(self.pos..self.filled).unwrap_or_default())
+        Ok(self.buffer.get(self.span.buffered()).unwrap_or_default())
     }
 
     fn consume(&mut self, amount: usize) {
-        self.pos = self.pos.saturating_add(amount).min(self.filled);
+        self.span.consume(amount);
     }
 }
 
@@ -243,5 +233,79 @@ impl<S: EntryStore> Catalog<S> {
             RangeReader::new(source, range),
             core,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Method;
+    use crate::rsli::Builder;
+    use std::io::{BufRead, Read};
+
+    fn library() -> std::vec::Vec<u8> {
+        let mut builder = Builder::new();
+        builder.add(b"A", Method::Stored, b"first entry").unwrap();
+        builder.add(b"B", Method::Lzss, &[b'x'; 3000]).unwrap();
+        builder.build().unwrap()
+    }
+
+    #[test]
+    fn a_range_reader_never_leaves_its_range() {
+        let bytes: &[u8] = b"0123456789";
+        let mut r = RangeReader::with_chunk(bytes, 2..7, 2);
+        let mut out = std::vec::Vec::new();
+        r.read_to_end(&mut out).unwrap();
+        assert_eq!(out, b"23456");
+        assert_eq!(r.remaining(), 0);
+        assert!(r.fill_buf().unwrap().is_empty());
+        // A range past the source's end ends with the source.
+        let mut r = RangeReader::new(bytes, 8..20);
+        out.clear();
+        r.read_to_end(&mut out).unwrap();
+        assert_eq!(out, b"89");
+    }
+
+    #[test]
+    fn a_file_cut_after_opening_is_truncation_of_its_entries() {
+        let bytes = library();
+        let catalog = open_at(bytes.as_slice(), OpenOptions::DEFAULT).unwrap();
+        let whole = catalog.reader(1, bytes.as_slice()).unwrap();
+        assert_eq!(whole.bytes().count(), 3000);
+        let cut = &bytes[..bytes.len() - 3];
+        let e = catalog
+            .reader(1, cut)
+            .unwrap()
+            .read_to_end(&mut std::vec::Vec::new())
+            .unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+        let inner = e
+            .get_ref()
+            .unwrap()
+            .downcast_ref::<super::super::StreamError>();
+        assert_eq!(inner.and_then(|s| s.entry()), Some(1));
+    }
+
+    /// A source that claims more bytes than it has.
+    struct Liar(std::vec::Vec<u8>);
+
+    impl ReadAt for Liar {
+        fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+            self.0.read_at(buf, offset)
+        }
+        fn source_len(&self) -> io::Result<u64> {
+            Ok(self.0.len() as u64 + 100)
+        }
+    }
+
+    #[test]
+    fn a_source_shorter_than_it_says_is_eof_where_it_ends() {
+        let bytes = library();
+        let len = bytes.len() as u64;
+        // The trailer is read from where the claimed end would put it: past the bytes.
+        match open_at(&Liar(bytes), OpenOptions::DEFAULT) {
+            Err(OpenError::Eof { offset }) => assert_eq!(offset, len + 100 - 6),
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -7,6 +7,7 @@ use core::fmt;
 use embedded_io::{BufRead, ErrorKind, ErrorType, Read, Seek, SeekFrom};
 
 use super::reader::{Fault, Source};
+use super::span::Span;
 use super::{DecodeReader, OpenError, StreamError};
 use crate::archive::{Catalog, EntryStore, Error, Opener};
 use crate::options::OpenOptions;
@@ -164,11 +165,8 @@ pub fn open_seekable<R: Read + Seek, S: EntryStore>(
 #[derive(Debug)]
 pub struct SeekRange<R, const N: usize = 512> {
     source: R,
-    next: u64,
-    end: u64,
+    span: Span,
     buffer: [u8; N],
-    pos: usize,
-    filled: usize,
 }
 
 impl<R: Read + Seek, const N: usize> SeekRange<R, N> {
@@ -176,11 +174,8 @@ impl<R: Read + Seek, const N: usize> SeekRange<R, N> {
     pub fn new(source: R, range: core::ops::Range<u64>) -> Self {
         SeekRange {
             source,
-            next: range.start,
-            end: range.end.max(range.start),
+            span: Span::new(range),
             buffer: [0; N],
-            pos: 0,
-            filled: 0,
         }
     }
 
@@ -196,23 +191,17 @@ impl<R: Read + Seek, const N: usize> ErrorType for SeekRange<R, N> {
 
 impl<R: Read + Seek, const N: usize> BufRead for SeekRange<R, N> {
     fn fill_buf(&mut self) -> Result<&[u8], R::Error> {
-        if self.pos >= self.filled && self.next < self.end {
-            let want = usize::try_from(self.end - self.next)
-                .unwrap_or(usize::MAX)
-                .min(N);
-            self.source.seek(SeekFrom::Start(self.next))?;
+        if let Some((at, want)) = self.span.refill(N) {
+            self.source.seek(SeekFrom::Start(at))?;
             let piece = self.buffer.get_mut(..want).unwrap_or_default();
             let n = self.source.read(piece)?.min(want);
-            // A source shorter than the range: it ends here.
-            self.end = if n == 0 { self.next } else { self.end };
-            self.next += n as u64;
-            (self.pos, self.filled) = (0, n);
+            self.span.refilled(n);
         }
-        Ok(self.buffer.get(self.pos..self.filled).unwrap_or_default())
+        Ok(self.buffer.get(self.span.buffered()).unwrap_or_default())
     }
 
     fn consume(&mut self, amount: usize) {
-        self.pos = self.pos.saturating_add(amount).min(self.filled);
+        self.span.consume(amount);
     }
 }
 

@@ -42,6 +42,7 @@ mod at;
 pub mod embedded;
 mod error;
 mod reader;
+mod span;
 #[cfg(feature = "std")]
 mod std_io;
 mod stream;
