@@ -1005,7 +1005,9 @@ pub fn reader(data: &[u8]) {
             assert_eq!(io.kind() == std::io::ErrorKind::UnexpectedEof, eof);
             let again = std::io::Read::read(&mut r, &mut buf[..1]).expect_err("sticky");
             assert_eq!(again.kind(), io.kind());
-            assert!(got.len() < size, "an error after all bytes were out");
+            // An error may come after every byte is out: a Deflate stream that goes on past
+            // its size, or whose end code is missing.
+            assert!(got.len() <= size, "more bytes than the size");
         }
         (x, y) => panic!("one-shot {x:?}, reader {y:?} after {} bytes", got.len()),
     }
