@@ -18,7 +18,18 @@ pub fn open_in_pieces(
 ) -> Result<Catalog<Vec<Entry>>, Error> {
     let mut opener = Opener::new(bytes.len() as u64, Vec::new(), options);
     let mut asked = 0u64;
-    while let Some(range) = opener.need()? {
+    // Every size is checked before the range it governs is asked for, so a refusal comes
+    // with the header read at most: the directory or table is never read in vain.
+    let refused = |e: Error, read: u64| {
+        assert!(read <= 32, "refused ({e}) after reading {read} bytes");
+        e
+    };
+    loop {
+        let range = match opener.need() {
+            Ok(Some(range)) => range,
+            Ok(None) => break,
+            Err(e) => return Err(refused(e, opener.bytes_read())),
+        };
         assert!(
             range.start < range.end && range.end <= bytes.len() as u64,
             "asked for {range:?} of a {}-byte file",
@@ -28,7 +39,9 @@ pub fn open_in_pieces(
         let n = piece().clamp(1, len);
         let start = range.start as usize;
         asked += n as u64;
-        opener.feed(&bytes[start..start + n])?;
+        if let Err(e) = opener.feed(&bytes[start..start + n]) {
+            return Err(refused(e, opener.bytes_read()));
+        }
     }
     assert_eq!(opener.bytes_read(), asked, "every byte fed was taken");
     let read = opener.bytes_read();
