@@ -6,6 +6,12 @@
 //! `alloc` feature is on (the writers need it). Nothing any input can do may panic: every
 //! size and offset read from a file is checked before it is used.
 //!
+//! * [`archive`] — one description of an archive for every front-end: the format-agnostic
+//!   [`archive::Catalog`], built by the sans-I/O [`archive::Opener`] from the header and the
+//!   directory alone, into caller storage or a `Vec`.
+//! * [`io`] — reading from a source: [`io::DecodeReader`] over any `BufRead` of packed
+//!   bytes (`std::io` with `std`, `embedded_io` with `embedded-io`), entry readers over a
+//!   catalog and a file, and the drivers that open a catalog from a source.
 //! * [`nres`] — the NRes archive: a validated zero-copy [`nres::Archive`] over `&[u8]`,
 //!   engine-exact lookup, raw mode, an incremental directory decoder, a canonical writer.
 //! * [`rsli`] — the RsLi library: header, the XOR-encrypted table decrypted into caller
@@ -20,8 +26,10 @@
 //! | feature | default | what it adds | dependencies |
 //! |---|:-:|---|---|
 //! | `alloc` | via `std` | the writers ([`nres::Writer`][writer], [`rsli::Builder`][builder]) and `Vec`-backed conveniences | none |
-//! | `std` | yes | `std::io::Error` conversions; implies `alloc` | none |
+//! | `std` | yes | the `std::io` readers and drivers (`ReadAt` over `File`), `std::io::Error` conversions; implies `alloc` | none |
 //! | `deflate` | yes | Deflate (method 0x100) packing in [`rsli::Builder`][builder]; implies `alloc` | `miniz_oxide` (no `std`) |
+//! | `embedded-io` | no | `embedded_io::Read`/`BufRead` for the readers, the `Read + Seek` driver (no allocation) | `embedded-io` (no `std`) |
+//! | `heapless` | no | catalog storage in a `heapless::Vec` (no allocation) | `heapless` |
 //!
 //! Every reader and decoder, Deflate's inflater included, is ngi's own and is there with no
 //! feature at all: `default-features = false` builds with no dependency and links neither
