@@ -87,8 +87,7 @@
 
 mod huffman;
 
-use super::{Decoder, Progress, Status};
-use crate::error::DecodeError;
+use super::{DecodeError, Decoder, Progress, Status};
 use core::fmt;
 use huffman::{
     BAD, CL_ROOT, DIST_ROOT, DIST_SIZE, EOB, EXCEPTIONAL, LINK, LIT_ROOT, LIT_SIZE, LITERAL, build,

@@ -88,8 +88,7 @@
 //! assert_eq!((consumed, &got[..]), (packed.len(), &text[..]));
 //! ```
 
-use super::{Decoder, Progress, Status};
-use crate::error::DecodeError;
+use super::{DecodeError, Decoder, Progress, Status};
 
 mod decode;
 #[cfg(feature = "alloc")]

@@ -76,8 +76,7 @@
 //! assert_eq!((consumed, streamed), (4, out));
 //! ```
 
-use super::{Decoder, Progress, Status, XorStream};
-use crate::error::DecodeError;
+use super::{DecodeError, Decoder, Progress, Status, XorStream};
 
 #[cfg(feature = "alloc")]
 mod encode;

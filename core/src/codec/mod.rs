@@ -23,17 +23,18 @@
 //! applied to the packed bytes as the LZ decoders consume them: no second pass and no
 //! buffer of the entry.
 
+mod error;
 pub mod inflate;
 pub mod lzhuf;
 pub mod lzss;
 pub mod xor;
 
+pub use error::{DecodeError, UnsupportedMethod};
 pub use inflate::InflateDecoder;
 pub use lzhuf::LzhufDecoder;
 pub use lzss::LzssDecoder;
 pub use xor::{StoredDecoder, XorDecoder, XorStream};
 
-use crate::error::{DecodeError, UnsupportedMethod};
 use core::fmt;
 
 /// The bits of RsLi `flags` that select the packing method (SPEC 2.6).

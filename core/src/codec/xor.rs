@@ -9,8 +9,7 @@
 //! tables are built by `const fn` from the per-byte step itself, and a test checks them
 //! against the plain per-byte loop for all 65 536 keys.
 
-use super::{Decoder, Progress, Status};
-use crate::error::DecodeError;
+use super::{DecodeError, Decoder, Progress, Status};
 
 /// One step of SPEC 2.3: returns the new state and the keystream byte.
 const fn step(lo: u8, hi: u8) -> (u8, u8) {
