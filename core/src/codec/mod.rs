@@ -218,7 +218,7 @@ impl Unpacker {
         let n = unpacked_size;
         match method {
             Method::Stored => Ok(Unpacker::Stored(StoredDecoder::new(n))),
-            Method::Xor => Ok(Unpacker::Xor(XorDecoder::new(key, n))),
+            Method::Xor => Ok(Unpacker::Xor(XorDecoder::new(n, key))),
             Method::Lzss => Ok(Unpacker::Lzss(LzssDecoder::new(n, None))),
             Method::XorLzss => Ok(Unpacker::Lzss(LzssDecoder::new(n, Some(key)))),
             Method::Lzhuf => Ok(Unpacker::Lzhuf(LzhufDecoder::new(n, None))),

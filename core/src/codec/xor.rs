@@ -168,8 +168,9 @@ pub struct XorDecoder {
 }
 
 impl XorDecoder {
-    /// A decoder for an entry of `unpacked_size` bytes whose data key is `key`.
-    pub const fn new(key: u16, unpacked_size: u64) -> Self {
+    /// A decoder for an entry of `unpacked_size` bytes whose data key is `key` (size, then
+    /// key: the order of every decoder's constructor).
+    pub const fn new(unpacked_size: u64, key: u16) -> Self {
         XorDecoder {
             inner: CopyDecoder::new(Some(XorStream::new(key)), unpacked_size),
         }
