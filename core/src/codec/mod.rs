@@ -267,6 +267,21 @@ impl Decoder for Unpacker {
     }
 }
 
+// Every decoder is plain data (arrays and integers, no pointers, no interior mutability),
+// so a server can move one to another thread or share it read-only. Checked here at
+// compile time, so that a field added later cannot take that away unnoticed.
+const _: fn() = || {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<StoredDecoder>();
+    send_sync::<XorDecoder>();
+    send_sync::<XorStream>();
+    send_sync::<LzssDecoder>();
+    send_sync::<LzhufDecoder>();
+    send_sync::<InflateDecoder>();
+    send_sync::<Unpacker>();
+    send_sync::<DecodeError>();
+};
+
 /// Decodes a whole packed stream into `output`, whose length is the expected unpacked size,
 /// and returns how many bytes of `packed` the stream used (the rest is trailing data).
 ///
