@@ -87,6 +87,7 @@
 
 mod huffman;
 
+use super::tally::{Stop, Tally};
 use super::{DecodeError, Decoder, Progress, Status};
 use core::fmt;
 use huffman::{
@@ -298,11 +299,9 @@ struct Inflater {
     hlit: u16,
     hdist: u16,
     hclen: u8,
-    expected: u64,
-    produced: u64,
     /// Packed bytes consumed by earlier calls.
     consumed: u64,
-    failed: Option<DecodeError>,
+    tally: Tally<Option<DecodeError>>,
 }
 
 /// Decoder of raw Deflate (method 0x100).
@@ -332,19 +331,14 @@ impl Decoder for InflateDecoder {
         input_ended: bool,
     ) -> Result<Progress, DecodeError> {
         let core = &mut self.core;
-        if let Some(e) = core.failed {
-            return Err(e);
-        }
-        let left = usize::try_from(core.expected - core.produced).unwrap_or(usize::MAX);
-        let room = left.min(output.len());
-        let output = &mut output[..room];
-        let before = core.produced;
+        let output = core.tally.begin(output)?;
+        let before = core.tally.produced();
         let r = core.run(input, output, Some(&self.window));
         // Refresh the window with the last bytes produced, at their positions, leaving out
         // those no later match can reach: all of them once the final block has ended, and
         // inside a stored block those that the stored bytes known to follow will push more
         // than a window back before the next match can come.
-        let n = (core.produced - before) as usize;
+        let n = r.produced;
         let keep = match core.phase {
             Phase::Done => 0,
             Phase::Stored { left } => {
@@ -362,15 +356,15 @@ impl Decoder for InflateDecoder {
             let (ring, mirror) = self.window.split_at_mut(WINDOW_SIZE);
             mirror.copy_from_slice(&ring[..MIRROR]);
         }
-        core.finish(r, n, input_ended)
+        core.finish(r, input_ended)
     }
 
     fn expected_len(&self) -> u64 {
-        self.core.expected
+        self.core.tally.expected()
     }
 
     fn produced_total(&self) -> u64 {
-        self.core.produced
+        self.core.tally.produced()
     }
 }
 
@@ -383,13 +377,14 @@ impl Decoder for InflateDecoder {
 pub fn decode_into(packed: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
     let mut core = Inflater::new(out.len() as u64);
     let r = core.run(packed, out, None);
-    let n = core.produced as usize;
-    let p = core.finish(r, n, true)?;
+    let p = core.finish(r, true)?;
     match p.status {
         Status::Done => Ok(p.consumed),
+        // Out of room before the final block's end: the stream is cut short (its end
+        // would be past the size), as `Truncated` reports it.
         _ => Err(DecodeError::Truncated {
-            produced: core.produced,
-            expected: core.expected,
+            produced: core.tally.produced(),
+            expected: core.tally.expected(),
         }),
     }
 }
@@ -398,8 +393,8 @@ pub fn decode_into(packed: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> 
 #[derive(Debug, Clone, Copy)]
 struct Run {
     consumed: usize,
-    /// Stopped for want of output room (not input).
-    out_full: bool,
+    produced: usize,
+    stop: Stop,
     error: Option<InflateError>,
 }
 
@@ -416,10 +411,8 @@ impl Inflater {
             hlit: 0,
             hdist: 0,
             hclen: 0,
-            expected,
-            produced: 0,
             consumed: 0,
-            failed: None,
+            tally: Tally::new(expected),
         }
     }
 
@@ -457,59 +450,40 @@ impl Inflater {
         ahead
     }
 
-    /// Turns a run into the call's outcome; `n` bytes were produced (already counted).
-    fn finish(&mut self, r: Run, n: usize, input_ended: bool) -> Result<Progress, DecodeError> {
+    /// Turns a run into the call's outcome.
+    fn finish(&mut self, r: Run, input_ended: bool) -> Result<Progress, DecodeError> {
         // The byte holding the last bit read: every fault is raised with the bits that
         // show it consumed, so the fast and the careful path agree on it.
         let bits_read = (self.consumed + r.consumed as u64) * 8 - self.nbits as u64;
         let offset = bits_read.saturating_sub(1) / 8;
         self.consumed += r.consumed as u64;
         if let Some(error) = r.error {
-            let e = DecodeError::Inflate { error, offset };
-            self.failed = Some(e);
-            return Err(e);
+            return Err(self
+                .tally
+                .fail(r.produced, DecodeError::Inflate { error, offset }));
         }
-        let status = if self.phase == Phase::Done {
-            Status::Done
-        } else if r.out_full {
-            Status::OutputFull
-        } else if input_ended {
-            let e = DecodeError::Truncated {
-                produced: self.produced,
-                expected: self.expected,
-            };
-            self.failed = Some(e);
-            return Err(e);
-        } else {
-            Status::NeedInput
-        };
-        Ok(Progress {
-            consumed: r.consumed,
-            produced: n,
-            status,
-        })
+        self.tally
+            .settle_marked(r.consumed, r.produced, r.stop, input_ended)
     }
 
     /// Decodes from `input` into `out` (at most the bytes still expected), with `window`
-    /// holding the bytes before `out` (`None`: nothing precedes it). Counts what it
-    /// produces in `self.produced`.
+    /// holding the bytes before `out` (`None`: nothing precedes it).
     fn run(&mut self, input: &[u8], out: &mut [u8], window: Option<&Window>) -> Run {
         let mut ip = 0usize;
         let mut op = 0usize;
-        let base = self.produced;
+        let base = self.tally.produced();
         let r = self.step(input, &mut ip, out, &mut op, window, base);
-        self.produced = base + op as u64;
-        match r {
-            Ok(out_full) => Run {
-                consumed: ip,
-                out_full,
-                error: None,
-            },
-            Err(e) => Run {
-                consumed: ip,
-                out_full: false,
-                error: Some(e),
-            },
+        let (stop, error) = match r {
+            Err(e) => (Stop::InputEmpty, Some(e)),
+            Ok(_) if self.phase == Phase::Done => (Stop::End, None),
+            Ok(true) => (Stop::OutputFull, None),
+            Ok(false) => (Stop::InputEmpty, None),
+        };
+        Run {
+            consumed: ip,
+            produced: op,
+            stop,
+            error,
         }
     }
 
@@ -624,7 +598,7 @@ impl Inflater {
                         return Err(InflateError::StoredLengthMismatch { len, nlen });
                     }
                     let produced = base + *op as u64;
-                    if produced + len as u64 > self.expected {
+                    if produced + len as u64 > self.tally.expected() {
                         return Err(InflateError::TooMuchOutput);
                     }
                     self.phase = Phase::Stored { left: len };
@@ -774,7 +748,7 @@ impl Inflater {
                     };
                     let produced = base + *op as u64;
                     if e & LITERAL != 0 {
-                        if produced == self.expected {
+                        if produced == self.tally.expected() {
                             self.drop_bits(consumed(e));
                             return Err(InflateError::TooMuchOutput);
                         }
@@ -805,7 +779,7 @@ impl Inflater {
                                 available: produced as u16,
                             });
                         }
-                        if produced + mlen as u64 > self.expected {
+                        if produced + mlen as u64 > self.tally.expected() {
                             return Err(InflateError::TooMuchOutput);
                         }
                         self.phase = Phase::Copy {
@@ -827,7 +801,7 @@ impl Inflater {
             self.phase = Phase::Header;
             return Ok(());
         }
-        if produced != self.expected {
+        if produced != self.tally.expected() {
             return Err(InflateError::EndBeforeSize);
         }
         self.phase = Phase::Done;

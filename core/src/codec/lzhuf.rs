@@ -88,7 +88,8 @@
 //! assert_eq!((consumed, &got[..]), (packed.len(), &text[..]));
 //! ```
 
-use super::{DecodeError, Decoder, Progress, Status};
+use super::tally::{self, Stop, Tally};
+use super::{DecodeError, Decoder, Progress};
 
 mod decode;
 #[cfg(feature = "alloc")]
@@ -127,10 +128,7 @@ pub struct LzhufDecoder {
     /// nothing was written yet).
     ring: [u8; RING_SIZE],
     cursor: Cursor,
-    expected: u64,
-    produced: u64,
-    /// Set once the stream was found truncated; the error is rebuilt from the counters.
-    failed: bool,
+    tally: Tally,
 }
 
 impl LzhufDecoder {
@@ -140,16 +138,7 @@ impl LzhufDecoder {
         LzhufDecoder {
             ring: [PREFILL; RING_SIZE],
             cursor: Cursor::new(key),
-            expected: unpacked_size,
-            produced: 0,
-            failed: false,
-        }
-    }
-
-    fn truncated(&self) -> DecodeError {
-        DecodeError::Truncated {
-            produced: self.produced,
-            expected: self.expected,
+            tally: Tally::new(unpacked_size),
         }
     }
 
@@ -172,45 +161,25 @@ impl Decoder for LzhufDecoder {
         output: &mut [u8],
         input_ended: bool,
     ) -> Result<Progress, DecodeError> {
-        if self.failed {
-            return Err(self.truncated());
-        }
-        let left = usize::try_from(self.expected - self.produced).unwrap_or(usize::MAX);
-        let room = left.min(output.len());
-        let output = &mut output[..room];
+        let output = self.tally.begin(output)?;
         // The ring position of `output[0]`; `produced % 4096` taken without truncating.
-        let base = (START + (self.produced & MASK as u64) as usize) & MASK;
+        let base = (START + (self.tally.produced() & MASK as u64) as usize) & MASK;
         let window = Window {
             ring: Some(&self.ring),
             base,
         };
         let run = self.cursor.run(input, output, &window);
         self.remember(&output[..run.produced], base);
-        self.produced += run.produced as u64;
-        let status = if self.produced == self.expected {
-            Status::Done
-        } else if run.input_empty {
-            if input_ended {
-                self.failed = true;
-                return Err(self.truncated());
-            }
-            Status::NeedInput
-        } else {
-            Status::OutputFull
-        };
-        Ok(Progress {
-            consumed: run.consumed,
-            produced: run.produced,
-            status,
-        })
+        self.tally
+            .settle(run.consumed, run.produced, run.stop, input_ended)
     }
 
     fn expected_len(&self) -> u64 {
-        self.expected
+        self.tally.expected()
     }
 
     fn produced_total(&self) -> u64 {
-        self.produced
+        self.tally.produced()
     }
 }
 
@@ -238,14 +207,7 @@ pub fn decode_into(packed: &[u8], key: Option<u16>, out: &mut [u8]) -> Result<us
         base: START,
     };
     let run = cursor.run(packed, out, &window);
-    if run.produced == out.len() {
-        Ok(run.consumed)
-    } else {
-        Err(DecodeError::Truncated {
-            produced: run.produced as u64,
-            expected: out.len() as u64,
-        })
-    }
+    tally::one_shot(run.consumed, run.produced, out.len())
 }
 
 /// The bytes before the current call's output: where matches reaching back further than
@@ -299,8 +261,8 @@ impl Window<'_> {
 struct Run {
     consumed: usize,
     produced: usize,
-    /// It stopped for want of input (else the output was full).
-    input_empty: bool,
+    /// Why it stopped: for want of input, or with the output full.
+    stop: Stop,
 }
 
 #[cfg(test)]

@@ -31,10 +31,11 @@
 //! keystream of SPEC 2.3 as it is consumed: no second pass over the entry and no buffer of
 //! it.
 //!
-//! Its state is a plain struct of **4144 bytes** on 64-bit targets (asserted by a test):
-//! the 4096-byte ring with its first 18 bytes mirrored past the end (4114), the expected
-//! and produced counts (16), and 11 bytes of flags, phase, keystream and failure flag:
-//! 4141, padded to 4144. It can live in a `static`, on the stack or in a `Box`.
+//! Its state is a plain struct of **4152 bytes** on 64-bit targets (asserted by a test):
+//! the 4096-byte ring with its first 18 bytes mirrored past the end (4114), the
+//! bookkeeping every decoder shares (the expected and produced counts and the failure
+//! flag: 17 bytes, padded to 24 as a struct of its own), and 10 bytes of flags, phase and
+//! keystream: 4148, padded to 4152. It can live in a `static`, on the stack or in a `Box`.
 //!
 //! [`decode_into`] is the one-shot form: the whole stream into an exact-size buffer. It
 //! keeps no ring at all: the output is the window, and only references to bytes before the
@@ -76,7 +77,8 @@
 //! assert_eq!((consumed, streamed), (4, out));
 //! ```
 
-use super::{DecodeError, Decoder, Progress, Status, XorStream};
+use super::tally::{self, Stop, Tally};
+use super::{DecodeError, Decoder, Progress, XorStream};
 
 #[cfg(feature = "alloc")]
 mod encode;
@@ -103,7 +105,7 @@ const RING_SLACK: usize = RING_SIZE + MAX_MATCH;
 
 /// Decoder of LZSS (method 0x40) and, with a key, XOR-then-LZSS (method 0x60).
 ///
-/// State: 4144 bytes on 64-bit targets (the 4096-byte ring, prefilled with `0x20` as the
+/// State: 4152 bytes on 64-bit targets (the 4096-byte ring, prefilled with `0x20` as the
 /// engine does, 18 bytes mirroring its start, and counters, flags and keystream), so it
 /// fits in a `static`, on the stack or in a `Box`. See the [module docs](self) for the
 /// format and an example.
@@ -112,11 +114,8 @@ pub struct LzssDecoder {
     /// The last 4096 bytes produced by earlier calls, at their ring positions (`0x20` where
     /// nothing was written yet), then the first 18 again.
     ring: [u8; RING_SLACK],
-    expected: u64,
-    produced: u64,
+    tally: Tally,
     cursor: Cursor,
-    /// Set once the stream was found truncated; the error is rebuilt from the counters.
-    failed: bool,
 }
 
 impl LzssDecoder {
@@ -125,17 +124,8 @@ impl LzssDecoder {
     pub const fn new(unpacked_size: u64, key: Option<u16>) -> LzssDecoder {
         LzssDecoder {
             ring: [PREFILL; RING_SLACK],
-            expected: unpacked_size,
-            produced: 0,
+            tally: Tally::new(unpacked_size),
             cursor: Cursor::new(key),
-            failed: false,
-        }
-    }
-
-    fn truncated(&self) -> DecodeError {
-        DecodeError::Truncated {
-            produced: self.produced,
-            expected: self.expected,
         }
     }
 
@@ -160,45 +150,25 @@ impl Decoder for LzssDecoder {
         output: &mut [u8],
         input_ended: bool,
     ) -> Result<Progress, DecodeError> {
-        if self.failed {
-            return Err(self.truncated());
-        }
-        let left = usize::try_from(self.expected - self.produced).unwrap_or(usize::MAX);
-        let room = left.min(output.len());
-        let output = &mut output[..room];
+        let output = self.tally.begin(output)?;
         // The ring position of `output[0]`; `produced % 4096` computed without truncating.
-        let base = (START + (self.produced & MASK as u64) as usize) & MASK;
+        let base = (START + (self.tally.produced() & MASK as u64) as usize) & MASK;
         let mut window = Window {
             ring: Some(&mut self.ring),
             base,
         };
         let run = self.cursor.run(input, output, &mut window);
         self.remember(&output[..run.produced], base);
-        self.produced += run.produced as u64;
-        let status = if self.produced == self.expected {
-            Status::Done
-        } else if run.input_empty {
-            if input_ended {
-                self.failed = true;
-                return Err(self.truncated());
-            }
-            Status::NeedInput
-        } else {
-            Status::OutputFull
-        };
-        Ok(Progress {
-            consumed: run.consumed,
-            produced: run.produced,
-            status,
-        })
+        self.tally
+            .settle(run.consumed, run.produced, run.stop, input_ended)
     }
 
     fn expected_len(&self) -> u64 {
-        self.expected
+        self.tally.expected()
     }
 
     fn produced_total(&self) -> u64 {
-        self.produced
+        self.tally.produced()
     }
 }
 
@@ -224,14 +194,7 @@ pub fn decode_into(packed: &[u8], key: Option<u16>, out: &mut [u8]) -> Result<us
         base: START,
     };
     let run = cursor.run(packed, out, &mut window);
-    if run.produced == out.len() {
-        Ok(run.consumed)
-    } else {
-        Err(DecodeError::Truncated {
-            produced: run.produced as u64,
-            expected: out.len() as u64,
-        })
-    }
+    tally::one_shot(run.consumed, run.produced, out.len())
 }
 
 /// Where the decoder stands between two bytes of the stream.
@@ -341,8 +304,8 @@ impl Window<'_> {
 struct Run {
     consumed: usize,
     produced: usize,
-    /// It stopped for want of input (else the output was full).
-    input_empty: bool,
+    /// Why it stopped: for want of input, or with the output full.
+    stop: Stop,
 }
 
 impl Cursor {
@@ -383,9 +346,9 @@ impl Cursor {
             out,
             op: 0,
         };
-        let input_empty = loop {
+        let stop = loop {
             if io.op == io.out.len() {
-                break false;
+                break Stop::OutputFull;
             }
             if self.phase == Phase::Unit && io.fits() {
                 let at = (io.ip, io.op);
@@ -402,13 +365,13 @@ impl Cursor {
                 Phase::Copy { dist, left } => self.copy(dist, left, &mut io, window),
             };
             if step.is_none() {
-                break true;
+                break Stop::InputEmpty;
             }
         };
         Run {
             consumed: io.ip,
             produced: io.op,
-            input_empty,
+            stop,
         }
     }
 
