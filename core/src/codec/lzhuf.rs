@@ -88,6 +88,7 @@
 //! assert_eq!((consumed, &got[..]), (packed.len(), &text[..]));
 //! ```
 
+use super::ring::{self, Ring};
 use super::tally::{self, Stop, Tally};
 use super::{DecodeError, Decoder, Progress};
 
@@ -115,6 +116,10 @@ pub const MIN_MATCH: usize = 3;
 pub const START: usize = RING_SIZE - MAX_MATCH;
 
 const MASK: usize = RING_SIZE - 1;
+/// The decoder's ring: no mirror, as no loop here reads it by words.
+type LzhufRing = Ring<RING_SIZE, 0, PREFILL>;
+/// What one call sees of the ring.
+type Window<'a> = ring::Window<'a, RING_SIZE, 0, PREFILL>;
 
 /// Decoder of LZHUF (method 0x80) and, with a key, XOR-then-LZHUF (method 0xA0).
 ///
@@ -126,7 +131,7 @@ const MASK: usize = RING_SIZE - 1;
 pub struct LzhufDecoder {
     /// The last 4096 bytes produced by earlier calls, at their ring positions (`0x20` where
     /// nothing was written yet).
-    ring: [u8; RING_SIZE],
+    ring: LzhufRing,
     cursor: Cursor,
     tally: Tally,
 }
@@ -136,21 +141,10 @@ impl LzhufDecoder {
     /// key for method 0xA0 (`None` for method 0x80).
     pub const fn new(unpacked_size: u64, key: Option<u16>) -> LzhufDecoder {
         LzhufDecoder {
-            ring: [PREFILL; RING_SIZE],
+            ring: LzhufRing::new(),
             cursor: Cursor::new(key),
             tally: Tally::new(unpacked_size),
         }
-    }
-
-    /// Stores the bytes one call produced (at most the last 4096 matter) at their ring
-    /// positions, starting at `base`.
-    fn remember(&mut self, produced: &[u8], base: usize) {
-        let keep = produced.len().min(RING_SIZE);
-        let tail = &produced[produced.len() - keep..];
-        let start = (base + produced.len() - keep) & MASK;
-        let first = keep.min(RING_SIZE - start);
-        self.ring[start..start + first].copy_from_slice(&tail[..first]);
-        self.ring[..keep - first].copy_from_slice(&tail[first..]);
     }
 }
 
@@ -164,12 +158,9 @@ impl Decoder for LzhufDecoder {
         let output = self.tally.begin(output)?;
         // The ring position of `output[0]`; `produced % 4096` taken without truncating.
         let base = (START + (self.tally.produced() & MASK as u64) as usize) & MASK;
-        let window = Window {
-            ring: Some(&self.ring),
-            base,
-        };
+        let window = Window::new(Some(&mut self.ring), base);
         let run = self.cursor.run(input, output, &window);
-        self.remember(&output[..run.produced], base);
+        self.ring.remember(&output[..run.produced], base);
         self.tally
             .settle(run.consumed, run.produced, run.stop, input_ended)
     }
@@ -202,58 +193,9 @@ impl Decoder for LzhufDecoder {
 /// ```
 pub fn decode_into(packed: &[u8], key: Option<u16>, out: &mut [u8]) -> Result<usize, DecodeError> {
     let mut cursor = Cursor::new(key);
-    let window = Window {
-        ring: None,
-        base: START,
-    };
+    let window = Window::new(None, START);
     let run = cursor.run(packed, out, &window);
     tally::one_shot(run.consumed, run.produced, out.len())
-}
-
-/// The bytes before the current call's output: where matches reaching back further than
-/// it is long read from.
-#[derive(Debug)]
-struct Window<'a> {
-    /// The ring as it was at the start of the call; `None` for the one-shot form, whose
-    /// output starts with the stream, so everything before it is the `0x20` prefill.
-    ring: Option<&'a [u8; RING_SIZE]>,
-    /// The ring position of the first byte of the call's output.
-    base: usize,
-}
-
-impl Window<'_> {
-    /// Fills `dst` with the bytes the ring held, at the start of the call, from position
-    /// `from` on (wrapping).
-    #[inline(never)]
-    fn copy_old(&self, dst: &mut [u8], from: usize) {
-        match self.ring {
-            None => dst.fill(PREFILL),
-            Some(ring) => {
-                let first = dst.len().min(RING_SIZE - from);
-                let (a, b) = dst.split_at_mut(first);
-                a.copy_from_slice(&ring[from..from + first]);
-                b.copy_from_slice(&ring[..b.len()]);
-            }
-        }
-    }
-
-    /// Copies `len` bytes from `dist` back (`1..=4096`) to `out[at..at + len]`, one byte at
-    /// a time in effect (overlap repeats the pattern), reading bytes before `out` from the
-    /// ring.
-    #[inline(always)]
-    fn copy_match(&self, out: &mut [u8], at: usize, dist: usize, len: usize) {
-        if dist <= at {
-            fast::copy_within(out, at, dist, len);
-        } else {
-            // Part (or all) of the source lies before this call's output.
-            let old = (dist - at).min(len);
-            let from = (self.base + at).wrapping_sub(dist) & MASK;
-            self.copy_old(&mut out[at..at + old], from);
-            if old < len {
-                fast::copy_within(out, at + old, dist, len - old);
-            }
-        }
-    }
 }
 
 /// What one [`Cursor::run`] did.

@@ -23,10 +23,12 @@
 //! applied to the packed bytes as the LZ decoders consume them: no second pass and no
 //! buffer of the entry.
 
+mod copy;
 mod error;
 pub mod inflate;
 pub mod lzhuf;
 pub mod lzss;
+mod ring;
 mod tally;
 pub mod xor;
 

@@ -3,7 +3,7 @@
 
 use super::tables::D_LEN;
 use super::tree::{R, T, Tree, symbol};
-use super::{MIN_MATCH, Run, Window, fast};
+use super::{MAX_MATCH, MIN_MATCH, Run, Window, fast};
 use crate::codec::XorStream;
 use crate::codec::tally::Stop;
 
@@ -132,7 +132,7 @@ impl Cursor {
                 }
                 Phase::Copy { dist, left } => {
                     let n = usize::from(left).min(out.len() - op);
-                    window.copy_match(out, op, usize::from(dist), n);
+                    window.copy_match::<MAX_MATCH>(out, op, usize::from(dist), n);
                     op += n;
                     self.phase = match left - n as u8 {
                         0 => Phase::Symbol,
