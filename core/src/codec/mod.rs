@@ -28,6 +28,8 @@ mod error;
 pub mod inflate;
 pub mod lzhuf;
 pub mod lzss;
+#[cfg(feature = "alloc")]
+mod match_tree;
 mod ring;
 mod tally;
 pub mod xor;

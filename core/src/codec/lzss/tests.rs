@@ -279,7 +279,7 @@ fn random_streams_match_the_spec_in_any_pieces() {
 #[cfg(feature = "alloc")]
 #[test]
 fn encoded_text_resumes_at_every_split() {
-    let text = include_bytes!("encode.rs");
+    let text = include_bytes!("../lzss.rs");
     let data = &text[..2500];
     let packed = encode(data);
     let mut whole = [0u8; 2500];
