@@ -9,7 +9,8 @@
 //! write past the expected size, and once failed keep returning the same error.
 //!
 //! [`Unpacker`] dispatches over the methods by enum (no `dyn`, no allocation); a host that
-//! needs one method can use that decoder type directly.
+//! needs one method can use that decoder type directly. Packing goes the other way:
+//! [`pack`][pack] (feature `alloc`) picks the encoder of a method.
 //!
 //! | method | flags | decoder | state size |
 //! |---|---:|---|---:|
@@ -22,6 +23,9 @@
 //! (Sizes on 64-bit targets; each is asserted by a test.) The XOR of methods 0x60/0xA0 is
 //! applied to the packed bytes as the LZ decoders consume them: no second pass and no
 //! buffer of the entry.
+//!
+#![cfg_attr(feature = "alloc", doc = "[pack]: pack()")]
+#![cfg_attr(not(feature = "alloc"), doc = "[pack]: self")]
 
 mod copy;
 mod error;
@@ -30,6 +34,8 @@ pub mod lzhuf;
 pub mod lzss;
 #[cfg(feature = "alloc")]
 mod match_tree;
+#[cfg(feature = "alloc")]
+mod pack;
 mod ring;
 mod tally;
 pub mod xor;
@@ -38,6 +44,9 @@ pub use error::{DecodeError, UnsupportedMethod};
 pub use inflate::InflateDecoder;
 pub use lzhuf::LzhufDecoder;
 pub use lzss::LzssDecoder;
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub use pack::{DEFAULT_DEFLATE_LEVEL, MAX_DEFLATE_LEVEL, PackError, PackOptions, pack};
 pub use xor::{StoredDecoder, XorDecoder, XorStream};
 
 use core::fmt;
@@ -285,6 +294,8 @@ const _: fn() = || {
     send_sync::<InflateDecoder>();
     send_sync::<Unpacker>();
     send_sync::<DecodeError>();
+    #[cfg(feature = "alloc")]
+    send_sync::<PackError>();
 };
 
 /// Decodes a whole packed stream into `output`, whose length is the expected unpacked size,
