@@ -2,7 +2,7 @@
 //! method.
 //!
 //! They live here, beside the codecs that raise them, so that `codec/` depends on nothing
-//! above it; [`crate::error`](crate::error) re-exports both, where users of the whole crate look for
+//! above it; [`crate::error`] re-exports both, where users of the whole crate look for
 //! errors.
 
 use core::fmt;

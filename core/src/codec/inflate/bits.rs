@@ -2,7 +2,7 @@
 //! first, as RFC 1951 packs them) one at a time and only when the bits at hand do not
 //! cover what is read next, so a call can stop between any two bytes and never consumes a
 //! byte before it needs a bit of it. The fast loop keeps the same buffer in locals and
-//! tops it up a word at a time (`fast.rs`).
+//! tops it up a word at a time (`fast.rs`, whose docs say why it stays there).
 
 use super::Inflater;
 use super::huffman::{consumed, lookup};
@@ -42,6 +42,7 @@ impl Inflater {
         true
     }
 
+    /// Drops the `n` bits at the bottom of the buffer, read.
     #[inline(always)]
     pub(super) fn drop_bits(&mut self, n: u32) {
         self.bits >>= n;

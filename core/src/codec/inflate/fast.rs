@@ -1,6 +1,27 @@
 //! The fast loop: whole symbols with the bit buffer in locals, no suspension, no per-byte
 //! edge checks, entered only with enough input and output room that no symbol it starts
 //! can run short (see [`Inflater::fast`]).
+//!
+//! # The bit buffer in the loop
+//! `refill!` tops the buffer up to 56..=63 bits, branch-free, from one little-endian
+//! 8-byte load. The bits above those held are either zero or the stream's own next bits,
+//! so topping up never changes the bits a table lookup already used; two refills per
+//! iteration stay inside [`FAST_IN`]. `take!` takes the bits of a table entry by shifting
+//! and subtracting by the whole entry: its low byte, what it consumes, is under 64 (bits
+//! 6-7 clear), and shift counts are taken mod 64. So in the loop only the low six bits of
+//! `nbits` count the bits held, every use masks, and the path from one lookup to the next
+//! has no masking step on it (a few percent of the loop's time); the loop's exit makes
+//! the count exact again.
+//!
+//! # Why the loop is one function
+//! The loop body stays in [`Inflater::fast`], its bit buffer and positions in plain locals
+//! moved by two small macros, with only the match copy ([`copy_match`]) split off: it
+//! takes its inputs by value, and the compiler keeps the loop's registers as they were
+//! (the same callgrind counts, `benches/examples/callgrind.rs`). Every other cut measured
+//! cost 2-5 % more instructions on some rows, through bounds checks the compiler could no
+//! longer drop and values spilled to the stack: the bit buffer as a struct with methods,
+//! the loop as a function of its own taking the locals by reference, even the exit's
+//! few lines as a function returning them by value.
 
 use super::error::{bad_dist, bad_lit};
 use super::huffman::{
@@ -14,7 +35,7 @@ impl Inflater {
     /// The fast loop: while at least [`FAST_IN`] bytes of input and [`FAST_OUT`] bytes of
     /// output room (streaming: [`STREAM_OUT`], and room for each match) are at hand, decodes
     /// whole symbols with the bit buffer in locals and copies matches in words. Leaves with
-    /// the whole bytes it read ahead given back, in [`Phase::Symbols`] or, after an
+    /// the whole bytes it read ahead given back, in [`Phase::Symbols`](super::Phase) or, after an
     /// end-of-block, the next phase; the careful path finishes what is left near the
     /// buffers' ends.
     #[inline(never)]
@@ -52,14 +73,7 @@ impl Inflater {
         const DMASK: u64 = (1 << DIST_ROOT) - 1;
         let mut result = Ok(());
         let mut eob = false;
-        // In this loop only the low six bits of `nbits` count the bits held: `take`
-        // subtracts whole entries, whose low six bits are what they consume, and every use
-        // masks (shift counts are taken mod 64), so the path from one lookup to the next
-        // has no masking step on it (a few percent of the loop's time).
-        //
-        // Tops the buffer up to 56..=63 bits, branch-free. The bits above `nbits` are
-        // either zero or the stream's own next bits, so topping up never changes the bits
-        // a table lookup already used. Two refills per iteration stay inside `FAST_IN`.
+        // The bit buffer's two moves (see the module docs): top up, take an entry's bits.
         macro_rules! refill {
             () => {
                 let word = u64::from_le_bytes(input[i..i + 8].try_into().unwrap_or([0; 8]));
@@ -68,8 +82,6 @@ impl Inflater {
                 nbits |= 56;
             };
         }
-        // An entry's `consumed` is under 64 (bits 6-7 clear), so shifting or subtracting by
-        // the whole entry takes exactly that many bits (see `nbits` above).
         macro_rules! take {
             ($e:expr) => {
                 bits = bits.wrapping_shr($e);
@@ -154,83 +166,14 @@ impl Inflater {
             let dist = with_extra(d, saved) as usize;
             refill!();
             e = lit[(bits & LMASK) as usize];
-            // Streaming, a match whose source lies wholly in the window (reading on through
-            // its mirrored tail where it wraps), or wholly in this call's output and at
-            // least its length rounded up to a word back (so no word reads bytes the match
-            // itself writes), is copied in 16-byte words from a slice chosen by conditional
-            // moves, not a branch: which place it is (about even odds early in a call) is
-            // a branch no predictor learns. The test is one branch, nearly always taken;
-            // `black_box` keeps the compiler from splitting its `|` into two branches, one
-            // of which would follow those odds (measured 10 % slower).
-            let back = dist.wrapping_sub(o);
-            let from = (base.wrapping_sub(back as u64) as usize) & WMASK;
-            let in_out = dist <= o;
-            // Only streaming pays for the test (`fast` is built once per form).
-            let select = STREAM
-                && core::hint::black_box(
-                    (in_out & (dist >= span)) | ((back >= mlen) & (back <= reach)),
-                );
-            if let (true, Some(w)) = (select, ring) {
-                let (done, rest) = out.split_at_mut(o);
-                let src: &[u8] = if in_out { done } else { w };
-                let at = if in_out { o - dist } else { from };
-                let mut k = 0;
-                loop {
-                    let mut v = [0u8; 16];
-                    v.copy_from_slice(&src[at + k..at + k + 16]);
-                    rest[k..k + 16].copy_from_slice(&v);
-                    k += 16;
-                    if k >= mlen {
-                        break;
-                    }
-                }
-            } else if dist <= o {
-                let src = o - dist;
-                if dist >= 16 {
-                    // Whole 16-byte words: up to 15 bytes of scratch past the match, inside
-                    // the room the loop keeps (`FAST_OUT`) or checked (`span`), overwritten by
-                    // what follows.
-                    let mut k = 0;
-                    loop {
-                        let mut w = [0u8; 16];
-                        w.copy_from_slice(&out[src + k..src + k + 16]);
-                        out[o + k..o + k + 16].copy_from_slice(&w);
-                        k += 16;
-                        if k >= mlen {
-                            break;
-                        }
-                    }
-                } else if dist >= 8 {
-                    // 8-byte words: each reads only bytes already final (8 or more back).
-                    let mut k = 0;
-                    loop {
-                        let mut w = [0u8; 8];
-                        w.copy_from_slice(&out[src + k..src + k + 8]);
-                        out[o + k..o + k + 8].copy_from_slice(&w);
-                        k += 8;
-                        if k >= mlen {
-                            break;
-                        }
-                    }
-                } else {
-                    copy::within::<MAX_MATCH>(out, o, dist, mlen);
-                }
-            } else if dist as u64 <= base + o as u64 {
-                // Reaching back before this call's output, into the window (streaming only:
-                // one-shot, `base` is 0 and nothing precedes the output): all the word path
-                // above leaves is a source straddling the call's start, rare.
-                copy_straddling(out, o, ring, base, dist, mlen);
-            } else {
-                let produced = base + o as u64;
-                result = Err(InflateError::DistanceTooFar {
-                    distance: dist as u16,
-                    available: produced as u16,
-                });
+            if let Err(fault) = copy_match::<STREAM>(out, o, dist, mlen, ring, base, reach) {
+                result = Err(fault);
                 break;
             }
             o += mlen;
         }
-        // Give back the whole bytes read ahead (all from this call's input).
+        // Give back the whole bytes read ahead (all from this call's input), and count the
+        // bits held exactly again.
         let mut nbits = nbits & 63;
         let back = ((nbits / 8) as usize).min(i - start_ip);
         i -= back;
@@ -248,10 +191,100 @@ impl Inflater {
     }
 }
 
+/// Copies the match of `mlen` bytes from `dist` back to `out[o..]`, in words where it can:
+/// up to 15 bytes of scratch past the match, inside the room the loop keeps
+/// ([`FAST_OUT`]) or checked (the match's `span`), overwritten by what follows. `ring` is
+/// the window's bytes (streaming only), `base` the bytes of the stream before `out`,
+/// `reach` how far before `out` a match may reach (`base`, at most a window).
+#[inline(always)]
+fn copy_match<const STREAM: bool>(
+    out: &mut [u8],
+    o: usize,
+    dist: usize,
+    mlen: usize,
+    ring: Option<&WindowBytes>,
+    base: u64,
+    reach: usize,
+) -> Result<(), InflateError> {
+    let span = (mlen + 15) & !15;
+    // Streaming, a match whose source lies wholly in the window (reading on through
+    // its mirrored tail where it wraps), or wholly in this call's output and at
+    // least its length rounded up to a word back (so no word reads bytes the match
+    // itself writes), is copied in 16-byte words from a slice chosen by conditional
+    // moves, not a branch: which place it is (about even odds early in a call) is
+    // a branch no predictor learns. The test is one branch, nearly always taken;
+    // `black_box` keeps the compiler from splitting its `|` into two branches, one
+    // of which would follow those odds (measured 10 % slower).
+    let back = dist.wrapping_sub(o);
+    let from = (base.wrapping_sub(back as u64) as usize) & WMASK;
+    let in_out = dist <= o;
+    // Only streaming pays for the test (`fast` is built once per form).
+    let select = STREAM
+        && core::hint::black_box((in_out & (dist >= span)) | ((back >= mlen) & (back <= reach)));
+    if let (true, Some(w)) = (select, ring) {
+        let (done, rest) = out.split_at_mut(o);
+        let src: &[u8] = if in_out { done } else { w };
+        let at = if in_out { o - dist } else { from };
+        let mut k = 0;
+        loop {
+            let mut v = [0u8; 16];
+            v.copy_from_slice(&src[at + k..at + k + 16]);
+            rest[k..k + 16].copy_from_slice(&v);
+            k += 16;
+            if k >= mlen {
+                break;
+            }
+        }
+    } else if dist <= o {
+        let src = o - dist;
+        if dist >= 16 {
+            // Whole 16-byte words: up to 15 bytes of scratch past the match, inside
+            // the room the loop keeps (`FAST_OUT`) or checked (`span`), overwritten by
+            // what follows.
+            let mut k = 0;
+            loop {
+                let mut w = [0u8; 16];
+                w.copy_from_slice(&out[src + k..src + k + 16]);
+                out[o + k..o + k + 16].copy_from_slice(&w);
+                k += 16;
+                if k >= mlen {
+                    break;
+                }
+            }
+        } else if dist >= 8 {
+            // 8-byte words: each reads only bytes already final (8 or more back).
+            let mut k = 0;
+            loop {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(&out[src + k..src + k + 8]);
+                out[o + k..o + k + 8].copy_from_slice(&w);
+                k += 8;
+                if k >= mlen {
+                    break;
+                }
+            }
+        } else {
+            copy::within::<MAX_MATCH>(out, o, dist, mlen);
+        }
+    } else if dist as u64 <= base + o as u64 {
+        // Reaching back before this call's output, into the window (streaming only:
+        // one-shot, `base` is 0 and nothing precedes the output): all the word path
+        // above leaves is a source straddling the call's start, rare.
+        copy_straddling(out, o, ring, base, dist, mlen);
+    } else {
+        let produced = base + o as u64;
+        return Err(InflateError::DistanceTooFar {
+            distance: dist as u16,
+            available: produced as u16,
+        });
+    }
+    Ok(())
+}
+
 /// The fast loop's copy of a match whose source straddles the start of the call's
 /// output (`dist > at`, `dist <= base + at`): the part before it from `window` (`base`
 /// bytes precede the output), the rest from `out`. The same copy as
-/// [`ring::Window::copy_match`], kept here because its shape is the loop's: read inline
+/// [`Window::copy_match`](crate::codec::ring::Window::copy_match), kept here because its shape is the loop's: read inline
 /// from the window's bytes, where the shared one reads out of line, it leaves the
 /// registers of the one-shot loop as they were; through the shared one that loop runs 5 %
 /// more instructions (callgrind, `benches/examples/callgrind.rs`).

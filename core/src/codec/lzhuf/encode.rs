@@ -1,5 +1,5 @@
 //! The encoder: `LZHUF.C`'s `Encode` — its binary-tree match search over the ring (the
-//! shared port in [`match_tree`](crate::codec::match_tree), `F = 60`, the nearest of the
+//! shared port in [`match_tree`], `F = 60`, the nearest of the
 //! longest matches), its symbol coder and its bit packing — without the 4-byte length
 //! header (an RsLi entry keeps the size in its table).
 

@@ -1,5 +1,5 @@
 //! Okumura's `LZSS.C` encoder (1989), byte for byte: the parse is the shared port of its
-//! match finder and `Encode()` loop ([`match_tree`](crate::codec::match_tree), `F = 18`,
+//! match finder and `Encode()` loop ([`match_tree`], `F = 18`,
 //! the first longest match the tree walk meets, `LZSS.C`'s ring prefill); this file packs
 //! the units as `LZSS.C` does, eight to a flag byte.
 
