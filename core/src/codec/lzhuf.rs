@@ -60,7 +60,10 @@
 //! straight into the caller's output; its ring is read only for matches reaching back
 //! before the current call, and refreshed once per call from the bytes produced.
 //!
+//! With the encoder (feature `alloc`):
+//!
 //! ```
+//! # #[cfg(feature = "alloc")] {
 //! use ngi_core::codec::lzhuf::{self, LzhufDecoder};
 //! use ngi_core::{Decoder, Status};
 //!
@@ -86,6 +89,7 @@
 //!     }
 //! }
 //! assert_eq!((consumed, &got[..]), (packed.len(), &text[..]));
+//! # }
 //! ```
 
 use super::ring::{self, Ring};
