@@ -24,6 +24,19 @@
 //! applied to the packed bytes as the LZ decoders consume them: no second pass and no
 //! buffer of the entry.
 //!
+//! # Layout
+//! A codec's files hold only what is its own ([`xor`], [`lzss`], [`lzhuf`], [`inflate`]);
+//! what they share lives once, in modules of this one:
+//!
+//! | module | what it holds | used by |
+//! |---|---|---|
+//! | `tally` | expected / produced counts and the kept failure, turned into [`Progress`] by the contract's rules | every decoder |
+//! | `ring` | the window kept between calls and one call's view of it, generic over size, mirrored tail and fill | LZSS, LZHUF, Deflate |
+//! | `copy` | the byte-exact overlapping match copy | LZSS, LZHUF, Deflate |
+//! | `match_tree` | `LZSS.C`'s binary match tree and parse loop (feature `alloc`) | the LZSS and LZHUF encoders |
+//! | `pack` | [`Method`] to encoder (feature `alloc`) | the RsLi builder |
+//! | `error` | [`DecodeError`], [`UnsupportedMethod`] | everything |
+//!
 #![cfg_attr(feature = "alloc", doc = "[pack]: pack()")]
 #![cfg_attr(not(feature = "alloc"), doc = "[pack]: self")]
 
