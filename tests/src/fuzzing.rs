@@ -341,7 +341,7 @@ pub fn xor(data: &[u8]) {
         }
     };
     let keep = size.min(payload.len());
-    let run = drive(&mut XorDecoder::new(key, size as u64), payload, &mut pieces);
+    let run = drive(&mut XorDecoder::new(size as u64, key), payload, &mut pieces);
     assert_eq!(run.end, want_end(payload.len()), "XorDecoder's end");
     assert!(
         run.output[..keep] == reference[..keep],

@@ -60,7 +60,10 @@
 //! straight into the caller's output; its ring is read only for matches reaching back
 //! before the current call, and refreshed once per call from the bytes produced.
 //!
+//! With the encoder (feature `alloc`):
+//!
 //! ```
+//! # #[cfg(feature = "alloc")] {
 //! use ngi_core::codec::lzhuf::{self, LzhufDecoder};
 //! use ngi_core::{Decoder, Status};
 //!
@@ -86,10 +89,12 @@
 //!     }
 //! }
 //! assert_eq!((consumed, &got[..]), (packed.len(), &text[..]));
+//! # }
 //! ```
 
-use super::{Decoder, Progress, Status};
-use crate::error::DecodeError;
+use super::ring::{self, Ring};
+use super::tally::{self, Stop, Tally};
+use super::{DecodeError, Decoder, Progress};
 
 mod decode;
 #[cfg(feature = "alloc")]
@@ -115,6 +120,10 @@ pub const MIN_MATCH: usize = 3;
 pub const START: usize = RING_SIZE - MAX_MATCH;
 
 const MASK: usize = RING_SIZE - 1;
+/// The decoder's ring: no mirror, as no loop here reads it by words.
+type LzhufRing = Ring<RING_SIZE, 0, PREFILL>;
+/// What one call sees of the ring.
+type Window<'a> = ring::Window<'a, RING_SIZE, 0, PREFILL>;
 
 /// Decoder of LZHUF (method 0x80) and, with a key, XOR-then-LZHUF (method 0xA0).
 ///
@@ -126,12 +135,9 @@ const MASK: usize = RING_SIZE - 1;
 pub struct LzhufDecoder {
     /// The last 4096 bytes produced by earlier calls, at their ring positions (`0x20` where
     /// nothing was written yet).
-    ring: [u8; RING_SIZE],
+    ring: LzhufRing,
     cursor: Cursor,
-    expected: u64,
-    produced: u64,
-    /// Set once the stream was found truncated; the error is rebuilt from the counters.
-    failed: bool,
+    tally: Tally,
 }
 
 impl LzhufDecoder {
@@ -139,30 +145,10 @@ impl LzhufDecoder {
     /// key for method 0xA0 (`None` for method 0x80).
     pub const fn new(unpacked_size: u64, key: Option<u16>) -> LzhufDecoder {
         LzhufDecoder {
-            ring: [PREFILL; RING_SIZE],
+            ring: LzhufRing::new(),
             cursor: Cursor::new(key),
-            expected: unpacked_size,
-            produced: 0,
-            failed: false,
+            tally: Tally::new(unpacked_size),
         }
-    }
-
-    fn truncated(&self) -> DecodeError {
-        DecodeError::Truncated {
-            produced: self.produced,
-            expected: self.expected,
-        }
-    }
-
-    /// Stores the bytes one call produced (at most the last 4096 matter) at their ring
-    /// positions, starting at `base`.
-    fn remember(&mut self, produced: &[u8], base: usize) {
-        let keep = produced.len().min(RING_SIZE);
-        let tail = &produced[produced.len() - keep..];
-        let start = (base + produced.len() - keep) & MASK;
-        let first = keep.min(RING_SIZE - start);
-        self.ring[start..start + first].copy_from_slice(&tail[..first]);
-        self.ring[..keep - first].copy_from_slice(&tail[first..]);
     }
 }
 
@@ -173,45 +159,22 @@ impl Decoder for LzhufDecoder {
         output: &mut [u8],
         input_ended: bool,
     ) -> Result<Progress, DecodeError> {
-        if self.failed {
-            return Err(self.truncated());
-        }
-        let left = usize::try_from(self.expected - self.produced).unwrap_or(usize::MAX);
-        let room = left.min(output.len());
-        let output = &mut output[..room];
+        let output = self.tally.begin(output)?;
         // The ring position of `output[0]`; `produced % 4096` taken without truncating.
-        let base = (START + (self.produced & MASK as u64) as usize) & MASK;
-        let window = Window {
-            ring: Some(&self.ring),
-            base,
-        };
+        let base = (START + (self.tally.produced() & MASK as u64) as usize) & MASK;
+        let window = Window::new(Some(&mut self.ring), base);
         let run = self.cursor.run(input, output, &window);
-        self.remember(&output[..run.produced], base);
-        self.produced += run.produced as u64;
-        let status = if self.produced == self.expected {
-            Status::Done
-        } else if run.input_empty {
-            if input_ended {
-                self.failed = true;
-                return Err(self.truncated());
-            }
-            Status::NeedInput
-        } else {
-            Status::OutputFull
-        };
-        Ok(Progress {
-            consumed: run.consumed,
-            produced: run.produced,
-            status,
-        })
+        self.ring.remember(&output[..run.produced], base);
+        self.tally
+            .settle(run.consumed, run.produced, run.stop, input_ended)
     }
 
     fn expected_len(&self) -> u64 {
-        self.expected
+        self.tally.expected()
     }
 
     fn produced_total(&self) -> u64 {
-        self.produced
+        self.tally.produced()
     }
 }
 
@@ -234,65 +197,9 @@ impl Decoder for LzhufDecoder {
 /// ```
 pub fn decode_into(packed: &[u8], key: Option<u16>, out: &mut [u8]) -> Result<usize, DecodeError> {
     let mut cursor = Cursor::new(key);
-    let window = Window {
-        ring: None,
-        base: START,
-    };
+    let window = Window::new(None, START);
     let run = cursor.run(packed, out, &window);
-    if run.produced == out.len() {
-        Ok(run.consumed)
-    } else {
-        Err(DecodeError::Truncated {
-            produced: run.produced as u64,
-            expected: out.len() as u64,
-        })
-    }
-}
-
-/// The bytes before the current call's output: where matches reaching back further than
-/// it is long read from.
-#[derive(Debug)]
-struct Window<'a> {
-    /// The ring as it was at the start of the call; `None` for the one-shot form, whose
-    /// output starts with the stream, so everything before it is the `0x20` prefill.
-    ring: Option<&'a [u8; RING_SIZE]>,
-    /// The ring position of the first byte of the call's output.
-    base: usize,
-}
-
-impl Window<'_> {
-    /// Fills `dst` with the bytes the ring held, at the start of the call, from position
-    /// `from` on (wrapping).
-    #[inline(never)]
-    fn copy_old(&self, dst: &mut [u8], from: usize) {
-        match self.ring {
-            None => dst.fill(PREFILL),
-            Some(ring) => {
-                let first = dst.len().min(RING_SIZE - from);
-                let (a, b) = dst.split_at_mut(first);
-                a.copy_from_slice(&ring[from..from + first]);
-                b.copy_from_slice(&ring[..b.len()]);
-            }
-        }
-    }
-
-    /// Copies `len` bytes from `dist` back (`1..=4096`) to `out[at..at + len]`, one byte at
-    /// a time in effect (overlap repeats the pattern), reading bytes before `out` from the
-    /// ring.
-    #[inline(always)]
-    fn copy_match(&self, out: &mut [u8], at: usize, dist: usize, len: usize) {
-        if dist <= at {
-            fast::copy_within(out, at, dist, len);
-        } else {
-            // Part (or all) of the source lies before this call's output.
-            let old = (dist - at).min(len);
-            let from = (self.base + at).wrapping_sub(dist) & MASK;
-            self.copy_old(&mut out[at..at + old], from);
-            if old < len {
-                fast::copy_within(out, at + old, dist, len - old);
-            }
-        }
-    }
+    tally::one_shot(run.consumed, run.produced, out.len())
 }
 
 /// What one [`Cursor::run`] did.
@@ -300,8 +207,8 @@ impl Window<'_> {
 struct Run {
     consumed: usize,
     produced: usize,
-    /// It stopped for want of input (else the output was full).
-    input_empty: bool,
+    /// Why it stopped: for want of input, or with the output full.
+    stop: Stop,
 }
 
 #[cfg(test)]

@@ -31,10 +31,11 @@
 //! keystream of SPEC 2.3 as it is consumed: no second pass over the entry and no buffer of
 //! it.
 //!
-//! Its state is a plain struct of **4144 bytes** on 64-bit targets (asserted by a test):
-//! the 4096-byte ring with its first 18 bytes mirrored past the end (4114), the expected
-//! and produced counts (16), and 11 bytes of flags, phase, keystream and failure flag:
-//! 4141, padded to 4144. It can live in a `static`, on the stack or in a `Box`.
+//! Its state is a plain struct of **4152 bytes** on 64-bit targets (asserted by a test):
+//! the 4096-byte ring with its first 18 bytes mirrored past the end (4114), the
+//! bookkeeping every decoder shares (the expected and produced counts and the failure
+//! flag: 17 bytes, padded to 24 as a struct of its own), and 10 bytes of flags, phase and
+//! keystream: 4148, padded to 4152. It can live in a `static`, on the stack or in a `Box`.
 //!
 //! [`decode_into`] is the one-shot form: the whole stream into an exact-size buffer. It
 //! keeps no ring at all: the output is the window, and only references to bytes before the
@@ -76,8 +77,9 @@
 //! assert_eq!((consumed, streamed), (4, out));
 //! ```
 
-use super::{Decoder, Progress, Status, XorStream};
-use crate::error::DecodeError;
+use super::ring::{self, Ring};
+use super::tally::{self, Stop, Tally};
+use super::{DecodeError, Decoder, Progress, XorStream};
 
 #[cfg(feature = "alloc")]
 mod encode;
@@ -99,12 +101,16 @@ pub const MAX_MATCH: usize = 18;
 
 const MASK: usize = RING_SIZE - 1;
 /// The decoder's ring with its first 18 bytes mirrored past the end, so that any 18 bytes
-/// from any position can be read without wrapping.
-const RING_SLACK: usize = RING_SIZE + MAX_MATCH;
+/// (a unit's move in the fast loop) from any position can be read without wrapping.
+type LzssRing = Ring<{ RING_SIZE + MAX_MATCH }, MAX_MATCH, PREFILL>;
+/// What one call sees of the ring. The call's first 18 bytes are written through to it as
+/// they are produced ([`Window::write_through`]), so that an 18-byte move from just before
+/// the call's output reads them.
+type Window<'a> = ring::Window<'a, { RING_SIZE + MAX_MATCH }, MAX_MATCH, PREFILL>;
 
 /// Decoder of LZSS (method 0x40) and, with a key, XOR-then-LZSS (method 0x60).
 ///
-/// State: 4144 bytes on 64-bit targets (the 4096-byte ring, prefilled with `0x20` as the
+/// State: 4152 bytes on 64-bit targets (the 4096-byte ring, prefilled with `0x20` as the
 /// engine does, 18 bytes mirroring its start, and counters, flags and keystream), so it
 /// fits in a `static`, on the stack or in a `Box`. See the [module docs](self) for the
 /// format and an example.
@@ -112,12 +118,9 @@ const RING_SLACK: usize = RING_SIZE + MAX_MATCH;
 pub struct LzssDecoder {
     /// The last 4096 bytes produced by earlier calls, at their ring positions (`0x20` where
     /// nothing was written yet), then the first 18 again.
-    ring: [u8; RING_SLACK],
-    expected: u64,
-    produced: u64,
+    ring: LzssRing,
+    tally: Tally,
     cursor: Cursor,
-    /// Set once the stream was found truncated; the error is rebuilt from the counters.
-    failed: bool,
 }
 
 impl LzssDecoder {
@@ -125,32 +128,10 @@ impl LzssDecoder {
     /// key for method 0x60 (`None` for method 0x40).
     pub const fn new(unpacked_size: u64, key: Option<u16>) -> LzssDecoder {
         LzssDecoder {
-            ring: [PREFILL; RING_SLACK],
-            expected: unpacked_size,
-            produced: 0,
+            ring: LzssRing::new(),
+            tally: Tally::new(unpacked_size),
             cursor: Cursor::new(key),
-            failed: false,
         }
-    }
-
-    fn truncated(&self) -> DecodeError {
-        DecodeError::Truncated {
-            produced: self.produced,
-            expected: self.expected,
-        }
-    }
-
-    /// Stores the bytes one call produced (at most the last 4096 matter) at their ring
-    /// positions, starting at `base`.
-    fn remember(&mut self, produced: &[u8], base: usize) {
-        let keep = produced.len().min(RING_SIZE);
-        let tail = &produced[produced.len() - keep..];
-        let start = (base + produced.len() - keep) & MASK;
-        let first = keep.min(RING_SIZE - start);
-        self.ring[start..start + first].copy_from_slice(&tail[..first]);
-        self.ring[..keep - first].copy_from_slice(&tail[first..]);
-        let (ring, mirror) = self.ring.split_at_mut(RING_SIZE);
-        mirror.copy_from_slice(&ring[..MAX_MATCH]);
     }
 }
 
@@ -161,45 +142,22 @@ impl Decoder for LzssDecoder {
         output: &mut [u8],
         input_ended: bool,
     ) -> Result<Progress, DecodeError> {
-        if self.failed {
-            return Err(self.truncated());
-        }
-        let left = usize::try_from(self.expected - self.produced).unwrap_or(usize::MAX);
-        let room = left.min(output.len());
-        let output = &mut output[..room];
+        let output = self.tally.begin(output)?;
         // The ring position of `output[0]`; `produced % 4096` computed without truncating.
-        let base = (START + (self.produced & MASK as u64) as usize) & MASK;
-        let mut window = Window {
-            ring: Some(&mut self.ring),
-            base,
-        };
+        let base = (START + (self.tally.produced() & MASK as u64) as usize) & MASK;
+        let mut window = Window::new(Some(&mut self.ring), base);
         let run = self.cursor.run(input, output, &mut window);
-        self.remember(&output[..run.produced], base);
-        self.produced += run.produced as u64;
-        let status = if self.produced == self.expected {
-            Status::Done
-        } else if run.input_empty {
-            if input_ended {
-                self.failed = true;
-                return Err(self.truncated());
-            }
-            Status::NeedInput
-        } else {
-            Status::OutputFull
-        };
-        Ok(Progress {
-            consumed: run.consumed,
-            produced: run.produced,
-            status,
-        })
+        self.ring.remember(&output[..run.produced], base);
+        self.tally
+            .settle(run.consumed, run.produced, run.stop, input_ended)
     }
 
     fn expected_len(&self) -> u64 {
-        self.expected
+        self.tally.expected()
     }
 
     fn produced_total(&self) -> u64 {
-        self.produced
+        self.tally.produced()
     }
 }
 
@@ -220,19 +178,9 @@ impl Decoder for LzssDecoder {
 /// ```
 pub fn decode_into(packed: &[u8], key: Option<u16>, out: &mut [u8]) -> Result<usize, DecodeError> {
     let mut cursor = Cursor::new(key);
-    let mut window = Window {
-        ring: None,
-        base: START,
-    };
+    let mut window = Window::new(None, START);
     let run = cursor.run(packed, out, &mut window);
-    if run.produced == out.len() {
-        Ok(run.consumed)
-    } else {
-        Err(DecodeError::Truncated {
-            produced: run.produced as u64,
-            expected: out.len() as u64,
-        })
-    }
+    tally::one_shot(run.consumed, run.produced, out.len())
 }
 
 /// Where the decoder stands between two bytes of the stream.
@@ -262,88 +210,13 @@ struct Cursor {
     xor: Option<XorStream>,
 }
 
-/// The bytes before the current call's output: where matches reaching back further than
-/// it is long read from.
-#[derive(Debug)]
-struct Window<'a> {
-    /// The ring as it was at the start of the call, except that the call's first 18 bytes
-    /// are written through to it as they are produced (see [`Window::record`]); `None` for
-    /// the one-shot form, whose output starts with the stream, so everything before it is
-    /// the `0x20` prefill.
-    ring: Option<&'a mut [u8; RING_SLACK]>,
-    /// The ring position of the first byte of the call's output.
-    base: usize,
-}
-
-impl Window<'_> {
-    /// How far back, `1..=4096` bytes, ring position `offset` was last written, seen from
-    /// output position `at` (`offset` equal to the write position means 4096: the byte is
-    /// read before it is overwritten).
-    #[inline(always)]
-    fn distance(&self, at: usize, offset: usize) -> usize {
-        fast::distance(self.base, at, offset)
-    }
-
-    /// Fills `dst` with the ring's bytes from position `from` on (wrapping): bytes from
-    /// before the call, at the positions a match reaching back before the output reads.
-    #[inline(never)]
-    fn copy_old(&self, dst: &mut [u8], from: usize) {
-        match self.ring.as_deref() {
-            None => dst.fill(PREFILL),
-            Some(ring) => {
-                let first = dst.len().min(RING_SIZE - from);
-                let (a, b) = dst.split_at_mut(first);
-                a.copy_from_slice(&ring[from..from + first]);
-                b.copy_from_slice(&ring[..b.len()]);
-            }
-        }
-    }
-
-    /// Writes `out[at..at + n]` through to the ring, at its ring positions (and mirror), as
-    /// a classic ring decoder does: each byte replaces the one 4096 back, which no match can
-    /// reach any more. Only the call's first 18 bytes need it (the fast loop reads them
-    /// there); the rest reach the ring at the end of the call.
-    fn record(&mut self, out: &[u8], at: usize, n: usize) {
-        if at >= MAX_MATCH {
-            return;
-        }
-        let Some(ring) = self.ring.as_deref_mut() else {
-            return;
-        };
-        for (k, &byte) in out[at..at + n].iter().enumerate() {
-            let pos = (self.base + at + k) & MASK;
-            ring[pos] = byte;
-            if pos < MAX_MATCH {
-                ring[RING_SIZE + pos] = byte;
-            }
-        }
-    }
-
-    /// Copies `len` bytes from `dist` back to `out[at..at + len]`, one byte at a time in
-    /// effect (overlap repeats the pattern), reading bytes before `out` from the ring.
-    #[inline(always)]
-    fn copy_match(&self, out: &mut [u8], at: usize, dist: usize, len: usize) {
-        if dist <= at {
-            fast::copy_within(out, at, dist, len);
-        } else {
-            // Part (or all) of the source lies before this call's output.
-            let old = (dist - at).min(len);
-            let from = (self.base + at).wrapping_sub(dist) & MASK;
-            self.copy_old(&mut out[at..at + old], from);
-            if old < len {
-                fast::copy_within(out, at + old, dist, len - old);
-            }
-        }
-    }
-}
-
 /// What one [`Cursor::run`] did.
 #[derive(Debug)]
 struct Run {
     consumed: usize,
     produced: usize,
-    /// It stopped for want of input (else the output was full).
-    input_empty: bool,
+    /// Why it stopped: for want of input, or with the output full.
+    stop: Stop,
 }
 
 impl Cursor {
@@ -384,9 +257,9 @@ impl Cursor {
             out,
             op: 0,
         };
-        let input_empty = loop {
+        let stop = loop {
             if io.op == io.out.len() {
-                break false;
+                break Stop::OutputFull;
             }
             if self.phase == Phase::Unit && io.fits() {
                 let at = (io.ip, io.op);
@@ -403,13 +276,13 @@ impl Cursor {
                 Phase::Copy { dist, left } => self.copy(dist, left, &mut io, window),
             };
             if step.is_none() {
-                break true;
+                break Stop::InputEmpty;
             }
         };
         Run {
             consumed: io.ip,
             produced: io.op,
-            input_empty,
+            stop,
         }
     }
 
@@ -433,7 +306,7 @@ impl Cursor {
     fn literal(&mut self, io: &mut Io<'_, '_>, window: &mut Window<'_>) -> Option<()> {
         let byte = self.take(io)?;
         io.out[io.op] = byte;
-        window.record(io.out, io.op, 1);
+        window.write_through(io.out, io.op, 1);
         io.op += 1;
         self.phase = Phase::Unit;
         Some(())
@@ -450,7 +323,7 @@ impl Cursor {
     fn match_hi(&mut self, lo: u8, io: &mut Io<'_, '_>, window: &mut Window<'_>) -> Option<()> {
         let hi = self.take(io)?;
         let (offset, len) = fast::unit(lo, hi);
-        let dist = window.distance(io.op, offset) as u16;
+        let dist = fast::distance(window.base, io.op, offset) as u16;
         self.phase = Phase::Copy {
             dist,
             left: len as u8,
@@ -468,8 +341,8 @@ impl Cursor {
         window: &mut Window<'_>,
     ) -> Option<()> {
         let n = usize::from(left).min(io.out.len() - io.op);
-        window.copy_match(io.out, io.op, usize::from(dist), n);
-        window.record(io.out, io.op, n);
+        window.copy_match::<MAX_MATCH>(io.out, io.op, usize::from(dist), n);
+        window.write_through(io.out, io.op, n);
         io.op += n;
         self.phase = match left - n as u8 {
             0 => Phase::Unit,

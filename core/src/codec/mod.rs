@@ -9,31 +9,59 @@
 //! write past the expected size, and once failed keep returning the same error.
 //!
 //! [`Unpacker`] dispatches over the methods by enum (no `dyn`, no allocation); a host that
-//! needs one method can use that decoder type directly.
+//! needs one method can use that decoder type directly. Packing goes the other way:
+//! [`pack`][pack] (feature `alloc`) picks the encoder of a method.
 //!
 //! | method | flags | decoder | state size |
 //! |---|---:|---|---:|
-//! | stored | 0x000 | [`StoredDecoder`] | 48 bytes |
-//! | XOR | 0x020 | [`XorDecoder`] | 48 bytes |
-//! | LZSS, XOR+LZSS | 0x040, 0x060 | [`LzssDecoder`] | 4 144 bytes (4 KiB ring) |
+//! | stored | 0x000 | [`StoredDecoder`] | 32 bytes |
+//! | XOR | 0x020 | [`XorDecoder`] | 32 bytes |
+//! | LZSS, XOR+LZSS | 0x040, 0x060 | [`LzssDecoder`] | 4 152 bytes (4 KiB ring) |
 //! | LZHUF, XOR+LZHUF | 0x080, 0x0A0 | [`LzhufDecoder`] | 9 160 bytes (ring + tree) |
 //! | Deflate | 0x100 | [`InflateDecoder`] | 42 648 bytes (32 KiB window + tables) |
 //!
 //! (Sizes on 64-bit targets; each is asserted by a test.) The XOR of methods 0x60/0xA0 is
 //! applied to the packed bytes as the LZ decoders consume them: no second pass and no
 //! buffer of the entry.
+//!
+//! # Layout
+//! A codec's files hold only what is its own ([`xor`], [`lzss`], [`lzhuf`], [`inflate`]);
+//! what they share lives once, in modules of this one:
+//!
+//! | module | what it holds | used by |
+//! |---|---|---|
+//! | `tally` | expected / produced counts and the kept failure, turned into [`Progress`] by the contract's rules | every decoder |
+//! | `ring` | the window kept between calls and one call's view of it, generic over size, mirrored tail and fill | LZSS, LZHUF, Deflate |
+//! | `copy` | the byte-exact overlapping match copy | LZSS, LZHUF, Deflate |
+//! | `match_tree` | `LZSS.C`'s binary match tree and parse loop (feature `alloc`) | the LZSS and LZHUF encoders |
+//! | `pack` | [`Method`] to encoder (feature `alloc`) | the RsLi builder |
+//! | `error` | [`DecodeError`], [`UnsupportedMethod`] | everything |
+//!
+#![cfg_attr(feature = "alloc", doc = "[pack]: pack()")]
+#![cfg_attr(not(feature = "alloc"), doc = "[pack]: self")]
 
+mod copy;
+mod error;
 pub mod inflate;
 pub mod lzhuf;
 pub mod lzss;
+#[cfg(feature = "alloc")]
+mod match_tree;
+#[cfg(feature = "alloc")]
+mod pack;
+mod ring;
+mod tally;
 pub mod xor;
 
+pub use error::{DecodeError, UnsupportedMethod};
 pub use inflate::InflateDecoder;
 pub use lzhuf::LzhufDecoder;
 pub use lzss::LzssDecoder;
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub use pack::{DEFAULT_DEFLATE_LEVEL, MAX_DEFLATE_LEVEL, PackError, PackOptions, pack};
 pub use xor::{StoredDecoder, XorDecoder, XorStream};
 
-use crate::error::{DecodeError, UnsupportedMethod};
 use core::fmt;
 
 /// The bits of RsLi `flags` that select the packing method (SPEC 2.6).
@@ -217,7 +245,7 @@ impl Unpacker {
         let n = unpacked_size;
         match method {
             Method::Stored => Ok(Unpacker::Stored(StoredDecoder::new(n))),
-            Method::Xor => Ok(Unpacker::Xor(XorDecoder::new(key, n))),
+            Method::Xor => Ok(Unpacker::Xor(XorDecoder::new(n, key))),
             Method::Lzss => Ok(Unpacker::Lzss(LzssDecoder::new(n, None))),
             Method::XorLzss => Ok(Unpacker::Lzss(LzssDecoder::new(n, Some(key)))),
             Method::Lzhuf => Ok(Unpacker::Lzhuf(LzhufDecoder::new(n, None))),
@@ -265,6 +293,23 @@ impl Decoder for Unpacker {
         self.as_decoder_ref().produced_total()
     }
 }
+
+// Every decoder is plain data (arrays and integers, no pointers, no interior mutability),
+// so a server can move one to another thread or share it read-only. Checked here at
+// compile time, so that a field added later cannot take that away unnoticed.
+const _: fn() = || {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<StoredDecoder>();
+    send_sync::<XorDecoder>();
+    send_sync::<XorStream>();
+    send_sync::<LzssDecoder>();
+    send_sync::<LzhufDecoder>();
+    send_sync::<InflateDecoder>();
+    send_sync::<Unpacker>();
+    send_sync::<DecodeError>();
+    #[cfg(feature = "alloc")]
+    send_sync::<PackError>();
+};
 
 /// Decodes a whole packed stream into `output`, whose length is the expected unpacked size,
 /// and returns how many bytes of `packed` the stream used (the rest is trailing data).
@@ -420,8 +465,8 @@ mod state_size {
     /// The sizes the module docs state; a change must update them.
     #[test]
     fn state_sizes_are_as_documented() {
-        assert_eq!(size_of::<StoredDecoder>(), 48);
-        assert_eq!(size_of::<XorDecoder>(), 48);
+        assert_eq!(size_of::<StoredDecoder>(), 32);
+        assert_eq!(size_of::<XorDecoder>(), 32);
         #[cfg(target_pointer_width = "64")]
         assert_eq!(size_of::<InflateDecoder>(), 42648);
         #[cfg(target_pointer_width = "64")]

@@ -9,8 +9,8 @@
 //! tables are built by `const fn` from the per-byte step itself, and a test checks them
 //! against the plain per-byte loop for all 65 536 keys.
 
-use super::{Decoder, Progress, Status};
-use crate::error::DecodeError;
+use super::tally::{Stop, Tally};
+use super::{DecodeError, Decoder, Progress};
 
 /// One step of SPEC 2.3: returns the new state and the keystream byte.
 const fn step(lo: u8, hi: u8) -> (u8, u8) {
@@ -162,15 +162,16 @@ impl XorStream {
 
 /// Decoder of method 0x20 (XOR only): produces exactly `unpacked_size` bytes, each packed
 /// byte XORed with the keystream of the entry's key (SPEC 2.7: the engine XORs exactly
-/// `unpacked_size` bytes). State: 48 bytes.
+/// `unpacked_size` bytes). State: 32 bytes.
 #[derive(Debug, Clone)]
 pub struct XorDecoder {
     inner: CopyDecoder,
 }
 
 impl XorDecoder {
-    /// A decoder for an entry of `unpacked_size` bytes whose data key is `key`.
-    pub const fn new(key: u16, unpacked_size: u64) -> Self {
+    /// A decoder for an entry of `unpacked_size` bytes whose data key is `key` (size, then
+    /// key: the order of every decoder's constructor).
+    pub const fn new(unpacked_size: u64, key: u16) -> Self {
         XorDecoder {
             inner: CopyDecoder::new(Some(XorStream::new(key)), unpacked_size),
         }
@@ -188,15 +189,15 @@ impl Decoder for XorDecoder {
     }
 
     fn expected_len(&self) -> u64 {
-        self.inner.expected
+        self.inner.tally.expected()
     }
 
     fn produced_total(&self) -> u64 {
-        self.inner.produced
+        self.inner.tally.produced()
     }
 }
 
-/// Decoder of method 0x00 (stored): copies exactly `unpacked_size` bytes. State: 48 bytes.
+/// Decoder of method 0x00 (stored): copies exactly `unpacked_size` bytes. State: 32 bytes.
 #[derive(Debug, Clone)]
 pub struct StoredDecoder {
     inner: CopyDecoder,
@@ -222,11 +223,11 @@ impl Decoder for StoredDecoder {
     }
 
     fn expected_len(&self) -> u64 {
-        self.inner.expected
+        self.inner.tally.expected()
     }
 
     fn produced_total(&self) -> u64 {
-        self.inner.produced
+        self.inner.tally.produced()
     }
 }
 
@@ -234,18 +235,14 @@ impl Decoder for StoredDecoder {
 #[derive(Debug, Clone)]
 struct CopyDecoder {
     xor: Option<XorStream>,
-    expected: u64,
-    produced: u64,
-    failed: Option<DecodeError>,
+    tally: Tally,
 }
 
 impl CopyDecoder {
     const fn new(xor: Option<XorStream>, expected: u64) -> Self {
         CopyDecoder {
             xor,
-            expected,
-            produced: 0,
-            failed: None,
+            tally: Tally::new(expected),
         }
     }
 
@@ -255,14 +252,8 @@ impl CopyDecoder {
         output: &mut [u8],
         input_ended: bool,
     ) -> Result<Progress, DecodeError> {
-        if let Some(e) = self.failed {
-            return Err(e);
-        }
-        let remaining = self.expected - self.produced;
-        let n = usize::try_from(remaining)
-            .unwrap_or(usize::MAX)
-            .min(input.len())
-            .min(output.len());
+        let output = self.tally.begin(output)?;
+        let n = input.len().min(output.len());
         let (src, dst) = (&input[..n], &mut output[..n]);
         match &mut self.xor {
             Some(xor) => {
@@ -270,26 +261,12 @@ impl CopyDecoder {
             }
             None => dst.copy_from_slice(src),
         }
-        self.produced += n as u64;
-        let status = if self.produced == self.expected {
-            Status::Done
-        } else if n == output.len() {
-            Status::OutputFull
-        } else if input_ended {
-            let e = DecodeError::Truncated {
-                produced: self.produced,
-                expected: self.expected,
-            };
-            self.failed = Some(e);
-            return Err(e);
+        let stop = if n == output.len() {
+            Stop::OutputFull
         } else {
-            Status::NeedInput
+            Stop::InputEmpty
         };
-        Ok(Progress {
-            consumed: n,
-            produced: n,
-            status,
-        })
+        self.tally.settle(n, n, stop, input_ended)
     }
 }
 

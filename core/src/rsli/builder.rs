@@ -5,8 +5,12 @@ use super::{
     TRAILER_MAGIC, compute_permutation, entry_id,
 };
 use crate::codec::xor::XorStream;
-use crate::codec::{Method, lzhuf, lzss};
+use crate::codec::{self, Method, PackError, PackOptions};
 use alloc::vec::Vec;
+
+#[cfg(feature = "deflate")]
+#[cfg_attr(docsrs, doc(cfg(feature = "deflate")))]
+pub use crate::codec::{DEFAULT_DEFLATE_LEVEL, MAX_DEFLATE_LEVEL};
 
 /// Builds an RsLi library.
 ///
@@ -24,7 +28,8 @@ use alloc::vec::Vec;
 ///
 /// Methods: [`Method::Stored`] (the data as is), [`Method::Xor`] (`packed_size ==
 /// unpacked_size`), [`Method::Lzss`] and [`Method::Lzhuf`] (packed by the LZSS.C- and
-/// LZHUF.C-compatible encoders, [`lzss::encode`], [`lzhuf::encode`]) and their XOR
+/// LZHUF.C-compatible encoders, [`lzss::encode`](crate::codec::lzss::encode),
+/// [`lzhuf::encode`](crate::codec::lzhuf::encode)) and their XOR
 /// variants [`Method::XorLzss`] and [`Method::XorLzhuf`] (the packed stream encrypted
 /// with the entry's final `sort_index`), and [`Method::Deflate`]: a raw RFC 1951 stream
 /// (no zlib or gzip wrapper, no XOR: the format has no XOR variant of 0x100) from
@@ -34,6 +39,9 @@ use alloc::vec::Vec;
 /// feature. Every `packed_size` is the exact length of the entry's stream: the one byte a
 /// retail Deflate entry overruns the file by (SPEC 2.7) is tolerated by readers, never
 /// written.
+///
+/// Each entry is packed by [`codec::pack`](crate::codec::pack()); the builder adds the names, the table,
+/// the keys and the layout.
 ///
 /// Names are 1 to 12 bytes, with no NUL and no ASCII lower-case letter (`rsFind`
 /// upper-cases queries, so such an entry could never be found).
@@ -90,8 +98,8 @@ pub struct Builder {
     seed: u32,
     presorted: bool,
     overlay: Option<u32>,
-    #[cfg(feature = "deflate")]
-    deflate_level: u8,
+    /// How entries added from now on are packed (the Deflate level).
+    pack: PackOptions,
     items: Vec<Item>,
 }
 
@@ -110,23 +118,6 @@ impl Default for Builder {
     }
 }
 
-/// The Deflate level [`Builder::new`] starts with (feature `deflate`).
-///
-/// 9, miniz_oxide's (and zlib's) "best compression": a library is packed once and read
-/// many times, and inflating costs the same whatever level made the stream, so the
-/// slower search is paid once, offline, for the smallest files. The gain over 6 (zlib's
-/// default) is small: with miniz_oxide 0.8.9, 0.2 to 0.4 % on 300 KB of licence text and
-/// 1.2 MB of machine code, for 1.3 to 1.7 times the packing time (still under 0.15 s a
-/// megabyte in a release build). 10 gave no measurable gain over 9.
-#[cfg(feature = "deflate")]
-#[cfg_attr(docsrs, doc(cfg(feature = "deflate")))]
-pub const DEFAULT_DEFLATE_LEVEL: u8 = 9;
-
-/// The highest Deflate level miniz_oxide has; [`Builder::deflate_level`] caps at it.
-#[cfg(feature = "deflate")]
-#[cfg_attr(docsrs, doc(cfg(feature = "deflate")))]
-pub const MAX_DEFLATE_LEVEL: u8 = 10;
-
 impl Builder {
     /// An empty library: seed 0, presorted (`0xABBA`), no media trailer, Deflate level
     /// `DEFAULT_DEFLATE_LEVEL` (9, with the `deflate` feature).
@@ -135,8 +126,7 @@ impl Builder {
             seed: 0,
             presorted: true,
             overlay: None,
-            #[cfg(feature = "deflate")]
-            deflate_level: DEFAULT_DEFLATE_LEVEL,
+            pack: PackOptions::default(),
             items: Vec::new(),
         }
     }
@@ -150,7 +140,7 @@ impl Builder {
     #[cfg(feature = "deflate")]
     #[cfg_attr(docsrs, doc(cfg(feature = "deflate")))]
     pub fn deflate_level(&mut self, level: u8) -> &mut Builder {
-        self.deflate_level = level.min(MAX_DEFLATE_LEVEL);
+        self.pack = self.pack.with_deflate_level(level);
         self
     }
 
@@ -189,15 +179,13 @@ impl Builder {
         let name = checked_name(entry, name)?;
         let unpacked_size =
             u32::try_from(data.len()).map_err(|_| BuildError::TooLarge { entry })?;
-        let packed = match method {
-            Method::Stored | Method::Xor => data.to_vec(),
-            Method::Lzss | Method::XorLzss => lzss::encode(data),
-            Method::Lzhuf | Method::XorLzhuf => lzhuf::encode(data),
-            #[cfg(feature = "deflate")]
-            Method::Deflate => miniz_oxide::deflate::compress_to_vec(data, self.deflate_level),
-            #[cfg(not(feature = "deflate"))]
-            Method::Deflate => return Err(BuildError::MethodNotImplemented { entry, method }),
-        };
+        // Key 0 packs the stream before XOR: the key, the final `sort_index`, is known
+        // only once every name is in, and `build` encrypts with it.
+        let packed = codec::pack(method, 0, data, &self.pack).map_err(|e| match e {
+            PackError::MethodNotImplemented { method } => {
+                BuildError::MethodNotImplemented { entry, method }
+            }
+        })?;
         if u32::try_from(packed.len()).is_err() {
             return Err(BuildError::TooLarge { entry });
         }

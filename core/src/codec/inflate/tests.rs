@@ -1,3 +1,4 @@
+use super::huffman::{DIST_ROOT, LIT_ROOT, build, consumed};
 use super::*;
 
 #[test]

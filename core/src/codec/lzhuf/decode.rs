@@ -3,8 +3,9 @@
 
 use super::tables::D_LEN;
 use super::tree::{R, T, Tree, symbol};
-use super::{MIN_MATCH, Run, Window, fast};
+use super::{MAX_MATCH, MIN_MATCH, Run, Window, fast};
 use crate::codec::XorStream;
+use crate::codec::tally::Stop;
 
 /// Where the decoder stands between two bits of the stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,9 +79,9 @@ impl Cursor {
     /// not be longer than what is left of the entry.
     pub(super) fn run(&mut self, input: &[u8], out: &mut [u8], window: &Window<'_>) -> Run {
         let (mut ip, mut op) = (0, 0);
-        let input_empty = loop {
+        let stop = loop {
             if op == out.len() {
-                break false;
+                break Stop::OutputFull;
             }
             match self.phase {
                 Phase::Symbol => {
@@ -98,7 +99,7 @@ impl Cursor {
                 }
                 Phase::Code { node } => {
                     let Some(c) = self.descend(usize::from(node), input, &mut ip) else {
-                        break true;
+                        break Stop::InputEmpty;
                     };
                     let sym = symbol(c);
                     self.tree.update(sym);
@@ -115,12 +116,12 @@ impl Cursor {
                 Phase::Position { len } => {
                     // The first 8 bits say how many more the position has: ask for no more.
                     if !self.fill(8, input, &mut ip) {
-                        break true;
+                        break Stop::InputEmpty;
                     }
                     let i = (self.bits >> 56) as usize;
                     let extra = u32::from(D_LEN[i]) - 2;
                     if !self.fill(8 + extra, input, &mut ip) {
-                        break true;
+                        break Stop::InputEmpty;
                     }
                     let dist = fast::position(self.bits, i, extra) + 1;
                     self.consume(8 + extra);
@@ -131,7 +132,7 @@ impl Cursor {
                 }
                 Phase::Copy { dist, left } => {
                     let n = usize::from(left).min(out.len() - op);
-                    window.copy_match(out, op, usize::from(dist), n);
+                    window.copy_match::<MAX_MATCH>(out, op, usize::from(dist), n);
                     op += n;
                     self.phase = match left - n as u8 {
                         0 => Phase::Symbol,
@@ -143,7 +144,7 @@ impl Cursor {
         Run {
             consumed: ip,
             produced: op,
-            input_empty,
+            stop,
         }
     }
 

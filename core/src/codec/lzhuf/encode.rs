@@ -1,18 +1,14 @@
-//! The encoder: `LZHUF.C`'s `Encode` — its binary-tree match search over the ring, its
-//! symbol coder and its bit packing — without the 4-byte length header (an RsLi entry
-//! keeps the size in its table).
+//! The encoder: `LZHUF.C`'s `Encode` — its binary-tree match search over the ring (the
+//! shared port in [`match_tree`], `F = 60`, the nearest of the
+//! longest matches), its symbol coder and its bit packing — without the 4-byte length
+//! header (an RsLi entry keeps the size in its table).
 
-use alloc::vec;
 use alloc::vec::Vec;
 
+use super::MAX_MATCH as F;
 use super::tables::{P_CODE, P_LEN};
 use super::tree::Tree;
-use super::{MASK, MAX_MATCH as F, PREFILL, RING_SIZE as N};
-
-/// Matches must be longer than this (`THRESHOLD`).
-const THRESHOLD: usize = 2;
-/// "No node" in the match trees (`NIL`).
-const NIL: u16 = N as u16;
+use crate::codec::match_tree::{self, THRESHOLD, Unit};
 
 /// Encodes `data` as an LZHUF stream, as `LZHUF.C`'s `Encode` writes it after its length
 /// header: the same matches (longest first, the nearest among equally long ones), the
@@ -36,7 +32,14 @@ pub fn encode(data: &[u8]) -> Vec<u8> {
         return Vec::new();
     }
     let mut encoder = Encoder::new();
-    encoder.run(data);
+    match_tree::parse::<F, true>(data, |unit| match unit {
+        Unit::Literal(byte) => encoder.encode_char(usize::from(byte)),
+        Unit::Match { dist, len, .. } => {
+            encoder.encode_char(255 - THRESHOLD + len);
+            // `LZHUF.C`'s `match_position` is the distance less one.
+            encoder.encode_position(dist - 1);
+        }
+    });
     encoder.bits.finish()
 }
 
@@ -83,18 +86,8 @@ impl BitWriter {
     }
 }
 
-/// `LZHUF.C`'s globals.
+/// `LZHUF.C`'s coder state: the adaptive Huffman tree and the bits written.
 struct Encoder {
-    /// The ring, plus a copy of its first `F - 1` bytes after it so that a string starting
-    /// near the end can be compared without wrapping (`text_buf`).
-    text: Vec<u8>,
-    /// The match trees: 256 roots at `N + 1 + byte`, `NIL` for none (`lson`, `rson`,
-    /// `dad`).
-    lson: Vec<u16>,
-    rson: Vec<u16>,
-    dad: Vec<u16>,
-    match_position: usize,
-    match_length: usize,
     tree: Tree,
     bits: BitWriter,
 }
@@ -102,76 +95,12 @@ struct Encoder {
 impl Encoder {
     fn new() -> Encoder {
         Encoder {
-            text: vec![0; N + F - 1],
-            lson: vec![NIL; N + 1],
-            rson: vec![NIL; N + 257],
-            dad: vec![NIL; N + 1],
-            match_position: 0,
-            match_length: 0,
             tree: Tree::new(),
             bits: BitWriter {
                 out: Vec::new(),
                 acc: 0,
                 n: 0,
             },
-        }
-    }
-
-    /// `Encode`'s loop.
-    fn run(&mut self, data: &[u8]) {
-        let mut input = data.iter().copied();
-        let (mut s, mut r) = (0, N - F);
-        // LZHUF.C's prefill: spaces before the first position; the lookahead after it is
-        // the data (its zero-initialised tail is never matched beyond the data's end).
-        self.text[..r].fill(PREFILL);
-        let mut len = 0;
-        while len < F {
-            let Some(c) = input.next() else { break };
-            self.text[r + len] = c;
-            len += 1;
-        }
-        for i in 1..=F {
-            self.insert_node(r - i);
-        }
-        self.insert_node(r);
-        loop {
-            if self.match_length > len {
-                self.match_length = len;
-            }
-            if self.match_length <= THRESHOLD {
-                self.match_length = 1;
-                self.encode_char(usize::from(self.text[r]));
-            } else {
-                self.encode_char(255 - THRESHOLD + self.match_length);
-                self.encode_position(self.match_position);
-            }
-            let last_match_length = self.match_length;
-            let mut i = 0;
-            while i < last_match_length {
-                let Some(c) = input.next() else { break };
-                self.delete_node(s);
-                self.text[s] = c;
-                if s < F - 1 {
-                    self.text[s + N] = c;
-                }
-                s = (s + 1) & MASK;
-                r = (r + 1) & MASK;
-                self.insert_node(r);
-                i += 1;
-            }
-            while i < last_match_length {
-                i += 1;
-                self.delete_node(s);
-                s = (s + 1) & MASK;
-                r = (r + 1) & MASK;
-                len -= 1;
-                if len > 0 {
-                    self.insert_node(r);
-                }
-            }
-            if len == 0 {
-                break;
-            }
         }
     }
 
@@ -188,105 +117,5 @@ impl Encoder {
         let len = u32::from(P_LEN[upper]);
         self.bits.put(len, u64::from(P_CODE[upper]) >> (8 - len));
         self.bits.put(6, (c & 0x3F) as u64);
-    }
-
-    /// `InsertNode`: adds the string at `r` to its tree, finding on the way the longest
-    /// earlier match (`match_length`, `match_position` = distance - 1; the nearest among
-    /// equally long ones), and replaces an older node with the same `F` bytes.
-    fn insert_node(&mut self, r: usize) {
-        let mut cmp: i32 = 1;
-        let mut p = N + 1 + usize::from(self.text[r]);
-        self.rson[r] = NIL;
-        self.lson[r] = NIL;
-        self.match_length = 0;
-        loop {
-            let next = if cmp >= 0 {
-                &mut self.rson[p]
-            } else {
-                &mut self.lson[p]
-            };
-            if *next == NIL {
-                *next = r as u16;
-                self.dad[r] = p as u16;
-                return;
-            }
-            p = usize::from(*next);
-            // `for (i = 1; i < F; i++) if ((cmp = key[i] - text_buf[p + i]) != 0) break;`
-            let (key, old) = (&self.text[r + 1..r + F], &self.text[p + 1..p + F]);
-            let i = match key.iter().zip(old).position(|(a, b)| a != b) {
-                Some(k) => {
-                    cmp = i32::from(key[k]) - i32::from(old[k]);
-                    k + 1
-                }
-                None => {
-                    cmp = 0;
-                    F
-                }
-            };
-            if i > THRESHOLD {
-                let position = ((r + N - p) & MASK) - 1;
-                if i > self.match_length {
-                    self.match_position = position;
-                    self.match_length = i;
-                    if i >= F {
-                        break;
-                    }
-                }
-                if i == self.match_length && position < self.match_position {
-                    self.match_position = position;
-                }
-            }
-        }
-        // The string at p equals the new one over all F bytes: r takes p's place.
-        let (dp, lp, rp) = (self.dad[p], self.lson[p], self.rson[p]);
-        self.dad[r] = dp;
-        self.lson[r] = lp;
-        self.rson[r] = rp;
-        self.dad[usize::from(lp)] = r as u16;
-        self.dad[usize::from(rp)] = r as u16;
-        let dp = usize::from(dp);
-        if usize::from(self.rson[dp]) == p {
-            self.rson[dp] = r as u16;
-        } else {
-            self.lson[dp] = r as u16;
-        }
-        self.dad[p] = NIL;
-    }
-
-    /// `DeleteNode`: removes the string at `p` from its tree, if it is in one.
-    fn delete_node(&mut self, p: usize) {
-        if self.dad[p] == NIL {
-            return;
-        }
-        let q = if self.rson[p] == NIL {
-            self.lson[p]
-        } else if self.lson[p] == NIL {
-            self.rson[p]
-        } else {
-            let mut q = self.lson[p];
-            if self.rson[usize::from(q)] != NIL {
-                while self.rson[usize::from(q)] != NIL {
-                    q = self.rson[usize::from(q)];
-                }
-                let qi = usize::from(q);
-                let dq = usize::from(self.dad[qi]);
-                self.rson[dq] = self.lson[qi];
-                self.dad[usize::from(self.lson[qi])] = dq as u16;
-                self.lson[qi] = self.lson[p];
-                self.dad[usize::from(self.lson[p])] = q;
-            }
-            let qi = usize::from(q);
-            self.rson[qi] = self.rson[p];
-            self.dad[usize::from(self.rson[p])] = q;
-            q
-        };
-        let dp = usize::from(self.dad[p]);
-        self.dad[usize::from(q)] = dp as u16;
-        if usize::from(self.rson[dp]) == p {
-            self.rson[dp] = q;
-        } else {
-            self.lson[dp] = q;
-        }
-        self.dad[p] = NIL;
     }
 }

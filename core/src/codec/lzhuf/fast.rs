@@ -106,7 +106,7 @@ pub(super) fn symbols(
         bits <<= 8 + extra;
         nbits -= 8 + extra;
         let len = sym - 256 + MIN_MATCH;
-        window.copy_match(out, o, dist, len);
+        window.copy_match::<MAX_MATCH>(out, o, dist, len);
         o += len;
     }
     // Hand back the whole bytes loaded but not used.
@@ -115,23 +115,4 @@ pub(super) fn symbols(
     bits &= !(u64::MAX >> nbits);
     (cursor.bits, cursor.nbits) = (bits, nbits);
     (*ip, *op) = (i, o);
-}
-
-/// Copies `len` bytes from `dist` back (`1 <= dist <= at`) to `out[at..at + len]` as a
-/// byte-by-byte copy would: an overlapping source repeats its first `dist` bytes.
-#[inline(always)]
-pub(super) fn copy_within(out: &mut [u8], at: usize, dist: usize, len: usize) {
-    let from = at - dist;
-    if dist >= len {
-        out.copy_within(from..from + len, at);
-    } else if dist == 1 {
-        let byte = out[from];
-        out[at..at + len].fill(byte);
-    } else {
-        // At most 59 bytes: a plain loop (each read sees the byte just written).
-        let span = &mut out[from..at + len];
-        for k in 0..len {
-            span[dist + k] = span[k];
-        }
-    }
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::codec::Status;
 use core::mem::size_of;
 
 /// A deterministic xorshift, for inputs without `std`.

@@ -185,7 +185,7 @@ fn wide<const RING: bool>(
                 };
                 let mut unit = Move::load(src);
                 if RING {
-                    let Some(old) = window.ring.as_deref().and_then(|r| chunk(r, offset)) else {
+                    let Some(old) = window.ring_bytes().and_then(|r| chunk(r, offset)) else {
                         break;
                     };
                     unit = if before { Move::load(old) } else { unit };
@@ -197,7 +197,7 @@ fn wide<const RING: bool>(
                 unit.store(dst);
             }
             if RING && o < MAX_MATCH {
-                window.record(out, o, advance);
+                window.write_through(out, o, advance);
             }
             o += advance;
             k += 2 - literal;
@@ -238,11 +238,11 @@ fn exact(
             } else {
                 let (offset, len) = unit(input[i], input[i + 1]);
                 i += 2;
-                window.copy_match(out, o, distance(window.base, o, offset), len);
+                window.copy_match::<MAX_MATCH>(out, o, distance(window.base, o, offset), len);
                 len
             };
             if o < MAX_MATCH {
-                window.record(out, o, advance);
+                window.write_through(out, o, advance);
             }
             o += advance;
             f >>= 1;
@@ -262,6 +262,8 @@ pub(super) fn distance(base: usize, at: usize, offset: usize) -> usize {
 /// The matches the 18-byte move cannot do: a source less than 18 bytes back (runs), or
 /// one before this call's output (the prefill of the one-shot form; in the streaming form
 /// only runs come here). Writes 18 bytes like the move, as a byte-by-byte copy would.
+/// (Its own copy rather than [`copy::within`](crate::codec::copy::within): always the
+/// move's 18 bytes, so each case is a few fixed-size moves the compiler unrolls.)
 #[inline(never)]
 fn copy_exact(out: &mut [u8], at: usize, dist: usize, window: &Window<'_>) {
     if dist <= at {
@@ -287,30 +289,11 @@ fn copy_exact(out: &mut [u8], at: usize, dist: usize, window: &Window<'_>) {
     if dist - at >= MAX_MATCH {
         // All 18 before the output: one move from the ring (mirrored past its end).
         let dst = &mut out[at..at + MAX_MATCH];
-        match window.ring.as_deref() {
+        match window.ring_bytes() {
             Some(ring) => dst.copy_from_slice(&ring[from..from + MAX_MATCH]),
             None => dst.fill(PREFILL),
         }
     } else {
-        window.copy_match(out, at, dist, MAX_MATCH);
-    }
-}
-
-/// Copies `len` bytes from `dist` back (`1 <= dist <= at`) to `out[at..at + len]` exactly
-/// as a byte-by-byte copy would: an overlapping source repeats its first `dist` bytes.
-#[inline(always)]
-pub(super) fn copy_within(out: &mut [u8], at: usize, dist: usize, len: usize) {
-    let from = at - dist;
-    if dist >= len {
-        out.copy_within(from..from + len, at);
-    } else if dist == 1 {
-        let byte = out[from];
-        out[at..at + len].fill(byte);
-    } else {
-        // At most 17 bytes: a plain loop (each read sees the byte just written).
-        let span = &mut out[from..at + len];
-        for k in 0..len {
-            span[dist + k] = span[k];
-        }
+        window.copy_match::<MAX_MATCH>(out, at, dist, MAX_MATCH);
     }
 }
