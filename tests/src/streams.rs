@@ -4,7 +4,7 @@
 //! XOR from the cipher, the keyed LZ methods as XOR over those.
 
 use ngi_core::Method;
-use ngi_core::codec::{XorStream, lzhuf, lzss};
+use ngi_core::codec::{self, PackOptions};
 
 use crate::corpus;
 
@@ -26,21 +26,16 @@ pub struct Stream {
     pub plain: Vec<u8>,
 }
 
-/// `data` packed with `method` (Deflate at miniz_oxide's level 6, raw).
+/// `data` packed with `method` under `key` by `ngi_core::codec::pack` (Deflate through
+/// miniz_oxide at level 6, raw).
+pub fn pack_keyed(method: Method, key: u16, data: &[u8]) -> Vec<u8> {
+    let options = PackOptions::default().with_deflate_level(6);
+    codec::pack(method, key, data, &options).expect("every method packs with `deflate`")
+}
+
+/// `data` packed with `method` under [`KEY`].
 pub fn pack(method: Method, data: &[u8]) -> Vec<u8> {
-    let xored = |mut bytes: Vec<u8>| {
-        XorStream::new(KEY).apply(&mut bytes);
-        bytes
-    };
-    match method {
-        Method::Stored => data.to_vec(),
-        Method::Xor => xored(data.to_vec()),
-        Method::Lzss => lzss::encode(data),
-        Method::XorLzss => xored(lzss::encode(data)),
-        Method::Lzhuf => lzhuf::encode(data),
-        Method::XorLzhuf => xored(lzhuf::encode(data)),
-        Method::Deflate => miniz_oxide::deflate::compress_to_vec(data, 6),
-    }
+    pack_keyed(method, KEY, data)
 }
 
 /// Every corpus sample of at most `max_len` bytes under every method.

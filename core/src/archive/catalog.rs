@@ -258,13 +258,7 @@ impl<S: EntryStore> Catalog<S> {
                 entry: entry.index,
                 flags: entry.as_rsli().map_or(0, |e| e.flags),
             }))?;
-        Unpacker::new(method, entry.key, entry.size).map_err(|error| {
-            Error::Rsli(rsli::RsliError::Decode {
-                entry: entry.index,
-                offset: entry.offset,
-                error,
-            })
-        })
+        Ok(Unpacker::new(method, entry.key, entry.size))
     }
 
     /// Entry `index`'s packed bytes within `file`, the bytes of the whole file this

@@ -23,11 +23,6 @@ pub enum DecodeError {
     },
     /// The flags name a packing method the format does not define.
     UnsupportedMethod(UnsupportedMethod),
-    /// The method is defined by the format but this build cannot decode it yet.
-    MethodNotImplemented {
-        /// The method's flag bits (`flags & 0x1E0`).
-        method: u16,
-    },
     /// A Deflate stream (method 0x100) is corrupt.
     Inflate {
         /// What is wrong.
@@ -46,9 +41,6 @@ impl fmt::Display for DecodeError {
                 "packed stream ends after {produced} of {expected} decoded bytes"
             ),
             DecodeError::UnsupportedMethod(e) => e.fmt(f),
-            DecodeError::MethodNotImplemented { method } => {
-                write!(f, "packing method {method:#05x} is not supported yet")
-            }
             DecodeError::Inflate { error, offset } => {
                 write!(f, "corrupt Deflate stream at packed byte {offset}: {error}")
             }
@@ -89,7 +81,6 @@ impl From<DecodeError> for std::io::Error {
     fn from(e: DecodeError) -> Self {
         let kind = match e {
             DecodeError::Truncated { .. } => std::io::ErrorKind::UnexpectedEof,
-            DecodeError::MethodNotImplemented { .. } => std::io::ErrorKind::Unsupported,
             DecodeError::Inflate { .. } => std::io::ErrorKind::InvalidData,
             _ => std::io::ErrorKind::InvalidData,
         };

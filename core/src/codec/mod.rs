@@ -215,7 +215,7 @@ impl fmt::Display for Method {
 /// ```
 /// use ngi_core::{Decoder, Method, Status, Unpacker};
 ///
-/// let mut unpacker = Unpacker::new(Method::Stored, 0, 5).unwrap();
+/// let mut unpacker = Unpacker::new(Method::Stored, 0, 5);
 /// let mut out = [0u8; 8];
 /// let p = unpacker.decode(b"hello, world", &mut out, true).unwrap();
 /// assert_eq!((p.consumed, p.produced, p.status), (5, 5, Status::Done));
@@ -241,16 +241,21 @@ pub enum Unpacker {
 impl Unpacker {
     /// A decoder for `method`, keyed by `key` (used by the XOR methods only), that must
     /// produce exactly `unpacked_size` bytes.
-    pub fn new(method: Method, key: u16, unpacked_size: u64) -> Result<Self, DecodeError> {
+    ///
+    /// Every method the format defines is decoded, so this cannot fail. (Its argument
+    /// order is the one [`io::DecodeReader::new`](crate::io::DecodeReader::new) and every
+    /// dispatch over methods take: the method, its key, then the size; a single decoder's
+    /// constructor takes the size, then the key.)
+    pub fn new(method: Method, key: u16, unpacked_size: u64) -> Self {
         let n = unpacked_size;
         match method {
-            Method::Stored => Ok(Unpacker::Stored(StoredDecoder::new(n))),
-            Method::Xor => Ok(Unpacker::Xor(XorDecoder::new(n, key))),
-            Method::Lzss => Ok(Unpacker::Lzss(LzssDecoder::new(n, None))),
-            Method::XorLzss => Ok(Unpacker::Lzss(LzssDecoder::new(n, Some(key)))),
-            Method::Lzhuf => Ok(Unpacker::Lzhuf(LzhufDecoder::new(n, None))),
-            Method::XorLzhuf => Ok(Unpacker::Lzhuf(LzhufDecoder::new(n, Some(key)))),
-            Method::Deflate => Ok(Unpacker::Inflate(InflateDecoder::new(n))),
+            Method::Stored => Unpacker::Stored(StoredDecoder::new(n)),
+            Method::Xor => Unpacker::Xor(XorDecoder::new(n, key)),
+            Method::Lzss => Unpacker::Lzss(LzssDecoder::new(n, None)),
+            Method::XorLzss => Unpacker::Lzss(LzssDecoder::new(n, Some(key))),
+            Method::Lzhuf => Unpacker::Lzhuf(LzhufDecoder::new(n, None)),
+            Method::XorLzhuf => Unpacker::Lzhuf(LzhufDecoder::new(n, Some(key))),
+            Method::Deflate => Unpacker::Inflate(InflateDecoder::new(n)),
         }
     }
 
@@ -338,7 +343,7 @@ pub fn unpack_into(
         Method::Deflate => return inflate::decode_into(packed, output),
         _ => {}
     }
-    let mut unpacker = Unpacker::new(method, key, output.len() as u64)?;
+    let mut unpacker = Unpacker::new(method, key, output.len() as u64);
     let progress = unpacker.decode(packed, output, true)?;
     match progress.status {
         Status::Done => Ok(progress.consumed),
@@ -373,7 +378,7 @@ mod tests {
 
     #[test]
     fn stored_in_one_byte_steps_then_truncated() {
-        let mut d = Unpacker::new(Method::Stored, 0, 4).unwrap();
+        let mut d = Unpacker::new(Method::Stored, 0, 4);
         let mut out = [0u8; 1];
         // A full output slice takes precedence: more input alone could not make progress.
         let p = d.decode(b"a", &mut out, false).unwrap();
@@ -409,7 +414,7 @@ mod tests {
             unpack_into(Method::Xor, 0xBEEF, &packed, &mut whole),
             Ok(100)
         );
-        let mut d = Unpacker::new(Method::Xor, 0xBEEF, 100).unwrap();
+        let mut d = Unpacker::new(Method::Xor, 0xBEEF, 100);
         let mut out = [0u8; 100];
         for i in 0..100 {
             let p = d
@@ -425,14 +430,19 @@ mod tests {
     }
 
     #[test]
-    fn every_method_is_implemented() {
+    fn every_method_has_its_decoder() {
         for method in Method::ALL {
-            assert!(Unpacker::new(method, 0, 1).is_ok(), "{method}");
+            let decoder = Unpacker::new(method, 0, 1);
+            assert_eq!(decoder.expected_len(), 1, "{method}");
+            let ours = match method {
+                Method::Stored => matches!(decoder, Unpacker::Stored(_)),
+                Method::Xor => matches!(decoder, Unpacker::Xor(_)),
+                Method::Lzss | Method::XorLzss => matches!(decoder, Unpacker::Lzss(_)),
+                Method::Lzhuf | Method::XorLzhuf => matches!(decoder, Unpacker::Lzhuf(_)),
+                Method::Deflate => matches!(decoder, Unpacker::Inflate(_)),
+            };
+            assert!(ours, "{method}");
         }
-        assert!(matches!(
-            Unpacker::new(Method::Deflate, 0, 1),
-            Ok(Unpacker::Inflate(_))
-        ));
     }
 
     #[test]
@@ -443,7 +453,7 @@ mod tests {
             (Method::Lzhuf, false),
             (Method::XorLzhuf, false),
         ] {
-            let unpacker = Unpacker::new(method, 7, 3).unwrap();
+            let unpacker = Unpacker::new(method, 7, 3);
             assert_eq!(unpacker.expected_len(), 3);
             assert_eq!(matches!(unpacker, Unpacker::Lzss(_)), lz, "{method}");
         }
@@ -451,7 +461,7 @@ mod tests {
 
     #[test]
     fn empty_entry_is_done_at_once() {
-        let mut d = Unpacker::new(Method::Xor, 1, 0).unwrap();
+        let mut d = Unpacker::new(Method::Xor, 1, 0);
         let p = d.decode(b"", &mut [], true).unwrap();
         assert_eq!(p.status, Status::Done);
     }

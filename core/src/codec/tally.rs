@@ -241,7 +241,10 @@ mod tests {
     #[test]
     fn a_kept_error_is_returned_again() {
         let mut t = Tally::<Option<DecodeError>>::new(9);
-        let e = DecodeError::MethodNotImplemented { method: 0x100 };
+        let e = DecodeError::Truncated {
+            produced: 3,
+            expected: 9,
+        };
         assert_eq!(t.fail(3, e), e);
         assert_eq!(t.begin(&mut []).unwrap_err(), e);
         assert_eq!(t.produced(), 3, "the bytes before the error are counted");

@@ -53,24 +53,12 @@ impl StreamDecoder {
     /// exactly `unpacked_size` bytes; faults are placed from offset 0 until
     /// [`at`](StreamDecoder::at) says otherwise.
     pub fn new(method: Method, key: u16, unpacked_size: u64) -> StreamDecoder {
-        let (unpacker, fault) = match Unpacker::new(method, key, unpacked_size) {
-            Ok(unpacker) => (unpacker, None),
-            // A method this build cannot decode: the stream fails at its first byte.
-            Err(error) => (
-                Unpacker::Stored(crate::codec::StoredDecoder::new(0)),
-                Some(StreamError::Decode {
-                    entry: None,
-                    offset: 0,
-                    error,
-                }),
-            ),
-        };
         StreamDecoder {
-            unpacker,
+            unpacker: Unpacker::new(method, key, unpacked_size),
             entry: None,
             start: 0,
             consumed: 0,
-            fault,
+            fault: None,
             done: false,
         }
     }
@@ -80,15 +68,6 @@ impl StreamDecoder {
     pub fn at(mut self, entry: Option<u32>, offset: u64) -> StreamDecoder {
         self.entry = entry;
         self.start = offset;
-        if let Some(StreamError::Decode {
-            entry: e,
-            offset: o,
-            ..
-        }) = &mut self.fault
-        {
-            *e = entry;
-            *o = offset;
-        }
         self
     }
 

@@ -263,10 +263,6 @@ impl From<RsliError> for std::io::Error {
                 error: DecodeError::Truncated { .. },
                 ..
             } => ErrorKind::UnexpectedEof,
-            RsliError::Decode {
-                error: DecodeError::MethodNotImplemented { .. },
-                ..
-            } => ErrorKind::Unsupported,
             _ => ErrorKind::InvalidData,
         };
         std::io::Error::new(kind, e)
@@ -510,15 +506,6 @@ mod tests {
                 error: truncated
             }),
             ErrorKind::UnexpectedEof
-        );
-        let missing = DecodeError::MethodNotImplemented { method: 0x100 };
-        assert_eq!(
-            kind(RsliError::Decode {
-                entry: 0,
-                offset: 0,
-                error: missing
-            }),
-            ErrorKind::Unsupported
         );
         assert_eq!(
             kind(RsliError::BadMagic { found: *b"NR" }),

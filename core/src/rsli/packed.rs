@@ -43,13 +43,11 @@ impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
     pub fn unpacker(&self, index: usize) -> Result<Unpacker, RsliError> {
         let (id, entry) = self.get(index)?;
         let method = method(id, entry)?;
-        Unpacker::new(method, entry.data_key(), entry.unpacked_size.into()).map_err(|error| {
-            RsliError::Decode {
-                entry: id,
-                offset: effective_offset(entry, self.overlay()),
-                error,
-            }
-        })
+        Ok(Unpacker::new(
+            method,
+            entry.data_key(),
+            entry.unpacked_size.into(),
+        ))
     }
 
     /// Unpacks entry `index` into `out`, which must be exactly `unpacked_size` long.

@@ -208,15 +208,7 @@ pub fn seeds() -> Vec<Seed> {
     let key = 0x5AA5u16;
     for (m, method) in Method::ALL.iter().enumerate() {
         let data = if m % 2 == 0 { text } else { lines };
-        let packed = match method {
-            Method::Stored => data.clone(),
-            Method::Xor => xored(key, data),
-            Method::Lzss => lzss::encode(data),
-            Method::XorLzss => xored(key, &lzss::encode(data)),
-            Method::Lzhuf => lzhuf::encode(data),
-            Method::XorLzhuf => xored(key, &lzhuf::encode(data)),
-            Method::Deflate => miniz_oxide::deflate::compress_to_vec(data, 6),
-        };
+        let packed = pack(*method, key, data);
         let schedule: &[u8] = [
             &[0x11][..],
             &[0xFF, 0x10, 0x01],
@@ -369,15 +361,4 @@ pub fn seeds() -> Vec<Seed> {
     out
 }
 
-/// `data` packed with `method`, keyed by `key` (Deflate by miniz_oxide, level 6).
-fn pack(method: Method, key: u16, data: &[u8]) -> Vec<u8> {
-    match method {
-        Method::Stored => data.to_vec(),
-        Method::Xor => xored(key, data),
-        Method::Lzss => lzss::encode(data),
-        Method::XorLzss => xored(key, &lzss::encode(data)),
-        Method::Lzhuf => lzhuf::encode(data),
-        Method::XorLzhuf => xored(key, &lzhuf::encode(data)),
-        Method::Deflate => miniz_oxide::deflate::compress_to_vec(data, 6),
-    }
-}
+use crate::streams::pack_keyed as pack;
