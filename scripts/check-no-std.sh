@@ -3,7 +3,7 @@
 # and that nothing in its dependency tree does: it builds for a bare-metal target whose
 # sysroot has no `std` at all, then reads the crate dependencies recorded in every rlib
 # of that build (rustc's `-Z ls`, allowed on stable through RUSTC_BOOTSTRAP for this
-# read-only query). Two builds: no feature at all, and `embedded-io` + `heapless` (the
+# read-only query). Three builds: no feature at all, `embedded-io`, and it with `heapless` (the
 # embedded readers, the opener driver and heapless storage), each in a folder of its own
 # under the target directory ($CARGO_TARGET_DIR when set).
 set -euo pipefail
@@ -13,7 +13,7 @@ rustup target list --installed | grep -qx "$target" || rustup target add "$targe
 out=${CARGO_TARGET_DIR:-target}
 status=0
 shopt -s nullglob
-for features in "" "embedded-io,heapless"; do
+for features in "" "embedded-io" "embedded-io,heapless"; do
   dir=$out/no-std/${features:-none}
   cargo build -p ngi-core --no-default-features ${features:+--features "$features"} \
     --target "$target" --target-dir "$dir" --locked --quiet

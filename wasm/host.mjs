@@ -58,6 +58,8 @@ let wasm = null;
 const bytesAt = (ptr, len) => new Uint8Array(wasm.memory.buffer, ptr, len);
 function read_at(offset, ptr, len) {
   if (failing) return -1;
+  // wasm's i32 arrive signed: take them as the u32 they are.
+  [offset, ptr, len] = [offset >>> 0, ptr >>> 0, len >>> 0];
   const bytes = file.subarray(offset, Math.min(offset + len, file.length));
   bytesAt(ptr, bytes.length).set(bytes);
   served += bytes.length;

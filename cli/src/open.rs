@@ -17,7 +17,7 @@ use crate::report::Failure;
 const CHUNK: usize = 64 * 1024;
 
 /// An archive of either format, open.
-pub struct Opened {
+pub struct ArchiveFile {
     file: File,
     pub catalog: Catalog<Vec<Entry>>,
 }
@@ -34,7 +34,7 @@ pub enum EntryError {
     Output(std::io::Error),
 }
 
-impl Opened {
+impl ArchiveFile {
     /// Opens the regular file at `path` by its magic (or in NRes raw mode when asked),
     /// refusing an archive of more than `limits.max_entries` entries before anything is
     /// read per entry.
@@ -51,7 +51,7 @@ impl Opened {
             .with_raw(raw)
             .with_media_trailer(media_trailer);
         match ngi_core::io::open_at(&file, options) {
-            Ok(catalog) => Ok(Opened { file, catalog }),
+            Ok(catalog) => Ok(ArchiveFile { file, catalog }),
             Err(OpenError::Archive(Error::UnknownFormat { found, len })) => {
                 let start = found.get(..usize::from(len)).unwrap_or_default();
                 Err(Failure::Bad(format!(
@@ -96,10 +96,12 @@ impl Opened {
         while filled < len {
             match self
                 .file
-                .read_at(&mut bytes[filled..], offset + filled as u64)?
+                .read_at(&mut bytes[filled..], offset + filled as u64)
             {
-                0 => break,
-                n => filled += n,
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
             }
         }
         bytes.truncate(filled);

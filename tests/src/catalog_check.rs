@@ -86,7 +86,7 @@ pub fn compare(
                     .map_err(|error| nres::NresError::Limit { error, offset: 8 })
             })
         } else {
-            nres::Archive::open_with(bytes, &options)
+            nres::Archive::open_with(bytes, options)
         };
         match (&fed, archive) {
             (Ok(catalog), Ok(archive)) => same_as_nres(catalog, &archive, bytes),

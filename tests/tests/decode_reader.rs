@@ -13,9 +13,6 @@ use ngi_core::io::{DecodeReader, StreamError};
 use ngi_tests::corpus::Rng;
 use ngi_tests::streams::{Stream, streams};
 
-/// Streams read a byte at a time in full: the corpus up to this size.
-const ONE_BYTE_MAX: usize = 70 * 1024;
-
 fn one_shot(s: &Stream) -> Vec<u8> {
     let mut out = vec![0u8; s.plain.len()];
     let used = unpack_into(s.method, s.key, &s.packed, &mut out).expect("the stream decodes");
@@ -52,10 +49,8 @@ fn every_stream_reads_the_same_in_any_sizes() {
     let mut rng = Rng::new(0x0DEC0DE);
     for s in streams(usize::MAX) {
         let want = one_shot(&s);
-        if s.plain.len() <= ONE_BYTE_MAX {
-            let got = read_all(reader(&s, &s.packed), || 1).unwrap();
-            assert!(got == want, "{}: 1-byte reads", s.name);
-        }
+        let got = read_all(reader(&s, &s.packed), || 1).unwrap();
+        assert!(got == want, "{}: 1-byte reads", s.name);
         let got = read_all(reader(&s, &s.packed), || 1 + rng.below(9000)).unwrap();
         assert!(got == want, "{}: random reads", s.name);
         let mut whole = Vec::new();
@@ -91,7 +86,7 @@ fn every_stream_reads_the_same_through_bufread() {
 
 #[test]
 fn trailing_bytes_stay_in_inner() {
-    for s in streams(ONE_BYTE_MAX) {
+    for s in streams(usize::MAX) {
         let mut packed = s.packed.clone();
         packed.extend_from_slice(b"NEXT STREAM");
         let mut r = reader(&s, &packed);
@@ -209,7 +204,7 @@ impl embedded_io::BufRead for OneByte<'_> {
 fn embedded_io_over_a_one_byte_source() {
     use embedded_io::Read as _;
     let mut rng = Rng::new(5);
-    for s in streams(ONE_BYTE_MAX) {
+    for s in streams(usize::MAX) {
         let mut r = DecodeReader::new(OneByte(&s.packed), s.method, s.key, s.plain.len() as u64);
         let mut out = Vec::new();
         let mut buf = [0u8; 5000];

@@ -35,7 +35,7 @@ fn options(case: &Case) -> OpenOptions {
 
 fn open(case: &Case) -> Result<Opened<'_>, Error> {
     match case.format {
-        Format::Nres => Archive::open_with(&case.bytes, &options(case))
+        Format::Nres => Archive::open_with(&case.bytes, options(case))
             .map(Opened::Nres)
             .map_err(Error::Nres),
         Format::Rsli => {

@@ -5,10 +5,10 @@ use std::io::Write;
 use ngi_core::limits::Budget;
 
 use crate::args::Options;
-use crate::open::{EntryError, Opened};
+use crate::open::{ArchiveFile, EntryError};
 use crate::report::{Failure, output_failed};
 
-pub fn run(options: &Options, archive: &Opened) -> Result<(), Failure> {
+pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let index = super::select(
         options,
         archive,

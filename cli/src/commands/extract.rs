@@ -24,10 +24,10 @@ use ngi_core::limits::Budget;
 
 use crate::args::Options;
 use crate::names;
-use crate::open::{EntryError, Opened};
+use crate::open::{ArchiveFile, EntryError};
 use crate::report::{Failure, progress, say};
 
-pub fn run(options: &Options, archive: &Opened) -> Result<(), Failure> {
+pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let dir = options.output.clone().unwrap_or_else(|| PathBuf::from("."));
     let indices = selection(options, archive)?;
     fs::create_dir_all(&dir).map_err(|e| Failure::about(dir.display(), e))?;
@@ -90,7 +90,7 @@ pub fn run(options: &Options, archive: &Opened) -> Result<(), Failure> {
 }
 
 /// The entries to extract, in order, each once: all of them, or those the NAMEs select.
-fn selection(options: &Options, archive: &Opened) -> Result<Vec<usize>, Failure> {
+fn selection(options: &Options, archive: &ArchiveFile) -> Result<Vec<usize>, Failure> {
     if options.names.is_empty() {
         return Ok((0..archive.len()).collect());
     }
@@ -130,7 +130,7 @@ enum Skip {
 }
 
 fn extract_one(
-    archive: &Opened,
+    archive: &ArchiveFile,
     index: usize,
     path: &Path,
     force: bool,

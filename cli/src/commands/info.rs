@@ -8,7 +8,7 @@ use ngi_core::{nres, rsli};
 
 use super::json;
 use crate::args::Options;
-use crate::open::{Opened, method_name};
+use crate::open::{ArchiveFile, method_name};
 use crate::report::{Failure, output_failed};
 
 /// One fact: its label for people, its key for JSON, and its value in each form.
@@ -65,7 +65,7 @@ pub fn rsli_lookup(table: rsli::LookupTable) -> String {
     }
 }
 
-fn facts(options: &Options, archive: &Opened) -> Vec<Fact> {
+fn facts(options: &Options, archive: &ArchiveFile) -> Vec<Fact> {
     let mut facts = vec![
         text("format", "format", archive.format_name().into()),
         number("entries", "entries", archive.len() as u64),
@@ -144,7 +144,7 @@ fn facts(options: &Options, archive: &Opened) -> Vec<Fact> {
     facts
 }
 
-pub fn run(options: &Options, archive: &Opened) -> Result<(), Failure> {
+pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let facts = facts(options, archive);
     let mut out = std::io::stdout().lock();
     let written = if options.json {

@@ -7,10 +7,10 @@ use crate::args::Options;
 use crate::names;
 use ngi_core::archive::{Entry, Format, Native};
 
-use crate::open::{Opened, method_name};
+use crate::open::{ArchiveFile, method_name};
 use crate::report::{Failure, output_failed};
 
-pub fn run(options: &Options, archive: &Opened) -> Result<(), Failure> {
+pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if options.json {
@@ -59,7 +59,7 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn write_json(archive: &Opened, out: &mut dyn Write) -> std::io::Result<()> {
+fn write_json(archive: &ArchiveFile, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "[")?;
     let count = archive.len();
     for (index, entry) in archive.entries().iter().enumerate() {
@@ -69,7 +69,7 @@ fn write_json(archive: &Opened, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "]")
 }
 
-fn write_table(archive: &Opened, out: &mut dyn Write) -> std::io::Result<()> {
+fn write_table(archive: &ArchiveFile, out: &mut dyn Write) -> std::io::Result<()> {
     let nres = archive.catalog.format() == Format::Nres;
     let kind = if nres { "type_id" } else { "flags" };
     writeln!(

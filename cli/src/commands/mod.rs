@@ -10,11 +10,11 @@ mod list;
 mod verify;
 
 use crate::args::{Command, Options};
-use crate::open::Opened;
+use crate::open::ArchiveFile;
 use crate::report::Failure;
 
 pub fn run(options: &Options) -> Result<(), Failure> {
-    let archive = Opened::open(
+    let archive = ArchiveFile::open(
         &options.archive,
         options.raw,
         options.media_trailer,
@@ -32,7 +32,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
 /// The entry a NAME argument or `--index` selects, or a failure that says it is missing.
 pub fn select(
     options: &Options,
-    archive: &Opened,
+    archive: &ArchiveFile,
     name: Option<&std::ffi::OsStr>,
 ) -> Result<usize, Failure> {
     let path = options.archive.display();

@@ -19,7 +19,7 @@ use ngi_core::{nres, rsli};
 
 use crate::args::Options;
 use crate::names;
-use crate::open::{EntryError, Opened};
+use crate::open::{ArchiveFile, EntryError};
 use crate::report::{Failure, output_failed, say};
 
 /// Counts what it is given and keeps none of it.
@@ -53,7 +53,7 @@ impl Findings {
     }
 }
 
-pub fn run(options: &Options, archive: &Opened) -> Result<(), Failure> {
+pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let path = options.archive.display().to_string();
     let mut findings = Findings {
         path: path.clone(),
@@ -92,13 +92,17 @@ pub fn run(options: &Options, archive: &Opened) -> Result<(), Failure> {
 }
 
 /// Where entry `entry`'s `sort_index` field lies in an NRes file.
-fn nres_sort_field(archive: &Opened, entry: u32) -> u64 {
+fn nres_sort_field(archive: &ArchiveFile, entry: u32) -> u64 {
     archive.catalog.directory_offset() + 64 * u64::from(entry) + 60
 }
 
 /// The NRes rules beyond each entry's own: the lookup table and the payload layout.
 /// Returns whether lookups run the binary search.
-fn nres_structure(archive: &Opened, table: nres::LookupTable, findings: &mut Findings) -> bool {
+fn nres_structure(
+    archive: &ArchiveFile,
+    table: nres::LookupTable,
+    findings: &mut Findings,
+) -> bool {
     for problem in archive.catalog.problems() {
         findings.problem(problem);
     }
@@ -123,7 +127,7 @@ fn nres_structure(archive: &Opened, table: nres::LookupTable, findings: &mut Fin
 
 /// SPEC 1.3: payloads may overlap or leave gaps, which the engine accepts and a canonical
 /// writer never produces (8-aligned, in order, zero padding, no gaps).
-fn nres_layout(archive: &Opened, findings: &mut Findings) {
+fn nres_layout(archive: &ArchiveFile, findings: &mut Findings) {
     let mut spans: Vec<(u64, u64, u32)> = (0..archive.len())
         .filter_map(|i| archive.catalog.packed_range(i).ok().map(|r| (r, i)))
         .map(|(r, i)| (r.start, r.end, i as u32))
@@ -153,11 +157,14 @@ fn nres_layout(archive: &Opened, findings: &mut Findings) {
                 ));
             } else {
                 // At most 7 bytes of padding: read them from the file.
-                let between = archive.read_at(end, (start - end) as usize);
-                if between.is_ok_and(|bytes| bytes.iter().any(|&b| b != 0)) {
-                    findings.note(format_args!(
+                match archive.read_at(end, (start - end) as usize) {
+                    Ok(bytes) if bytes.iter().any(|&b| b != 0) => findings.note(format_args!(
                         "offset {end:#x}: non-zero padding before entry {index}"
-                    ));
+                    )),
+                    Ok(_) => {}
+                    Err(e) => findings.problem(format_args!(
+                        "offset {end:#x}: cannot read the padding before entry {index}: {e}"
+                    )),
                 }
             }
         }
@@ -177,7 +184,11 @@ fn nres_layout(archive: &Opened, findings: &mut Findings) {
 
 /// The RsLi rules beyond each entry's own. Returns whether every entry is reachable by the
 /// binary search alone (so that looking names up again stays O(n log n)).
-fn rsli_structure(archive: &Opened, table: rsli::LookupTable, findings: &mut Findings) -> bool {
+fn rsli_structure(
+    archive: &ArchiveFile,
+    table: rsli::LookupTable,
+    findings: &mut Findings,
+) -> bool {
     for problem in archive.catalog.problems() {
         findings.problem(problem);
     }
@@ -214,7 +225,7 @@ fn rsli_structure(archive: &Opened, table: rsli::LookupTable, findings: &mut Fin
 
 /// Decodes one entry in full and, where the binary search applies, checks that its name
 /// leads back to an entry of that name.
-fn entry(archive: &Opened, index: usize, searchable: bool, findings: &mut Findings) {
+fn entry(archive: &ArchiveFile, index: usize, searchable: bool, findings: &mut Findings) {
     let Some(row) = archive.entry(index) else {
         return;
     };

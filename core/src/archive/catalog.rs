@@ -86,10 +86,16 @@ impl<S: EntryStore> Catalog<S> {
     pub fn open_in(bytes: &[u8], store: S, options: OpenOptions) -> Result<Self, Error> {
         let mut opener = Opener::new(bytes.len() as u64, store, options);
         while let Some(range) = opener.need()? {
-            let start = usize::try_from(range.start).unwrap_or(usize::MAX);
-            let end = usize::try_from(range.end).unwrap_or(usize::MAX);
-            // The opener asks only for ranges inside the length it was given.
-            opener.feed(bytes.get(start..end).unwrap_or_default())?;
+            let start = usize::try_from(range.start).ok();
+            let end = usize::try_from(range.end).ok();
+            // The opener asks only for ranges inside the length it was given; were it ever
+            // not so, this stops rather than feeding nothing forever.
+            let piece = start.zip(end).and_then(|(s, e)| bytes.get(s..e));
+            let piece = piece.filter(|p| !p.is_empty()).ok_or(Error::Incomplete {
+                offset: range.start,
+                len: range.end - range.start,
+            })?;
+            opener.feed(piece)?;
         }
         opener.finish()
     }
@@ -262,46 +268,24 @@ impl<S: EntryStore> Catalog<S> {
     }
 
     /// Entry `index`'s packed bytes within `file`, the bytes of the whole file this
-    /// catalog was opened from: zero-copy.
+    /// catalog was opened from: zero-copy. Bytes of another length are refused
+    /// ([`Error::FileLength`]).
     pub fn packed<'a>(&self, index: usize, file: &'a [u8]) -> Result<&'a [u8], Error> {
         let range = self.packed_range(index)?;
+        let wrong = Error::FileLength {
+            expected: self.file_len,
+            got: file.len() as u64,
+        };
+        if file.len() as u64 != self.file_len {
+            return Err(wrong);
+        }
+        // The range lies in the file (packed_range said so), so it indexes `file`.
         let start = usize::try_from(range.start).ok();
         let end = usize::try_from(range.end).ok();
-        match (start, end) {
-            (Some(start), Some(end)) if file.len() as u64 == self.file_len => {
-                file.get(start..end).ok_or(Error::NoSuchEntry {
-                    index: index as u64,
-                })
-            }
-            // Other bytes than the catalog's file, or a range no `usize` can index.
-            _ => Err(self.outside(index, file.len() as u64)),
-        }
-    }
-
-    /// The error for an entry whose range does not lie in bytes of length `len`.
-    fn outside(&self, index: usize, len: u64) -> Error {
-        let Some(entry) = self.entry(index) else {
-            return Error::NoSuchEntry {
-                index: index as u64,
-            };
-        };
-        match &entry.native {
-            Native::Nres(record) => {
-                let e = record.entry();
-                Error::Nres(nres::NresError::DataPastDirectory {
-                    entry: e.index,
-                    data_offset: e.data_offset,
-                    size: e.size,
-                    directory_offset: len,
-                })
-            }
-            Native::Rsli(e) => Error::Rsli(rsli::RsliError::DataOutOfBounds {
-                entry: entry.index,
-                offset: entry.offset,
-                size: e.stream_len(),
-                file_len: len,
-            }),
-        }
+        start
+            .zip(end)
+            .and_then(|(s, e)| file.get(s..e))
+            .ok_or(wrong)
     }
 
     /// Every per-entry rule violation, in entry order: what [`nres::Archive::problems`]

@@ -13,7 +13,7 @@ use crate::rsli;
 /// |---|---|---|
 /// | [`size`](Entry::size) | `size` | `unpacked_size` |
 /// | [`offset`](Entry::offset) | `data_offset` | `data_offset` + the media overlay when honoured |
-/// | [`packed_size`](Entry::packed_size) | `size` | the bytes the engine reads: `unpacked_size` for stored and XOR entries, else `packed_size` |
+/// | [`packed_len`](Entry::packed_len) | `size` | the bytes the engine reads: `unpacked_size` for stored and XOR entries, else `packed_size` |
 /// | [`method`](Entry::method) | [`Method::Stored`] | from `flags` (`None`: no method) |
 /// | [`key`](Entry::key) | 0 | the settled `sort_index` (SPEC 2.5) |
 ///
@@ -40,8 +40,10 @@ pub struct Entry {
     pub size: u64,
     /// Absolute file offset of the packed bytes.
     pub offset: u64,
-    /// Bytes of packed data the engine reads from [`offset`](Entry::offset).
-    pub packed_size: u64,
+    /// Bytes of packed data the engine reads from [`offset`](Entry::offset). Not always
+    /// RsLi's own `packed_size` field (that is in [`native`](Entry::native)): stored and XOR
+    /// entries are read for `unpacked_size` bytes whatever it says (SPEC 2.7).
+    pub packed_len: u64,
     /// The packing method, `None` for RsLi flags that name none.
     pub method: Option<Method>,
     /// The XOR key of the packed bytes (used by the XOR methods only).
@@ -68,7 +70,7 @@ impl Entry {
         index: 0,
         size: 0,
         offset: 0,
-        packed_size: 0,
+        packed_len: 0,
         method: Some(Method::Stored),
         key: 0,
         native: Native::Nres(nres::Record {
@@ -84,7 +86,7 @@ impl Entry {
             index: record.index,
             size: e.size.into(),
             offset: e.data_offset.into(),
-            packed_size: e.size.into(),
+            packed_len: e.size.into(),
             method: Some(Method::Stored),
             key: 0,
             native: Native::Nres(record),
@@ -98,7 +100,7 @@ impl Entry {
             index,
             size: entry.unpacked_size.into(),
             offset: u64::from(entry.data_offset) + u64::from(overlay.unwrap_or(0)),
-            packed_size: entry.stream_len().into(),
+            packed_len: entry.stream_len().into(),
             method: entry.method().ok(),
             key: entry.data_key(),
             native: Native::Rsli(entry),
@@ -122,10 +124,10 @@ impl Entry {
         }
     }
 
-    /// The packed range the directory declares, `offset .. offset + packed_size`
+    /// The packed range the directory declares, `offset .. offset + packed_len`
     /// (unchecked; see [`Catalog::packed_range`](super::Catalog::packed_range)).
     pub fn declared_range(&self) -> Range<u64> {
-        self.offset..self.offset.saturating_add(self.packed_size)
+        self.offset..self.offset.saturating_add(self.packed_len)
     }
 
     /// The NRes directory record, parsed; `None` for an RsLi entry.

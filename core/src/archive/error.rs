@@ -10,7 +10,8 @@ use crate::rsli::RsliError;
 ///
 /// The format errors are passed through as they are: their messages, [`entry`] and
 /// [`offset`] are the format's own (this type's `Display` is theirs, and its `source` is
-/// their source, so an error chain shows each message once).
+/// their source). Messages are complete on their own, the typed cause included, for tools
+/// that print one line; the cause is also the `source`, for callers that match on it.
 ///
 /// [`entry`]: Error::entry
 /// [`offset`]: Error::offset
@@ -48,6 +49,14 @@ pub enum Error {
     NoSuchEntry {
         /// The index asked for.
         index: u64,
+    },
+    /// Bytes given as the catalog's file ([`Catalog::packed`](super::Catalog::packed)) are
+    /// not as long as the file it was opened from.
+    FileLength {
+        /// The length of the file the catalog describes.
+        expected: u64,
+        /// The length of the bytes given.
+        got: u64,
     },
     /// [`Opener::finish`](super::Opener::finish) was called while the opener still
     /// needed these bytes.
@@ -122,6 +131,10 @@ impl fmt::Display for Error {
                 "entry storage holds {capacity} entries, but the archive has {needed}"
             ),
             Error::NoSuchEntry { index } => write!(f, "the archive has no entry {index}"),
+            Error::FileLength { expected, got } => write!(
+                f,
+                "{got} bytes given as the archive's file, which is {expected} bytes long"
+            ),
             Error::Incomplete { offset, len } => write!(
                 f,
                 "opening stopped with {len} bytes at offset {offset} still to be read"

@@ -19,7 +19,7 @@ use crate::rsli::{self, TableDecoder};
 /// |---|---|
 /// | detection | the first 16 bytes (fewer in a shorter file) |
 /// | NRes | the directory: `total_size - 64 * count ..` the end |
-/// | RsLi | header bytes 16..32, the table `32 .. 32 + 32 * count`, the last 6 bytes (the `AO` trailer, reported even when not honoured) |
+/// | RsLi | header bytes 16..32, the table `32 .. 32 + 32 * count`, the last 6 bytes (the `AO` trailer, reported even when not honoured; in a file of a few dozen bytes they overlap the table and are read again) |
 /// | raw mode | nothing |
 ///
 /// Every size is checked before the range it governs is asked for: the header against
@@ -101,7 +101,9 @@ enum State {
 const DETECT_LEN: u64 = nres::HEADER_LEN as u64;
 
 impl<S: EntryStore> Opener<S> {
-    /// An opener for a file of `file_len` bytes whose entries go into `store`.
+    /// An opener for a file of `file_len` bytes whose entries go into `store`. The opener
+    /// owns the store until [`finish`](Opener::finish) hands it over in the catalog; pass
+    /// `&mut store` to keep it whatever the outcome.
     ///
     /// In raw mode ([`OpenOptions::raw`]) it is done at once: one entry, `RAW`, the whole
     /// file (which must fit the 32-bit size field, [`NresError::RawTooLarge`]).

@@ -21,8 +21,6 @@ pub enum DecodeError {
         /// Bytes the entry declares (`unpacked_size`).
         expected: u64,
     },
-    /// The flags name a packing method the format does not define.
-    UnsupportedMethod(UnsupportedMethod),
     /// A Deflate stream (method 0x100) is corrupt.
     Inflate {
         /// What is wrong.
@@ -40,7 +38,6 @@ impl fmt::Display for DecodeError {
                 f,
                 "packed stream ends after {produced} of {expected} decoded bytes"
             ),
-            DecodeError::UnsupportedMethod(e) => e.fmt(f),
             DecodeError::Inflate { error, offset } => {
                 write!(f, "corrupt Deflate stream at packed byte {offset}: {error}")
             }
@@ -70,19 +67,12 @@ impl fmt::Display for UnsupportedMethod {
 
 impl core::error::Error for UnsupportedMethod {}
 
-impl From<UnsupportedMethod> for DecodeError {
-    fn from(e: UnsupportedMethod) -> Self {
-        DecodeError::UnsupportedMethod(e)
-    }
-}
-
 #[cfg(feature = "std")]
 impl From<DecodeError> for std::io::Error {
     fn from(e: DecodeError) -> Self {
         let kind = match e {
             DecodeError::Truncated { .. } => std::io::ErrorKind::UnexpectedEof,
             DecodeError::Inflate { .. } => std::io::ErrorKind::InvalidData,
-            _ => std::io::ErrorKind::InvalidData,
         };
         std::io::Error::new(kind, e)
     }

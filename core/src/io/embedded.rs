@@ -10,6 +10,7 @@ use super::reader::{Fault, Source};
 use super::span::Span;
 use super::{DecodeReader, OpenError, StreamError};
 use crate::archive::{Catalog, EntryStore, Error, Opener};
+use crate::codec::Decoder;
 use crate::options::OpenOptions;
 
 /// Why a [`DecodeReader`] over an `embedded_io` source failed: the stream (sticky), or the
@@ -73,7 +74,7 @@ fn to_read_error<E>(fault: Fault<E>) -> ReadError<E> {
     }
 }
 
-impl<R: BufRead, const N: usize> ErrorType for DecodeReader<R, N>
+impl<R: BufRead, const N: usize, D> ErrorType for DecodeReader<R, N, D>
 where
     R::Error: 'static,
 {
@@ -81,7 +82,7 @@ where
 }
 
 /// Decoded bytes; see [`DecodeReader`] for the rules.
-impl<R: BufRead, const N: usize> Read for DecodeReader<R, N>
+impl<R: BufRead, const N: usize, D: Decoder> Read for DecodeReader<R, N, D>
 where
     R::Error: 'static,
 {
@@ -91,7 +92,7 @@ where
 }
 
 /// Decoded bytes through the reader's own `N`-byte buffer.
-impl<R: BufRead, const N: usize> BufRead for DecodeReader<R, N>
+impl<R: BufRead, const N: usize, D: Decoder> BufRead for DecodeReader<R, N, D>
 where
     R::Error: 'static,
 {
@@ -151,7 +152,7 @@ pub fn open_seekable<R: Read + Seek, S: EntryStore>(
                 offset: range.start,
             });
         }
-        position += n as u64;
+        position = position.saturating_add(n as u64);
         opener.feed(piece.get(..n).unwrap_or_default())?;
     }
     Ok(opener.finish()?)
@@ -172,6 +173,7 @@ pub struct SeekRange<R, const N: usize = 512> {
 impl<R: Read + Seek, const N: usize> SeekRange<R, N> {
     /// A reader of `range` of `source`.
     pub fn new(source: R, range: core::ops::Range<u64>) -> Self {
+        const { assert!(N > 0, "a SeekRange's buffer holds at least one byte") };
         SeekRange {
             source,
             span: Span::new(range),

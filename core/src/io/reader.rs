@@ -1,7 +1,7 @@
 //! `DecodeReader`: a packed stream read from a `BufRead`, decoded as it is read.
 
 use super::{StreamDecoder, StreamError};
-use crate::codec::{Method, Status};
+use crate::codec::{Decoder, Method, Status, Unpacker};
 
 /// Default length of a [`DecodeReader`]'s own buffer, used by its `BufRead` side only.
 pub const DEFAULT_BUFFER_LEN: usize = 4096;
@@ -25,9 +25,11 @@ pub const DEFAULT_BUFFER_LEN: usize = 4096;
 ///   `Interrupted`);
 /// * a zero-length read changes nothing.
 ///
-/// Its state is fixed: the codec ([`StreamDecoder`], 42 648 bytes on 64-bit targets with
-/// Deflate's window), `N` bytes of buffer for `BufRead` (`Read` decodes straight into the
-/// caller's buffer), and `inner`.
+/// Its state is fixed: the codec `D` behind the stream's rules ([`StreamDecoder`]; the
+/// [`Unpacker`] by default, 42 648 bytes on 64-bit targets with Deflate's window, or one
+/// decoder of the caller's choice through [`from_stream`](DecodeReader::from_stream)), `N`
+/// bytes of buffer for `BufRead` (`Read` decodes straight into the caller's buffer; `N`
+/// is at least 1), and `inner`.
 ///
 /// ```
 /// # #[cfg(feature = "std")] {
@@ -51,9 +53,9 @@ pub const DEFAULT_BUFFER_LEN: usize = 4096;
 #[derive(Debug, Clone)]
 // With neither `std` nor `embedded-io` no I/O trait reads it: the buffer then sits unused.
 #[cfg_attr(not(any(feature = "std", feature = "embedded-io")), allow(dead_code))]
-pub struct DecodeReader<R, const N: usize = DEFAULT_BUFFER_LEN> {
+pub struct DecodeReader<R, const N: usize = DEFAULT_BUFFER_LEN, D = Unpacker> {
     inner: R,
-    core: StreamDecoder,
+    core: StreamDecoder<D>,
     buffer: [u8; N],
     /// Decoded bytes in `buffer`: `pos..filled` are yet to be read.
     pos: usize,
@@ -69,17 +71,42 @@ impl<R> DecodeReader<R> {
     }
 }
 
-#[cfg_attr(not(any(feature = "std", feature = "embedded-io")), allow(dead_code))]
 impl<R, const N: usize> DecodeReader<R, N> {
     /// [`new`](DecodeReader::new) with a `BufRead` buffer of `N` bytes: name it as
     /// `DecodeReader::<_, 512>::with_buffer(...)`.
     pub fn with_buffer(inner: R, method: Method, key: u16, unpacked_size: u64) -> Self {
         DecodeReader::from_stream(inner, StreamDecoder::new(method, key, unpacked_size))
     }
+}
 
-    /// A reader over `inner` driving `core`, e.g. a
-    /// [`Catalog::stream_decoder`](crate::archive::Catalog::stream_decoder).
-    pub fn from_stream(inner: R, core: StreamDecoder) -> Self {
+#[cfg_attr(not(any(feature = "std", feature = "embedded-io")), allow(dead_code))]
+impl<R, const N: usize, D: Decoder> DecodeReader<R, N, D> {
+    /// A reader over `inner` driving `core`: a
+    /// [`Catalog::stream_decoder`](crate::archive::Catalog::stream_decoder), or a
+    /// [`StreamDecoder::from_decoder`] of one codec to keep the state small:
+    ///
+    /// ```
+    /// # #[cfg(feature = "std")] {
+    /// use std::io::Read;
+    /// use ngi_core::codec::StoredDecoder;
+    /// use ngi_core::io::{DecodeReader, StreamDecoder};
+    ///
+    /// let core = StreamDecoder::from_decoder(StoredDecoder::new(5));
+    /// let mut reader = DecodeReader::<_, 16, _>::from_stream(&b"hello, world"[..], core);
+    /// let mut out = String::new();
+    /// reader.read_to_string(&mut out)?;
+    /// assert_eq!(out, "hello");
+    /// assert!(core::mem::size_of_val(&reader) < 256);
+    /// # }
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn from_stream(inner: R, core: StreamDecoder<D>) -> Self {
+        const {
+            assert!(
+                N > 0,
+                "a DecodeReader's BufRead buffer holds at least one byte"
+            )
+        };
         DecodeReader {
             inner,
             core,
@@ -113,7 +140,7 @@ impl<R, const N: usize> DecodeReader<R, N> {
     }
 
     /// The codec state: bytes produced and consumed so far, whether it is done or failed.
-    pub fn stream(&self) -> &StreamDecoder {
+    pub fn stream(&self) -> &StreamDecoder<D> {
         &self.core
     }
 
@@ -138,7 +165,7 @@ impl<R, const N: usize> DecodeReader<R, N> {
             self.pos += n;
             return Ok(n);
         }
-        pump::<R, S>(&mut self.core, &mut self.inner, out)
+        pump::<R, S, D>(&mut self.core, &mut self.inner, out)
     }
 
     /// `BufRead::fill_buf` over any source.
@@ -147,7 +174,7 @@ impl<R, const N: usize> DecodeReader<R, N> {
             return Err(Fault::Stream(fault));
         }
         if self.pos >= self.filled {
-            let n = pump::<R, S>(&mut self.core, &mut self.inner, &mut self.buffer)?;
+            let n = pump::<R, S, D>(&mut self.core, &mut self.inner, &mut self.buffer)?;
             (self.pos, self.filled) = (0, n);
         }
         Ok(self.buffered())
@@ -187,8 +214,8 @@ impl<E> From<StreamError> for Fault<E> {
 /// Decodes into `out` until at least one byte is out, the stream is done, or an error:
 /// the one read loop of every reader. Each pass either consumes input, produces output,
 /// or fails, so it ends with any finite source.
-fn pump<R, S: Source<R>>(
-    core: &mut StreamDecoder,
+fn pump<R, S: Source<R>, D: Decoder>(
+    core: &mut StreamDecoder<D>,
     inner: &mut R,
     out: &mut [u8],
 ) -> Result<usize, Fault<S::Error>> {

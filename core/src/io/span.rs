@@ -55,6 +55,7 @@ impl Span {
     }
 
     /// The bytes of the range not yet consumed.
+    #[cfg(feature = "std")]
     pub(super) fn remaining(&self) -> u64 {
         (self.end - self.next) + (self.filled - self.pos) as u64
     }

@@ -4,6 +4,7 @@ use std::io;
 
 use super::DecodeReader;
 use super::reader::{Fault, Source};
+use crate::codec::Decoder;
 
 /// The packed source as `std::io` sees it.
 struct Std;
@@ -26,14 +27,14 @@ fn to_io(fault: Fault<io::Error>) -> io::Error {
 }
 
 /// Decoded bytes; see [`DecodeReader`] for the rules.
-impl<R: io::BufRead, const N: usize> io::Read for DecodeReader<R, N> {
+impl<R: io::BufRead, const N: usize, D: Decoder> io::Read for DecodeReader<R, N, D> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.read_from::<Std>(buf).map_err(to_io)
     }
 }
 
 /// Decoded bytes through the reader's own `N`-byte buffer.
-impl<R: io::BufRead, const N: usize> io::BufRead for DecodeReader<R, N> {
+impl<R: io::BufRead, const N: usize, D: Decoder> io::BufRead for DecodeReader<R, N, D> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         self.fill_from::<Std>().map_err(to_io)
     }

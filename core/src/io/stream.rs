@@ -19,8 +19,11 @@ use crate::error::DecodeError;
 /// * faults name the **file offset**: the offset of the stream's first byte
 ///   ([`at`](StreamDecoder::at)) plus how far into the stream it was.
 ///
-/// It holds the [`Unpacker`] inline (42 648 bytes on 64-bit targets, the Deflate state)
-/// and a few counters; nothing is allocated.
+/// It holds its codec `D` inline and a few counters; nothing is allocated. `D` is the
+/// [`Unpacker`] by default (42 648 bytes on 64-bit targets: the Deflate state, whatever
+/// the method); a host short of memory that reads one method uses that decoder
+/// ([`from_decoder`](StreamDecoder::from_decoder)): a stored entry then costs 32 bytes
+/// of codec state.
 ///
 /// ```
 /// use ngi_core::io::StreamDecoder;
@@ -37,8 +40,8 @@ use crate::error::DecodeError;
 /// # Ok::<(), ngi_core::io::StreamError>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct StreamDecoder {
-    unpacker: Unpacker,
+pub struct StreamDecoder<D = Unpacker> {
+    codec: D,
     entry: Option<u32>,
     start: u64,
     consumed: u64,
@@ -53,8 +56,16 @@ impl StreamDecoder {
     /// exactly `unpacked_size` bytes; faults are placed from offset 0 until
     /// [`at`](StreamDecoder::at) says otherwise.
     pub fn new(method: Method, key: u16, unpacked_size: u64) -> StreamDecoder {
+        StreamDecoder::from_decoder(Unpacker::new(method, key, unpacked_size))
+    }
+}
+
+impl<D: Decoder> StreamDecoder<D> {
+    /// The rules around one codec of the caller's choice, e.g.
+    /// `StreamDecoder::from_decoder(StoredDecoder::new(size))`.
+    pub fn from_decoder(codec: D) -> StreamDecoder<D> {
         StreamDecoder {
-            unpacker: Unpacker::new(method, key, unpacked_size),
+            codec,
             entry: None,
             start: 0,
             consumed: 0,
@@ -65,7 +76,7 @@ impl StreamDecoder {
 
     /// The same decoder, its faults naming `entry` and placed from `offset`, the file
     /// offset of the stream's first byte.
-    pub fn at(mut self, entry: Option<u32>, offset: u64) -> StreamDecoder {
+    pub fn at(mut self, entry: Option<u32>, offset: u64) -> StreamDecoder<D> {
         self.entry = entry;
         self.start = offset;
         self
@@ -90,7 +101,7 @@ impl StreamDecoder {
                 status: Status::Done,
             });
         }
-        let progress = match self.unpacker.decode(input, output, input_ended) {
+        let progress = match self.codec.decode(input, output, input_ended) {
             Ok(progress) => progress,
             Err(error) => {
                 // A codec's own offset is into the stream; a truncated stream ran out
@@ -146,12 +157,12 @@ impl StreamDecoder {
 
     /// The bytes the stream must produce.
     pub fn expected_len(&self) -> u64 {
-        self.unpacker.expected_len()
+        self.codec.expected_len()
     }
 
     /// The bytes produced so far.
     pub fn produced(&self) -> u64 {
-        self.unpacker.produced_total()
+        self.codec.produced_total()
     }
 
     /// The packed bytes consumed so far: once done, the length of the stream (what
@@ -281,14 +292,7 @@ impl<S: EntryStore> Catalog<S> {
         let range = self.packed_range(index)?;
         let unpacker = self.unpacker(index)?;
         let entry = self.get(index)?;
-        Ok(StreamDecoder {
-            unpacker,
-            entry: Some(entry.index),
-            start: range.start,
-            consumed: 0,
-            fault: None,
-            done: false,
-        })
+        Ok(StreamDecoder::from_decoder(unpacker).at(Some(entry.index), range.start))
     }
 }
 

@@ -70,7 +70,7 @@ impl<'a> Archive<'a> {
     /// archive of more than [`DEFAULT_MAX_ENTRIES`](crate::limits::DEFAULT_MAX_ENTRIES)
     /// entries is refused; pass other limits to `open_with` to take one.
     pub fn open(data: &'a [u8]) -> Result<Archive<'a>, NresError> {
-        Archive::open_with(data, &OpenOptions::DEFAULT)
+        Archive::open_with(data, OpenOptions::DEFAULT)
     }
 
     /// Opens an NRes archive over the bytes of the whole file as `options` say: in raw
@@ -93,16 +93,16 @@ impl<'a> Archive<'a> {
     /// file[..16].copy_from_slice(&Header { entry_count: 3, total_size: 208 }.to_bytes());
     /// let options = OpenOptions::DEFAULT.with_limits(Limits::DEFAULT.with_max_entries(2));
     /// assert_eq!(
-    ///     Archive::open_with(&file, &options).unwrap_err(),
+    ///     Archive::open_with(&file, options).unwrap_err(),
     ///     NresError::Limit {
     ///         error: LimitError::TooManyEntries { count: 3, limit: 2 },
     ///         offset: 8,
     ///     }
     /// );
-    /// assert_eq!(Archive::open_with(&file, &OpenOptions::DEFAULT)?.len(), 3);
+    /// assert_eq!(Archive::open_with(&file, OpenOptions::DEFAULT)?.len(), 3);
     /// # Ok::<(), NresError>(())
     /// ```
-    pub fn open_with(data: &'a [u8], options: &OpenOptions) -> Result<Archive<'a>, NresError> {
+    pub fn open_with(data: &'a [u8], options: OpenOptions) -> Result<Archive<'a>, NresError> {
         if options.raw {
             let archive = Archive::open_raw(data)?;
             check_count(1, &options.limits)?;
