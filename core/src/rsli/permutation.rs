@@ -50,12 +50,15 @@ pub(crate) trait Table {
 }
 
 impl Table for [Entry] {
+    #[inline(always)]
     fn count(&self) -> usize {
         self.len()
     }
+    #[inline(always)]
     fn at(&self, i: usize) -> Option<&Entry> {
         self.get(i)
     }
+    #[inline(always)]
     fn at_mut(&mut self, i: usize) -> Option<&mut Entry> {
         self.get_mut(i)
     }
@@ -80,6 +83,10 @@ pub(crate) fn permute<T: Table + ?Sized>(entries: &mut T) {
 }
 
 /// Restores the max-heap property below `root` within the slots `..end`.
+// Inlined into `permute`, as it was before `permute` was generic: called as a function,
+// the heap loop ran 3 % slower for the same instruction count (paired timing, 8 000
+// entries).
+#[inline(always)]
 fn sift_down<T: Table + ?Sized>(entries: &mut T, mut root: usize, end: usize) {
     loop {
         // `root < end <= MAX_SORTED`: no overflow.
@@ -99,6 +106,7 @@ fn sift_down<T: Table + ?Sized>(entries: &mut T, mut root: usize, end: usize) {
 }
 
 /// How the entry in slot `a` sorts against the entry in slot `b`: by name, then index.
+#[inline(always)]
 fn order<T: Table + ?Sized>(entries: &T, a: usize, b: usize) -> Ordering {
     sort_key(entries, a).cmp(&sort_key(entries, b))
 }
@@ -108,6 +116,7 @@ fn order<T: Table + ?Sized>(entries: &T, a: usize, b: usize) -> Ordering {
 /// index in the low 32 bits. NUL is the least byte, so a name that is a prefix of another
 /// sorts first, exactly as `strcmp` orders them; one integer comparison replaces a byte
 /// loop per comparison.
+#[inline(always)]
 fn sort_key<T: Table + ?Sized>(entries: &T, at: usize) -> u128 {
     let index = entries.at(at).map_or(0, |e| e.sort_index);
     let name = entries.at(usize::from(index)).map_or([0; 12], |e| e.name);
@@ -125,10 +134,12 @@ fn sort_key<T: Table + ?Sized>(entries: &T, at: usize) -> u128 {
     (word & keep) | u128::from(index)
 }
 
+#[inline(always)]
 fn slot<T: Table + ?Sized>(entries: &T, at: usize) -> u16 {
     entries.at(at).map_or(0, |e| e.sort_index)
 }
 
+#[inline(always)]
 fn swap_slots<T: Table + ?Sized>(entries: &mut T, a: usize, b: usize) {
     let (va, vb) = (slot(entries, a), slot(entries, b));
     if let Some(e) = entries.at_mut(a) {
