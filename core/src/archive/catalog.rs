@@ -255,7 +255,13 @@ impl<S: EntryStore> Catalog<S> {
     /// A ready decoder for entry `index` (its method, keyed, producing exactly its
     /// decoded size), once its packed range passes [`packed_range`](Catalog::packed_range).
     pub fn unpacker(&self, index: usize) -> Result<Unpacker, Error> {
-        self.packed_range(index)?;
+        self.decoding(index).map(|(_, _, unpacker)| unpacker)
+    }
+
+    /// Entry `index`'s checked packed range, the entry, and its decoder: what every reader
+    /// of an entry starts from, worked out once.
+    pub(crate) fn decoding(&self, index: usize) -> Result<(Range<u64>, &Entry, Unpacker), Error> {
+        let range = self.packed_range(index)?;
         let entry = self.get(index)?;
         // `packed_range` refuses RsLi flags naming no method, and NRes has only one.
         let method = entry
@@ -264,7 +270,7 @@ impl<S: EntryStore> Catalog<S> {
                 entry: entry.index,
                 flags: entry.as_rsli().map_or(0, |e| e.flags),
             }))?;
-        Ok(Unpacker::new(method, entry.key, entry.size))
+        Ok((range, entry, Unpacker::new(method, entry.key, entry.size)))
     }
 
     /// Entry `index`'s packed bytes within `file`, the bytes of the whole file this

@@ -31,6 +31,18 @@ pub enum DecodeError {
     },
 }
 
+impl DecodeError {
+    /// Where in the packed stream the fault lies, given where the input the codec was
+    /// given ends: the codec's own offset for a corrupt stream, that end for a truncated
+    /// one (it ran out there).
+    pub fn offset_in_stream(&self, input_end: u64) -> u64 {
+        match *self {
+            DecodeError::Inflate { offset, .. } => offset,
+            DecodeError::Truncated { .. } => input_end,
+        }
+    }
+}
+
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -227,8 +227,7 @@ impl<S: EntryStore> Catalog<S> {
     /// entry and the file offset. Pass `&file` to borrow, an `Arc<File>` to share one open
     /// file among readers on many threads.
     pub fn reader<F: ReadAt>(&self, index: usize, source: F) -> Result<EntryReader<F>, Error> {
-        let range = self.packed_range(index)?;
-        let core = self.stream_decoder(index)?;
+        let (range, core) = self.entry_stream(index)?;
         Ok(DecodeReader::from_stream(
             RangeReader::new(source, range),
             core,

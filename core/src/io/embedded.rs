@@ -231,8 +231,7 @@ impl<S: EntryStore> Catalog<S> {
         index: usize,
         source: R,
     ) -> Result<SeekEntryReader<R>, Error> {
-        let range = self.packed_range(index)?;
-        let core = self.stream_decoder(index)?;
+        let (range, core) = self.entry_stream(index)?;
         Ok(DecodeReader::from_stream(
             SeekRange::new(source, range),
             core,

@@ -12,10 +12,10 @@ use crate::error::DecodeError;
 ///
 /// * errors are **sticky**: after one, every call returns the same [`StreamError`];
 /// * input that ends early is [`DecodeError::Truncated`], never a short success;
-/// * a call that makes **no progress** with input and room at hand (a codec that broke
-///   its contract) is [`StreamError::Stalled`], never a spin; one that cannot go on once
-///   the input has ended is truncated, even when every byte is out but the stream's end
-///   (Deflate's end-of-block code) is missing;
+/// * a call that makes **no progress** with input and room at hand, or that asks for more
+///   once the input has ended (a codec that broke its contract: the codecs report a
+///   stream that runs out as [`DecodeError::Truncated`] themselves), is
+///   [`StreamError::Stalled`], never a spin;
 /// * faults name the **file offset**: the offset of the stream's first byte
 ///   ([`at`](StreamDecoder::at)) plus how far into the stream it was.
 ///
@@ -104,12 +104,8 @@ impl<D: Decoder> StreamDecoder<D> {
         let progress = match self.codec.decode(input, output, input_ended) {
             Ok(progress) => progress,
             Err(error) => {
-                // A codec's own offset is into the stream; a truncated stream ran out
-                // where the input given to it ends.
-                let within = match error {
-                    DecodeError::Inflate { offset, .. } => offset,
-                    _ => self.consumed.saturating_add(input.len() as u64),
-                };
+                let within =
+                    error.offset_in_stream(self.consumed.saturating_add(input.len() as u64));
                 return Err(self.fail(StreamError::Decode {
                     entry: self.entry,
                     offset: self.start.saturating_add(within),
@@ -120,22 +116,13 @@ impl<D: Decoder> StreamDecoder<D> {
         self.consumed = self.consumed.saturating_add(progress.consumed as u64);
         self.done = progress.status == Status::Done;
         let idle = progress.consumed == 0 && progress.produced == 0;
+        // The codecs report a stream that runs out themselves (`Truncated` once the input
+        // has ended); one that neither goes on nor ends with input or the end at hand has
+        // broken its contract, and is stopped here rather than spun on.
         let wanting = progress.status != Status::Done && !output.is_empty();
-        if wanting && input_ended && (idle || progress.status == Status::NeedInput) {
-            // The input has ended and the codec can go no further, yet it is not done: the
-            // stream ends before its end (all its bytes may be out, its end code not). A
-            // codec should say so itself; this says it for one that does not.
-            let error = DecodeError::Truncated {
-                produced: self.produced(),
-                expected: self.expected_len(),
-            };
-            return Err(self.fail(StreamError::Decode {
-                entry: self.entry,
-                offset: self.start.saturating_add(self.consumed),
-                error,
-            }));
-        }
-        if wanting && idle && !input.is_empty() {
+        let stuck = (idle && (!input.is_empty() || input_ended))
+            || (input_ended && progress.status == Status::NeedInput);
+        if wanting && stuck {
             return Err(self.fail(StreamError::Stalled {
                 entry: self.entry,
                 offset: self.start.saturating_add(self.consumed),
@@ -289,10 +276,18 @@ impl<S: EntryStore> Catalog<S> {
     /// placed from its packed range's start), once the range passes
     /// [`packed_range`](Catalog::packed_range).
     pub fn stream_decoder(&self, index: usize) -> Result<StreamDecoder, Error> {
-        let range = self.packed_range(index)?;
-        let unpacker = self.unpacker(index)?;
-        let entry = self.get(index)?;
-        Ok(StreamDecoder::from_decoder(unpacker).at(Some(entry.index), range.start))
+        self.entry_stream(index).map(|(_, core)| core)
+    }
+
+    /// Entry `index`'s checked packed range and its [`StreamDecoder`], for the entry
+    /// readers.
+    pub(super) fn entry_stream(
+        &self,
+        index: usize,
+    ) -> Result<(core::ops::Range<u64>, StreamDecoder), Error> {
+        let (range, entry, unpacker) = self.decoding(index)?;
+        let core = StreamDecoder::from_decoder(unpacker).at(Some(entry.index), range.start);
+        Ok((range, core))
     }
 }
 

@@ -238,11 +238,7 @@ pub fn check_limits(index: usize, entry: &Entry, limits: &Limits) -> Result<(), 
 /// the codec's own offset in the stream when it has one, else the end of the bytes it was
 /// given (where a truncated stream ran out).
 pub(crate) fn fault_offset(start: u64, packed: &[u8], error: &DecodeError) -> u64 {
-    let within = match *error {
-        DecodeError::Inflate { offset, .. } => offset,
-        _ => packed.len() as u64,
-    };
-    start.saturating_add(within)
+    start.saturating_add(error.offset_in_stream(packed.len() as u64))
 }
 
 pub(crate) fn method(id: u32, entry: &Entry) -> Result<Method, RsliError> {
