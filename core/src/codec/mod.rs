@@ -280,6 +280,67 @@ impl Unpacker {
     }
 }
 
+#[cfg(feature = "alloc")]
+impl Unpacker {
+    /// The decoder of the method in use, on the heap: only its own state is allocated
+    /// (32 bytes for stored and XOR, 4 152 for LZSS, 9 160 for LZHUF, 42 648 for
+    /// Deflate), where an `Unpacker` is always the size of the largest. For front-ends
+    /// that keep many readers open at once (ngi-tokio).
+    ///
+    /// ```
+    /// use ngi_core::{Decoder, Method, Unpacker};
+    ///
+    /// let mut d = Unpacker::new(Method::Stored, 0, 2).into_boxed();
+    /// let mut out = [0u8; 2];
+    /// assert_eq!(d.decode(b"hi", &mut out, true).unwrap().produced, 2);
+    /// ```
+    pub fn into_boxed(self) -> BoxedDecoder {
+        match self {
+            Unpacker::Stored(d) => BoxedDecoder(alloc::boxed::Box::new(d)),
+            Unpacker::Xor(d) => BoxedDecoder(alloc::boxed::Box::new(d)),
+            Unpacker::Lzss(d) => BoxedDecoder(alloc::boxed::Box::new(d)),
+            Unpacker::Lzhuf(d) => BoxedDecoder(alloc::boxed::Box::new(d)),
+            Unpacker::Inflate(d) => BoxedDecoder(alloc::boxed::Box::new(d)),
+        }
+    }
+}
+
+/// One method's decoder on the heap ([`Unpacker::into_boxed`]): only that method's
+/// state is allocated.
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub struct BoxedDecoder(alloc::boxed::Box<dyn Decoder + Send + Sync>);
+
+#[cfg(feature = "alloc")]
+impl Decoder for BoxedDecoder {
+    fn decode(
+        &mut self,
+        input: &[u8],
+        output: &mut [u8],
+        input_ended: bool,
+    ) -> Result<Progress, DecodeError> {
+        self.0.decode(input, output, input_ended)
+    }
+
+    fn expected_len(&self) -> u64 {
+        self.0.expected_len()
+    }
+
+    fn produced_total(&self) -> u64 {
+        self.0.produced_total()
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl fmt::Debug for BoxedDecoder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BoxedDecoder")
+            .field("expected_len", &self.0.expected_len())
+            .field("produced", &self.0.produced_total())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Decoder for Unpacker {
     fn decode(
         &mut self,
@@ -311,6 +372,8 @@ const _: fn() = || {
     send_sync::<LzhufDecoder>();
     send_sync::<InflateDecoder>();
     send_sync::<Unpacker>();
+    #[cfg(feature = "alloc")]
+    send_sync::<BoxedDecoder>();
     send_sync::<DecodeError>();
     #[cfg(feature = "alloc")]
     send_sync::<PackError>();

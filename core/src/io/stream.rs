@@ -279,6 +279,19 @@ impl<S: EntryStore> Catalog<S> {
         self.entry_stream(index).map(|(_, core)| core)
     }
 
+    /// [`stream_decoder`](Catalog::stream_decoder) with only the method in use on the
+    /// heap ([`Unpacker::into_boxed`](crate::Unpacker::into_boxed)): a few dozen bytes
+    /// inline, for front-ends that keep many readers open (ngi-tokio).
+    #[cfg(feature = "alloc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+    pub fn boxed_stream_decoder(
+        &self,
+        index: usize,
+    ) -> Result<StreamDecoder<crate::codec::BoxedDecoder>, Error> {
+        let (range, entry, unpacker) = self.decoding(index)?;
+        Ok(StreamDecoder::from_decoder(unpacker.into_boxed()).at(Some(entry.index), range.start))
+    }
+
     /// Entry `index`'s checked packed range and its [`StreamDecoder`], for the entry
     /// readers.
     pub(super) fn entry_stream(

@@ -1,0 +1,266 @@
+//! An open archive: its catalog and its source, shared by every reader of it.
+
+use std::fmt;
+use std::fs::File;
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use ngi_core::archive::{Catalog, Entry, Format};
+use ngi_core::{Limits, OpenOptions};
+use tokio::runtime::Handle;
+
+use crate::entry::{EntryReader, EntryStream};
+use crate::error::join_error;
+use crate::packed::{FileRange, Packed};
+
+/// The packed bytes a reader of a file asks the blocking pool for at a time, unless
+/// [`Archive::with_read_chunk`] says otherwise: one buffer of this size per reader.
+pub const DEFAULT_READ_CHUNK: usize = 32 * 1024;
+
+/// The bounds of [`Archive::with_read_chunk`].
+const READ_CHUNK_RANGE: (usize, usize) = (512, 8 << 20);
+
+/// An NRes or RsLi archive, open for reading any number of its entries at once from any
+/// number of tasks.
+///
+/// Opening reads the header and the directory only (through the core's opener, on the
+/// blocking pool), so memory is O(entries). An `Archive` is an [`Arc`] of the catalog and
+/// the source: cloning it is cheap, and it is `Send + Sync + 'static`. Readers own what
+/// they need (the catalog is not borrowed), so they can be spawned, and they read the file
+/// with positional reads: no cursor is shared, and readers never wait on each other.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// use tokio::io::AsyncReadExt;
+///
+/// let archive = ngi_tokio::Archive::open("../samples/sample.rsli").await?;
+/// let index = archive.find(b"README.TXT").expect("the sample has it");
+/// let mut text = String::new();
+/// archive.reader(index)?.read_to_string(&mut text).await?;
+/// assert!(text.starts_with("ngi sample RsLi library"));
+///
+/// // Every entry, each on its own task, from one open file.
+/// let tasks: Vec<_> = (0..archive.len())
+///     .map(|i| {
+///         let archive = archive.clone();
+///         tokio::spawn(async move { archive.read(i).await })
+///     })
+///     .collect();
+/// for task in tasks {
+///     task.await??;
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Archive {
+    shared: Arc<Shared>,
+    read_chunk: usize,
+}
+
+struct Shared {
+    catalog: Catalog<Vec<Entry>>,
+    source: Source,
+    options: OpenOptions,
+}
+
+enum Source {
+    Memory(Bytes),
+    File { file: Arc<File>, runtime: Handle },
+}
+
+impl Archive {
+    /// Opens the archive at `path` with the default options ([`OpenOptions::DEFAULT`]:
+    /// the default [`Limits`], no raw mode, no media trailer).
+    ///
+    /// Errors are those of opening the file and of the core's opener
+    /// ([`ngi_core::archive::Error`] as the `io::Error`'s inner error: `InvalidData`, or
+    /// `UnexpectedEof` for a truncated RsLi table); outside a tokio runtime, an error of
+    /// kind `Other` rather than a panic.
+    pub async fn open(path: impl AsRef<Path>) -> io::Result<Archive> {
+        Archive::open_with(path, OpenOptions::DEFAULT).await
+    }
+
+    /// Opens the archive at `path` under `options`: its limits (checked at open and by
+    /// [`reader`](Archive::reader)), raw mode, the media trailer.
+    ///
+    /// # Cancel safety
+    /// Dropping the future before it completes leaves nothing open: the open on the
+    /// blocking pool finishes and is discarded.
+    pub async fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> io::Result<Archive> {
+        let runtime = Handle::try_current().map_err(io::Error::other)?;
+        let path = path.as_ref().to_owned();
+        let (file, catalog) = runtime
+            .spawn_blocking(move || -> io::Result<_> {
+                let file = File::open(path)?;
+                let catalog = ngi_core::io::open_at(&file, options)?;
+                Ok((file, catalog))
+            })
+            .await
+            .map_err(join_error)??;
+        let source = Source::File {
+            file: Arc::new(file),
+            runtime,
+        };
+        Ok(Archive::new(catalog, source, options))
+    }
+
+    /// An archive in memory, with the default options: readers decode straight from
+    /// `bytes`, zero-copy, and need no runtime.
+    ///
+    /// ```
+    /// let bytes = std::fs::read("../samples/sample.nres")?;
+    /// let archive = ngi_tokio::Archive::from_bytes(bytes.into())?;
+    /// assert!(archive.len() > 0);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: Bytes) -> io::Result<Archive> {
+        Archive::from_bytes_with(bytes, OpenOptions::DEFAULT)
+    }
+
+    /// [`from_bytes`](Archive::from_bytes) under `options`.
+    pub fn from_bytes_with(bytes: Bytes, options: OpenOptions) -> io::Result<Archive> {
+        let catalog = Catalog::open(&bytes, options)?;
+        Ok(Archive::new(catalog, Source::Memory(bytes), options))
+    }
+
+    fn new(catalog: Catalog<Vec<Entry>>, source: Source, options: OpenOptions) -> Archive {
+        Archive {
+            shared: Arc::new(Shared {
+                catalog,
+                source,
+                options,
+            }),
+            read_chunk: DEFAULT_READ_CHUNK,
+        }
+    }
+
+    /// The same archive (shared, not reopened) whose readers read the file `len` bytes at
+    /// a time (clamped to 512 B ..= 8 MiB); [`DEFAULT_READ_CHUNK`] otherwise. Larger
+    /// chunks mean fewer trips to the blocking pool and more memory per reader. No effect
+    /// on an archive in memory.
+    pub fn with_read_chunk(mut self, len: usize) -> Archive {
+        self.read_chunk = len.clamp(READ_CHUNK_RANGE.0, READ_CHUNK_RANGE.1);
+        self
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.shared.catalog.len()
+    }
+
+    /// Whether the archive has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.shared.catalog.is_empty()
+    }
+
+    /// The index of the entry named `name`, by the format's engine rules (NRes: ASCII
+    /// case-insensitive binary search by `sort_index`; RsLi: `rsFind`), `None` when there
+    /// is none or the table cannot be searched.
+    pub fn find(&self, name: &[u8]) -> Option<usize> {
+        self.shared.catalog.find(name)
+    }
+
+    /// Entry `index`'s metadata (name, decoded size, packed range, method, key and the
+    /// format's own record), `None` past the end.
+    pub fn entry(&self, index: usize) -> Option<&Entry> {
+        self.shared.catalog.entry(index)
+    }
+
+    /// Every entry's metadata, in directory order.
+    pub fn entries(&self) -> &[Entry] {
+        self.shared.catalog.entries()
+    }
+
+    /// The format, detected from the magic.
+    pub fn format(&self) -> Format {
+        self.shared.catalog.format()
+    }
+
+    /// The core's catalog: header, lookup table, problems and the rest.
+    pub fn catalog(&self) -> &Catalog<Vec<Entry>> {
+        &self.shared.catalog
+    }
+
+    /// The options the archive was opened with.
+    pub fn options(&self) -> OpenOptions {
+        self.shared.options
+    }
+
+    /// The limits readers are held to (those of [`options`](Archive::options)).
+    pub fn limits(&self) -> Limits {
+        self.shared.options.limits
+    }
+
+    /// A reader of entry `index`'s decoded bytes: tokio `AsyncRead + AsyncBufRead`,
+    /// owned (`Send + Sync + Unpin + 'static`).
+    ///
+    /// Everything that can be known before reading is checked here, before any read: the
+    /// index, the entry's packed range against the file and its method (the catalog's
+    /// [`packed_range`](Catalog::packed_range)), then its decoded size against the
+    /// archive's [`Limits`] (`max_entry_size`, as `ngi --max-entry-size`). The errors are
+    /// the core's [`ngi_core::archive::Error`] as the `io::Error`'s inner error, naming the
+    /// entry.
+    pub fn reader(&self, index: usize) -> io::Result<EntryReader> {
+        let catalog = &self.shared.catalog;
+        let core = catalog.boxed_stream_decoder(index)?;
+        catalog.check_limits(index, &self.shared.options.limits)?;
+        let range = catalog.packed_range(index)?;
+        let packed = match &self.shared.source {
+            Source::Memory(bytes) => {
+                // The range lies in the file (packed_range said so), which is `bytes`.
+                let start = usize::try_from(range.start).unwrap_or(usize::MAX);
+                let end = usize::try_from(range.end).unwrap_or(usize::MAX);
+                match bytes.get(start..end) {
+                    Some(_) => Packed::Memory(bytes.slice(start..end)),
+                    None => return Err(io::Error::other("packed range outside the bytes")),
+                }
+            }
+            Source::File { file, runtime } => Packed::File(FileRange::new(
+                Arc::clone(file),
+                runtime.clone(),
+                range,
+                self.read_chunk,
+            )),
+        };
+        Ok(EntryReader::new(index, packed, core))
+    }
+
+    /// Entry `index`'s decoded bytes as a `Stream` of [`Bytes`] chunks of
+    /// [`DEFAULT_CHUNK_LEN`](crate::DEFAULT_CHUNK_LEN) (64 KiB; the last may be shorter;
+    /// [`EntryStream::with_chunk_len`] to change it), checked as
+    /// [`reader`](Archive::reader) checks.
+    pub fn stream(&self, index: usize) -> io::Result<EntryStream> {
+        self.reader(index).map(EntryStream::new)
+    }
+
+    /// Entry `index`'s decoded bytes, read whole (in a `Vec` of exactly its size, which
+    /// the limits bound).
+    pub async fn read(&self, index: usize) -> io::Result<Vec<u8>> {
+        use tokio::io::AsyncReadExt;
+        let mut reader = self.reader(index)?;
+        let size = usize::try_from(reader.unpacked_size()).unwrap_or(0);
+        let mut out = Vec::with_capacity(size);
+        reader.read_to_end(&mut out).await?;
+        Ok(out)
+    }
+}
+
+impl fmt::Debug for Archive {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let source = match &self.shared.source {
+            Source::Memory(bytes) => format!("memory ({} bytes)", bytes.len()),
+            Source::File { file, .. } => format!("{file:?}"),
+        };
+        f.debug_struct("Archive")
+            .field("format", &self.format())
+            .field("entries", &self.len())
+            .field("source", &source)
+            .field("options", &self.shared.options)
+            .field("read_chunk", &self.read_chunk)
+            .finish()
+    }
+}

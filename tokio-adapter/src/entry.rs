@@ -1,0 +1,223 @@
+//! One entry of an [`Archive`](crate::Archive), read: as `AsyncRead + AsyncBufRead`
+//! ([`EntryReader`]) or as a `Stream` of `Bytes` ([`EntryStream`]).
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use bytes::{BufMut, Bytes, BytesMut};
+use ngi_core::codec::BoxedDecoder;
+use ngi_core::io::StreamDecoder;
+use tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
+
+use crate::packed::Packed;
+use crate::poll::{Decoding, Direct};
+
+/// The chunk length of an [`EntryStream`] unless [`EntryStream::with_chunk_len`] says
+/// otherwise: 64 KiB (4 KiB chunks cap throughput, tokio PR #4086).
+pub const DEFAULT_CHUNK_LEN: usize = 64 * 1024;
+
+/// The decoded bytes of one entry, from [`Archive::reader`](crate::Archive::reader):
+/// tokio `AsyncRead + AsyncBufRead` (and futures-io's, with feature `futures-io`), owned:
+/// `Send + Sync + Unpin + 'static`.
+///
+/// It reads only its entry's packed range. The input ending before the entry's decoded
+/// size is an error of kind `UnexpectedEof`, corrupt data `InvalidData`; either has the
+/// core's [`StreamError`](ngi_core::io::StreamError) as its inner error (`get_ref`), which
+/// names the entry and the file offset of the fault, and the codec's error as its source.
+/// Errors stick: every later read gives the same one. A read returns `Ok` with nothing
+/// only at the end of the entry or for an empty buffer.
+///
+/// # Memory
+/// The decoder of the entry's method, on the heap (32 bytes stored or XOR, 4 152 LZSS,
+/// 9 160 LZHUF, 42 648 Deflate), plus, for an archive opened from a file, one buffer of
+/// the archive's read chunk ([`DEFAULT_READ_CHUNK`](crate::DEFAULT_READ_CHUNK), 32 KiB;
+/// none for an archive in memory), plus a buffer of up to 16 KiB of decoded bytes once
+/// [`poll_fill_buf`](AsyncBufRead::poll_fill_buf) is used. The reader itself is a few
+/// hundred bytes. Nothing depends on the entry's size.
+///
+/// # Work per poll
+/// A poll decodes at most 32 KiB and spends one unit of tokio's coop budget, so decoding
+/// a large entry from memory lets the other tasks of its runtime run.
+///
+/// # Cancel safety
+/// Reads may be dropped at any point (`select!`, timeouts): every byte decoded is either
+/// returned or kept in the reader for the next read. Dropping the reader frees it at
+/// once; a positional read it had on the blocking pool finishes there and its buffer is
+/// freed with it. The archive is not affected.
+#[derive(Debug)]
+pub struct EntryReader {
+    index: usize,
+    decoding: Decoding<Packed>,
+}
+
+impl EntryReader {
+    pub(crate) fn new(index: usize, packed: Packed, core: StreamDecoder<BoxedDecoder>) -> Self {
+        EntryReader {
+            index,
+            decoding: Decoding::new(packed, core),
+        }
+    }
+
+    /// The entry's index in its archive.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The entry's decoded size: what the reader gives in all.
+    pub fn unpacked_size(&self) -> u64 {
+        self.decoding.core().expected_len()
+    }
+
+    /// The decoder, for what it has done: bytes produced and packed bytes consumed, its
+    /// fault if it has one.
+    pub fn stream(&self) -> &StreamDecoder<BoxedDecoder> {
+        self.decoding.core()
+    }
+
+    #[cfg(feature = "futures-io")]
+    pub(crate) fn decoding_mut(&mut self) -> &mut Decoding<Packed> {
+        &mut self.decoding
+    }
+}
+
+impl AsyncRead for EntryReader {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let room = this.decoding.read_room(buf.remaining());
+        let out = buf.initialize_unfilled_to(room);
+        let n = ready!(this.decoding.poll_read::<Direct>(cx, out))?;
+        buf.advance(n);
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl AsyncBufRead for EntryReader {
+    fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
+        self.get_mut().decoding.poll_fill_buf::<Direct>(cx)
+    }
+
+    fn consume(self: Pin<&mut Self>, amount: usize) {
+        self.get_mut().decoding.consume(amount);
+    }
+}
+
+/// The decoded bytes of one entry as a `Stream` of [`Bytes`], from
+/// [`Archive::stream`](crate::Archive::stream): chunks of
+/// [`DEFAULT_CHUNK_LEN`] bytes (the last may be shorter; an empty entry gives none),
+/// each its own allocation, so a chunk held by a consumer pins nothing else.
+/// `Send + Sync + Unpin + 'static`.
+///
+/// A fault ends the stream with one `Err` (the [`EntryReader`]'s error), after the chunk
+/// of the bytes decoded before it.
+///
+/// # Cancel safety
+/// `poll_next` may be abandoned at any point: a partly filled chunk stays in the stream
+/// and is completed by the next poll. Dropping the stream frees it (as dropping its
+/// reader does).
+#[derive(Debug)]
+pub struct EntryStream {
+    reader: EntryReader,
+    chunk_len: usize,
+    chunk: BytesMut,
+    /// The length the chunk being filled is to have.
+    target: usize,
+    /// The last item (the end, or an error) has been given.
+    finished: bool,
+}
+
+impl EntryStream {
+    pub(crate) fn new(reader: EntryReader) -> EntryStream {
+        EntryStream {
+            reader,
+            chunk_len: DEFAULT_CHUNK_LEN,
+            chunk: BytesMut::new(),
+            target: 0,
+            finished: false,
+        }
+    }
+
+    /// The same stream giving chunks of `len` bytes (at least 1) from the next chunk on.
+    pub fn with_chunk_len(mut self, len: usize) -> EntryStream {
+        self.chunk_len = len.max(1);
+        self
+    }
+
+    /// The length of the chunks it gives.
+    pub fn chunk_len(&self) -> usize {
+        self.chunk_len
+    }
+
+    /// The reader under it.
+    pub fn reader(&self) -> &EntryReader {
+        &self.reader
+    }
+
+    /// The reader under it, with the bytes of a partly filled chunk.
+    pub fn into_parts(self) -> (EntryReader, Bytes) {
+        (self.reader, self.chunk.freeze())
+    }
+
+    fn take_chunk(&mut self) -> Bytes {
+        self.target = 0;
+        std::mem::take(&mut self.chunk).freeze()
+    }
+}
+
+impl futures_core::Stream for EntryStream {
+    type Item = io::Result<Bytes>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if this.finished {
+            return Poll::Ready(None);
+        }
+        if this.target == 0 {
+            // No larger than what is left of the entry (at least 1 to see its end).
+            let left = this.reader.decoding.remaining();
+            this.target = left.clamp(1, this.chunk_len as u64) as usize;
+            this.chunk = BytesMut::with_capacity(this.target);
+        }
+        while this.chunk.len() < this.target {
+            let room = this.target - this.chunk.len();
+            let mut limited = (&mut this.chunk).limit(room);
+            let read = ready!(tokio_util::io::poll_read_buf(
+                Pin::new(&mut this.reader),
+                cx,
+                &mut limited
+            ));
+            match read {
+                Ok(0) => {
+                    this.finished = true;
+                    break;
+                }
+                Ok(_) => {}
+                // The bytes before the fault first; the error sticks, and comes next.
+                Err(_) if !this.chunk.is_empty() => {
+                    return Poll::Ready(Some(Ok(this.take_chunk())));
+                }
+                Err(e) => {
+                    this.finished = true;
+                    return Poll::Ready(Some(Err(e)));
+                }
+            }
+        }
+        if this.chunk.is_empty() {
+            return Poll::Ready(None);
+        }
+        Poll::Ready(Some(Ok(this.take_chunk())))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        if self.finished {
+            return (0, Some(0));
+        }
+        let left = self.reader.decoding.remaining() + self.chunk.len() as u64;
+        let chunks = usize::try_from(left.div_ceil(self.chunk_len as u64)).unwrap_or(usize::MAX);
+        (usize::from(left > 0).min(chunks), Some(chunks))
+    }
+}

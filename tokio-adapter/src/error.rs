@@ -1,0 +1,50 @@
+//! Errors that stick: after a reader fails, every later read gives the same error.
+
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+
+use ngi_core::io::StreamError;
+
+/// The first error a reader met, kept to be given again.
+#[derive(Debug, Clone)]
+pub(crate) enum Sticky {
+    /// The packed stream is truncated or corrupt (or the codec stalled).
+    Stream(StreamError),
+    /// The source failed; `io::Error` is not `Clone`, so it is shared.
+    Source(Arc<io::Error>),
+}
+
+impl Sticky {
+    /// The error as `std::io` gives it: a stream error converts as the core's does
+    /// (`UnexpectedEof` for truncation, `InvalidData` otherwise, the [`StreamError`] as
+    /// `get_ref`); a source error keeps its kind, message and source.
+    pub(crate) fn to_io(&self) -> io::Error {
+        match self {
+            Sticky::Stream(e) => (*e).into(),
+            Sticky::Source(e) => io::Error::new(e.kind(), Shared(Arc::clone(e))),
+        }
+    }
+}
+
+/// A source's error, given again.
+#[derive(Debug)]
+struct Shared(Arc<io::Error>);
+
+impl fmt::Display for Shared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Shared {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.0)
+    }
+}
+
+/// A task of the blocking pool that did not finish (the runtime shut down, or it
+/// panicked).
+pub(crate) fn join_error(e: tokio::task::JoinError) -> io::Error {
+    io::Error::other(e)
+}

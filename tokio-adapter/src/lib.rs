@@ -1,0 +1,100 @@
+//! # ngi-tokio
+//!
+//! The async front-end of [ngi](ngi_core): the entries of NRes and RsLi archives (the
+//! resource archives of *Parkan: Iron Strategy*) as tokio
+//! [`AsyncRead`](tokio::io::AsyncRead) + [`AsyncBufRead`](tokio::io::AsyncBufRead)
+//! readers and as `Stream`s of [`Bytes`](bytes::Bytes), many at once from one open file,
+//! with bounded memory per reader. For servers and async tools.
+//!
+//! * [`Archive`]: an open archive (`Clone + Send + Sync + 'static`, an `Arc` of the
+//!   catalog and the source), from a path (header and directory read, nothing else) or
+//!   from [`Bytes`](bytes::Bytes) (zero-copy).
+//! * [`EntryReader`] ([`Archive::reader`]): one entry's decoded bytes, owned; reads only
+//!   the entry's packed range, by positional reads on tokio's blocking pool.
+//! * [`EntryStream`] ([`Archive::stream`]): the same as 64 KiB `Bytes` chunks.
+//! * [`DecodeReader`]: any packed stream read from a caller's `AsyncBufRead`.
+//!
+//! There is no codec logic here: every reader drives the core's
+//! [`StreamDecoder`](ngi_core::io::StreamDecoder) from one poll loop, so the rules are the
+//! core's: the input ending early is `UnexpectedEof`, corrupt data `InvalidData` (both
+//! with the core's error, naming entry and file offset, inside), errors stick, `Ok(0)`
+//! comes only at the end, and a decoder that makes no progress is an error, not a spin.
+//! Each poll does bounded work and spends tokio's coop budget, so a huge entry decoding
+//! from memory cannot starve its runtime.
+//!
+//! An entry as an HTTP body, with any server built on `http-body` streams (axum's
+//! `Body::from_stream`, hyper's `StreamBody`):
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> std::io::Result<()> {
+//! use futures_core::Stream;
+//! use tokio_util::io::ReaderStream;
+//!
+//! let archive = ngi_tokio::Archive::open("../samples/sample.nres").await?;
+//! let index = archive.find(b"readme.txt").expect("the sample has it");
+//! let size = archive.entry(index).map(|e| e.size); // Content-Length
+//!
+//! // Chunks of 64 KiB straight from the decoder...
+//! let body = archive.stream(index)?;
+//! // ... or any AsyncRead adapter over the reader.
+//! let also = ReaderStream::with_capacity(archive.reader(index)?, 64 * 1024);
+//! # fn is_body(_: &impl Stream<Item = std::io::Result<bytes::Bytes>>) {}
+//! # is_body(&body); is_body(&also);
+//! # assert!(size.is_some());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Feature `futures-io`: `futures_io::AsyncRead + AsyncBufRead` for [`EntryReader`] and
+//! [`DecodeReader`] (over a futures-io `AsyncBufRead`), on the same poll loop. Readers of
+//! an archive opened from a file use the tokio runtime it was opened on for their reads,
+//! whichever executor polls them.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod archive;
+mod decode;
+mod entry;
+mod error;
+#[cfg(feature = "futures-io")]
+mod futures;
+mod packed;
+mod poll;
+
+pub use archive::{Archive, DEFAULT_READ_CHUNK};
+pub use decode::DecodeReader;
+pub use entry::{DEFAULT_CHUNK_LEN, EntryReader, EntryStream};
+pub use ngi_core::archive::{Entry, Format};
+pub use ngi_core::{Limits, Method, OpenOptions};
+
+/// What the issue promises of the types, checked at compile time: a change that breaks it
+/// fails to build.
+const _: () = {
+    const fn archive<T: Clone + Send + Sync + 'static>() {}
+    const fn reader<
+        T: tokio::io::AsyncRead + tokio::io::AsyncBufRead + Send + Sync + Unpin + 'static,
+    >() {
+    }
+    const fn stream<
+        T: futures_core::Stream<Item = std::io::Result<bytes::Bytes>> + Send + Sync + Unpin + 'static,
+    >() {
+    }
+    archive::<Archive>();
+    reader::<EntryReader>();
+    reader::<DecodeReader<&'static [u8]>>();
+    reader::<DecodeReader<tokio::io::BufReader<tokio::fs::File>>>();
+    stream::<EntryStream>();
+};
+
+#[cfg(feature = "futures-io")]
+const _: () = {
+    const fn reader<
+        T: futures_io::AsyncRead + futures_io::AsyncBufRead + Send + Sync + Unpin + 'static,
+    >() {
+    }
+    reader::<EntryReader>();
+    reader::<DecodeReader<&'static [u8]>>();
+};

@@ -1,0 +1,230 @@
+//! The one poll loop every reader of this crate runs, whichever trait family (tokio or
+//! futures-io) calls it and whatever the input (a caller's `AsyncBufRead`, an entry's
+//! bytes in memory, an entry's range of a file): fill the input, call the core's
+//! [`StreamDecoder`], consume exactly what it used, return as soon as any output exists.
+//!
+//! The rules the issue and DESIGN.md ask of it live in [`StreamDecoder`] (sticky codec
+//! errors, truncation never a short success, no spin) or here (sticky source errors,
+//! bounded work and tokio's coop budget per poll). All progress is in the structs; a
+//! `Pending` never leaves anything in a local.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use ngi_core::Status;
+use ngi_core::codec::BoxedDecoder;
+use ngi_core::io::StreamDecoder;
+
+use crate::error::Sticky;
+
+/// The most decoded bytes one poll produces: one unit of tokio's coop budget (128 a
+/// tick) stands for at most this much work, so a task decoding from memory yields at
+/// least every 4 MiB of output.
+pub(crate) const POLL_OUTPUT: usize = 32 * 1024;
+
+/// The codec calls one poll makes that produce nothing (packed bytes going into the
+/// codec's state: Deflate block headers, say) before it yields to the runtime.
+pub(crate) const POLL_CALLS: usize = 16;
+
+/// The decoded bytes `AsyncBufRead::poll_fill_buf` holds, allocated on the first call
+/// (and no larger than what is left of the stream): readers only ever read through
+/// `AsyncRead` need no such buffer.
+pub(crate) const BUFFER_LEN: usize = 16 * 1024;
+
+/// Packed bytes as one of the trait families gives them; `Via` picks the family, so that
+/// one type can be read through either.
+pub(crate) trait Input<Via> {
+    /// The bytes at hand, an empty slice at the end of the input.
+    fn poll_input(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>>;
+    /// `amount` bytes of them used.
+    fn consume_input(&mut self, amount: usize);
+}
+
+/// Read a caller's input through `tokio::io::AsyncBufRead`.
+#[derive(Debug)]
+pub(crate) enum ViaTokio {}
+
+/// Read a caller's input through `futures_io::AsyncBufRead`.
+#[cfg(feature = "futures-io")]
+#[derive(Debug)]
+pub(crate) enum ViaFutures {}
+
+/// Read an entry's own input (see `packed.rs`).
+#[derive(Debug)]
+pub(crate) enum Direct {}
+
+impl<R: tokio::io::AsyncBufRead + Unpin> Input<ViaTokio> for R {
+    fn poll_input(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
+        Pin::new(self).poll_fill_buf(cx)
+    }
+    fn consume_input(&mut self, amount: usize) {
+        Pin::new(self).consume(amount);
+    }
+}
+
+#[cfg(feature = "futures-io")]
+impl<R: futures_io::AsyncBufRead + Unpin> Input<ViaFutures> for R {
+    fn poll_input(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
+        Pin::new(self).poll_fill_buf(cx)
+    }
+    fn consume_input(&mut self, amount: usize) {
+        Pin::new(self).consume(amount);
+    }
+}
+
+/// A packed stream's input, its decoder, and the decoded bytes `poll_fill_buf` handed out
+/// and not yet consumed.
+#[derive(Debug)]
+pub(crate) struct Decoding<R> {
+    input: R,
+    engine: Engine,
+    buffer: Box<[u8]>,
+    /// `buffer[start..end]` is decoded and not yet consumed.
+    start: usize,
+    end: usize,
+}
+
+/// The decoder and the first error met (the core keeps its own; this also keeps the
+/// source's).
+#[derive(Debug)]
+struct Engine {
+    core: StreamDecoder<BoxedDecoder>,
+    failed: Option<Sticky>,
+}
+
+impl<R> Decoding<R> {
+    pub(crate) fn new(input: R, core: StreamDecoder<BoxedDecoder>) -> Decoding<R> {
+        Decoding {
+            input,
+            engine: Engine { core, failed: None },
+            buffer: Box::default(),
+            start: 0,
+            end: 0,
+        }
+    }
+
+    pub(crate) fn input(&self) -> &R {
+        &self.input
+    }
+
+    pub(crate) fn input_mut(&mut self) -> &mut R {
+        &mut self.input
+    }
+
+    pub(crate) fn into_input(self) -> R {
+        self.input
+    }
+
+    pub(crate) fn core(&self) -> &StreamDecoder<BoxedDecoder> {
+        &self.engine.core
+    }
+
+    /// Decoded bytes still to come: what `AsyncRead` callers size their room by.
+    pub(crate) fn remaining(&self) -> u64 {
+        let core = &self.engine.core;
+        let held = (self.end - self.start) as u64;
+        core.expected_len()
+            .saturating_sub(core.produced())
+            .saturating_add(held)
+    }
+
+    /// How much of `offered` bytes of a caller's room one read is to initialise and
+    /// decode into: what is left of the stream (at least 1, so that the end of an empty
+    /// one is checked), at most a poll's worth.
+    pub(crate) fn read_room(&self, offered: usize) -> usize {
+        let left = self.remaining().clamp(1, POLL_OUTPUT as u64) as usize;
+        offered.min(left)
+    }
+
+    /// `AsyncRead`: bytes a `poll_fill_buf` left unconsumed first, then decoded straight
+    /// into `out`.
+    pub(crate) fn poll_read<V>(
+        &mut self,
+        cx: &mut Context<'_>,
+        out: &mut [u8],
+    ) -> Poll<io::Result<usize>>
+    where
+        R: Input<V>,
+    {
+        if self.start < self.end {
+            let held = &self.buffer[self.start..self.end];
+            let n = held.len().min(out.len());
+            out[..n].copy_from_slice(&held[..n]);
+            self.start += n;
+            return Poll::Ready(Ok(n));
+        }
+        self.engine.poll_decode(&mut self.input, cx, out)
+    }
+
+    /// `AsyncBufRead::poll_fill_buf`.
+    pub(crate) fn poll_fill_buf<V>(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>>
+    where
+        R: Input<V>,
+    {
+        if self.start == self.end {
+            if self.buffer.is_empty() {
+                // A stream of size 0 still takes a call (to check its packed bytes).
+                let left = self.remaining().clamp(1, BUFFER_LEN as u64) as usize;
+                self.buffer = vec![0; left].into_boxed_slice();
+            }
+            let n = ready!(
+                self.engine
+                    .poll_decode(&mut self.input, cx, &mut self.buffer)
+            )?;
+            (self.start, self.end) = (0, n);
+        }
+        Poll::Ready(Ok(&self.buffer[self.start..self.end]))
+    }
+
+    /// `AsyncBufRead::consume`.
+    pub(crate) fn consume(&mut self, amount: usize) {
+        self.start = self.start.saturating_add(amount).min(self.end);
+    }
+}
+
+impl Engine {
+    fn poll_decode<R: Input<V>, V>(
+        &mut self,
+        input: &mut R,
+        cx: &mut Context<'_>,
+        out: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        if let Some(failed) = &self.failed {
+            return Poll::Ready(Err(failed.to_io()));
+        }
+        if out.is_empty() || self.core.is_done() {
+            return Poll::Ready(Ok(0));
+        }
+        let coop = ready!(tokio::task::coop::poll_proceed(cx));
+        let room = out.len().min(POLL_OUTPUT);
+        let out = &mut out[..room];
+        for _ in 0..POLL_CALLS {
+            let bytes = match ready!(input.poll_input(cx)) {
+                Ok(bytes) => bytes,
+                Err(e) => return Poll::Ready(Err(self.fail(Sticky::Source(e.into())))),
+            };
+            let progress = match self.core.decode(bytes, bytes.is_empty(), out) {
+                Ok(progress) => progress,
+                Err(e) => return Poll::Ready(Err(self.fail(Sticky::Stream(e)))),
+            };
+            input.consume_input(progress.consumed);
+            if progress.produced > 0 || progress.status == Status::Done {
+                coop.made_progress();
+                return Poll::Ready(Ok(progress.produced));
+            }
+        }
+        // Every call took input into the codec's state and none gave output yet: go on
+        // after the runtime has run the others (the core's no-progress rule guarantees
+        // each call consumed something, so this ends).
+        coop.made_progress();
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+
+    fn fail(&mut self, error: Sticky) -> io::Error {
+        let io = error.to_io();
+        self.failed = Some(error);
+        io
+    }
+}
