@@ -12,6 +12,9 @@
 //! archive entry, see [`MAX_ENTRY`]) to keep the fuzzer fast; they are not limits of ngi.
 
 pub mod seeds;
+mod tokio_reader;
+
+pub use tokio_reader::{archive_error, tokio_reader};
 
 use std::cmp::Ordering;
 
@@ -30,7 +33,7 @@ use crate::verdict::Verdict;
 pub type Body = fn(&[u8]);
 
 /// Every fuzz target, by its name in `fuzz/Cargo.toml`, with its body.
-pub const TARGETS: [(&str, Body); 12] = [
+pub const TARGETS: [(&str, Body); 13] = [
     ("lzss", lzss),
     ("lzhuf", lzhuf),
     ("inflate", inflate),
@@ -43,6 +46,7 @@ pub const TARGETS: [(&str, Body); 12] = [
     ("chunked", chunked),
     ("opener", opener),
     ("reader", reader),
+    ("tokio_reader", tokio_reader),
 ];
 
 /// Archive entries larger than this are not unpacked (to keep the fuzzer fast).

@@ -18,4 +18,5 @@ pub mod lha;
 pub mod pylzss;
 pub mod samples;
 pub mod streams;
+pub mod tokio_io;
 pub mod verdict;

@@ -89,6 +89,7 @@ replay_tests!(
     chunked,
     opener,
     reader,
+    tokio_reader,
 );
 
 /// `fuzz/Cargo.toml` declares one binary per body, each `fuzz_targets/<name>.rs` calls

@@ -326,6 +326,29 @@ pub fn seeds() -> Vec<Seed> {
         );
     }
 
+    // tokio_reader: [flags, read seed, archive]: the same archives read a byte at a time
+    // and in random sizes, with the trailer, raw, under a 1 KiB entry limit, and cut.
+    for (what, archive) in &archives {
+        for (flags, seed, how) in [
+            (0u8, 0u8, "bytes"),
+            (1, 9, "trailer"),
+            (2, 3, "raw"),
+            (8, 5, "entry-limit"),
+        ] {
+            add(
+                "tokio_reader",
+                format!("{what}-{how}"),
+                [&[flags, seed][..], archive].concat(),
+            );
+        }
+        let cut = &archive[..archive.len() * 2 / 3];
+        add(
+            "tokio_reader",
+            format!("{what}-cut"),
+            [&[0u8, 5][..], cut].concat(),
+        );
+    }
+
     // reader: [method, key lo, key hi, size lo, size hi, seed, packed]: every method over
     // two inputs, read a byte at a time and unevenly, then a truncated and an overlong one.
     let lz_text = samples::LZ_TEXT;
