@@ -38,10 +38,12 @@ export NGI_PYTHON="$PWD/$venv/bin/python"
 step "format"
 cargo fmt --all -- --check
 
-step "lints (workspace, then ngi-core without default features, and with all of them)"
+step "lints (workspace, then ngi-core and ngi-tokio without default features, and with all of them)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p ngi-core --no-default-features --all-targets --locked -- -D warnings
 cargo clippy -p ngi-core --all-features --all-targets --locked -- -D warnings
+cargo clippy -p ngi-tokio --no-default-features --all-targets --locked -- -D warnings
+cargo clippy -p ngi-tokio --all-features --all-targets --locked -- -D warnings
 
 step "ngi-core builds with no std and no alloc (bare metal, with and without embedded-io)"
 cargo build -p ngi-core --no-default-features --locked
@@ -51,9 +53,14 @@ step "docs (broken links and missing docs fail)"
 RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-core --no-deps --locked --quiet
 RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-core --no-deps --no-default-features --locked --quiet
 RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-core --no-deps --all-features --locked --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-tokio --no-deps --locked --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-tokio --no-deps --all-features --locked --quiet
 
 step "tests"
 cargo test --workspace --locked
+# ngi-tokio alone, without the futures-io feature the workspace build turns on (its doc
+# tests, the README's among them).
+cargo test -p ngi-tokio --locked
 
 step "benches and fuzz targets build (so they cannot rot)"
 cargo bench -p ngi-benches --no-run --locked

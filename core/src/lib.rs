@@ -84,11 +84,6 @@ pub mod nres;
 mod options;
 pub mod rsli;
 
-/// The README's examples, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "std", feature = "embedded-io"))]
-#[doc = include_str!("../../README.md")]
-mod readme {}
-
 pub use codec::{Decoder, Method, Progress, Status, Unpacker};
 pub use limits::{Budget, LimitError, Limits};
 pub use options::OpenOptions;

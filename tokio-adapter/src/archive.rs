@@ -16,8 +16,9 @@ use crate::error::join_error;
 use crate::packed::{FileRange, Packed};
 
 /// The packed bytes a reader of a file asks the blocking pool for at a time, unless
-/// [`Archive::with_read_chunk`] says otherwise: one buffer of this size per reader.
-pub const DEFAULT_READ_CHUNK: usize = 32 * 1024;
+/// [`Archive::with_read_chunk`] says otherwise. A reader holds two buffers of this size
+/// once it has read: the chunk being decoded and the next, read ahead.
+pub const DEFAULT_READ_CHUNK: usize = 24 * 1024;
 
 /// The bounds of [`Archive::with_read_chunk`].
 const READ_CHUNK_RANGE: (usize, usize) = (512, 8 << 20);
@@ -140,7 +141,8 @@ impl Archive {
 
     /// The same archive (shared, not reopened) whose readers read the file `len` bytes at
     /// a time (clamped to 512 B ..= 8 MiB); [`DEFAULT_READ_CHUNK`] otherwise. Larger
-    /// chunks mean fewer trips to the blocking pool and more memory per reader. No effect
+    /// chunks mean fewer trips to the blocking pool and more memory per reader (two
+    /// chunks each). No effect
     /// on an archive in memory.
     pub fn with_read_chunk(mut self, len: usize) -> Archive {
         self.read_chunk = len.clamp(READ_CHUNK_RANGE.0, READ_CHUNK_RANGE.1);

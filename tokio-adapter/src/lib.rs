@@ -70,6 +70,13 @@ pub use entry::{DEFAULT_CHUNK_LEN, EntryReader, EntryStream};
 pub use ngi_core::archive::{Entry, Format};
 pub use ngi_core::{Limits, Method, OpenOptions};
 
+/// The workspace README's examples, compiled and run as doc tests here: this crate can
+/// reach everything they use (ngi-core with `std` and `embedded-io`, tokio, bytes), the
+/// core alone cannot compile the async ones.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+mod readme {}
+
 /// What the issue promises of the types, checked at compile time: a change that breaks it
 /// fails to build.
 const _: () = {

@@ -43,23 +43,28 @@ impl Input<Direct> for Packed {
     }
 }
 
-/// A range of a file, read a chunk at a time on the blocking pool.
+/// A range of a file, read a chunk at a time on the blocking pool, one chunk ahead: while
+/// the decoder works through one chunk, the next is being read, so a reader of a file in
+/// the page cache seldom waits for the pool.
 #[derive(Debug)]
 pub(crate) struct FileRange {
     file: Arc<File>,
     runtime: Handle,
-    /// The file offset of the next read.
+    /// The file offset the next read starts at.
     next: u64,
     /// The end of the range: nothing at or past it is ever read.
     end: u64,
     chunk: usize,
-    /// The last chunk read; `buffer[pos..]` is not yet used. Empty (not even allocated)
-    /// until the first read, and away on the blocking pool while one is in flight.
-    buffer: Vec<u8>,
+    /// The chunk the decoder is given; `current[pos..]` is not yet used. Empty (not even
+    /// allocated) until the first read.
+    current: Vec<u8>,
     pos: usize,
-    /// The read in flight. Dropping it detaches the task: the read finishes and its
-    /// buffer is freed with it.
-    reading: Option<JoinHandle<(Vec<u8>, io::Result<usize>)>>,
+    /// The buffer of the next read, when none is in flight.
+    spare: Vec<u8>,
+    /// The read in flight: its buffer, and whether it was filled (else the file ends
+    /// inside the range). Dropping it detaches the task: the read finishes and its buffer
+    /// is freed with it.
+    reading: Option<JoinHandle<(Vec<u8>, io::Result<bool>)>>,
 }
 
 impl FileRange {
@@ -70,44 +75,56 @@ impl FileRange {
             next: range.start,
             end: range.end,
             chunk: chunk.max(1),
-            buffer: Vec::new(),
+            current: Vec::new(),
             pos: 0,
+            spare: Vec::new(),
             reading: None,
         }
     }
 
     fn poll_input(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
         loop {
-            if self.pos < self.buffer.len() {
-                return Poll::Ready(Ok(&self.buffer[self.pos..]));
+            if self.pos < self.current.len() {
+                self.read_ahead();
+                return Poll::Ready(Ok(&self.current[self.pos..]));
             }
-            if let Some(reading) = &mut self.reading {
-                let done = ready!(Pin::new(reading).poll(cx));
-                self.reading = None;
-                let (buffer, read) = done.map_err(join_error)?;
-                (self.buffer, self.pos) = (buffer, 0);
-                match read? {
-                    // The file is shorter than when it was opened: the input ends here,
-                    // and the decoder reports the stream as truncated.
-                    0 => self.end = self.next,
-                    n => self.next += n as u64,
+            let Some(reading) = &mut self.reading else {
+                if self.next >= self.end {
+                    return Poll::Ready(Ok(&[]));
                 }
+                self.read_ahead();
                 continue;
+            };
+            let done = ready!(Pin::new(reading).poll(cx));
+            self.reading = None;
+            let (buffer, filled) = done.map_err(join_error)?;
+            self.spare = std::mem::replace(&mut self.current, buffer);
+            self.pos = 0;
+            if !filled? {
+                // The file is shorter than when it was opened: the input ends after these
+                // bytes, and the decoder reports the stream as truncated.
+                self.end = self.next;
             }
-            if self.next >= self.end {
-                return Poll::Ready(Ok(&[]));
-            }
-            let len = (self.end - self.next).min(self.chunk as u64) as usize;
-            let mut buffer = std::mem::take(&mut self.buffer);
-            buffer.clear();
-            buffer.resize(len, 0);
-            let (file, offset) = (Arc::clone(&self.file), self.next);
-            self.reading = Some(self.runtime.spawn_blocking(move || {
-                let read = read_up_to(&file, &mut buffer, offset);
-                buffer.truncate(*read.as_ref().unwrap_or(&0));
-                (buffer, read)
-            }));
         }
+    }
+
+    /// Starts reading the next chunk into the spare buffer, unless a read is in flight or
+    /// the range is all read.
+    fn read_ahead(&mut self) {
+        if self.reading.is_some() || self.next >= self.end {
+            return;
+        }
+        let len = (self.end - self.next).min(self.chunk as u64) as usize;
+        let mut buffer = std::mem::take(&mut self.spare);
+        buffer.clear();
+        buffer.resize(len, 0);
+        let (file, offset) = (Arc::clone(&self.file), self.next);
+        self.next += len as u64;
+        self.reading = Some(self.runtime.spawn_blocking(move || {
+            let read = read_up_to(&file, &mut buffer, offset);
+            buffer.truncate(*read.as_ref().unwrap_or(&0));
+            (buffer, read.map(|n| n == len))
+        }));
     }
 }
 
