@@ -7,6 +7,7 @@
 
 use std::io::ErrorKind;
 
+use futures::StreamExt;
 use ngi_core::OpenOptions;
 use ngi_core::archive::{Catalog, Error as ArchiveError};
 use ngi_core::codec::unpack_into;
@@ -83,6 +84,42 @@ async fn produce(archive: &Archive, index: usize) -> Produce {
     }
 }
 
+/// What `stream()` gives for entry `index`, as `produce` words it: the chunks' bytes, or
+/// the one error that ends the stream (after which it ends).
+async fn produce_streamed(archive: &Archive, index: usize) -> Result<Vec<u8>, StreamError> {
+    let mut stream = archive
+        .stream(index)
+        .expect("reader() accepted it")
+        .with_chunk_len(700);
+    let mut out = Vec::new();
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(chunk) => {
+                assert!(
+                    !chunk.is_empty() && chunk.len() <= 700,
+                    "entry {index}: chunk"
+                );
+                out.extend_from_slice(&chunk);
+            }
+            Err(e) => {
+                assert!(
+                    stream.next().await.is_none(),
+                    "entry {index}: the error ends it"
+                );
+                return Err(*e
+                    .get_ref()
+                    .and_then(|x| x.downcast_ref())
+                    .expect("a stream error"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Entries whose stream ended in a fault (the reader's), so that the comparison is known
+/// to have been made.
+static STREAM_FAULTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Everything wrong with one case through one way of opening.
 async fn check(case: &Case, opened: std::io::Result<Archive>, how: &str) -> Vec<String> {
     let mut wrong = Vec::new();
@@ -120,6 +157,36 @@ async fn check(case: &Case, opened: std::io::Result<Archive>, how: &str) -> Vec<
                         "{name}: entry {index}: got {got:?}, want {expected:?}"
                     ));
                 }
+                // The stream agrees with the reader.
+                let streamed = match &got {
+                    Produce::Fails(Error::Rsli(RsliError::Decode { .. })) | Produce::Bytes(_) => {
+                        Some(produce_streamed(&archive, index).await)
+                    }
+                    _ => None,
+                };
+                let agrees = match (&got, &streamed) {
+                    (Produce::Bytes(b), Some(Ok(s))) => b == s,
+                    (
+                        Produce::Fails(Error::Rsli(RsliError::Decode {
+                            entry,
+                            offset,
+                            error,
+                        })),
+                        Some(Err(StreamError::Decode {
+                            entry: e,
+                            offset: o,
+                            error: x,
+                        })),
+                    ) => (Some(*entry), offset, error) == (*e, o, x),
+                    (_, None) => true,
+                    _ => false,
+                };
+                if !agrees {
+                    wrong.push(format!("{name}: entry {index}: stream() {streamed:?}"));
+                }
+                if matches!(streamed, Some(Err(_))) {
+                    STREAM_FAULTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
             }
         }
     }
@@ -143,6 +210,8 @@ async fn the_hostile_catalogue_gives_its_verdicts() {
         wrong.len(),
         wrong.join("\n")
     );
+    let faults = STREAM_FAULTS.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(faults >= 10, "{faults} corrupt entries streamed");
 }
 
 fn sample_archives() -> Vec<(&'static str, Vec<u8>)> {

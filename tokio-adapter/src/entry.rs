@@ -211,13 +211,4 @@ impl futures_core::Stream for EntryStream {
         }
         Poll::Ready(Some(Ok(this.take_chunk())))
     }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        if self.finished {
-            return (0, Some(0));
-        }
-        let left = self.reader.decoding.remaining() + self.chunk.len() as u64;
-        let chunks = usize::try_from(left.div_ceil(self.chunk_len as u64)).unwrap_or(usize::MAX);
-        (usize::from(left > 0).min(chunks), Some(chunks))
-    }
 }
