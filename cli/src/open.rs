@@ -165,7 +165,7 @@ impl ArchiveFile {
             out.write_all(&buffer[..n]).map_err(EntryError::Output)?;
             written += n as u64;
         }
-        let used = reader.stream().consumed();
+        let used = reader.decoder().consumed();
         Ok((written, (range.end - range.start).saturating_sub(used)))
     }
 }

@@ -991,7 +991,7 @@ pub fn reader(data: &[u8]) {
     match (one_shot, end) {
         (Ok(used), Ok(())) => {
             assert!(got == want, "reader bytes");
-            assert_eq!(r.stream().consumed(), used as u64, "packed bytes used");
+            assert_eq!(r.decoder().consumed(), used as u64, "packed bytes used");
             assert_eq!(
                 r.into_inner().bytes.len(),
                 packed.len() - used,

@@ -15,7 +15,7 @@ use ngi_core::{Method, OpenOptions};
 use ngi_tests::corpus::Rng;
 use ngi_tests::streams::{Stream, streams};
 use ngi_tests::tokio_io::{Dribble, Expected, TempFile, Trickle, corpus_archives};
-use ngi_tokio::{Archive, DEFAULT_CHUNK_LEN, DecodeReader};
+use ngi_tokio::{Archive, DEFAULT_STREAM_CHUNK, DecodeReader};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt};
 
 /// Entries up to this size are also read a byte at a time through every path; larger
@@ -145,7 +145,7 @@ async fn every_entry_streams_the_same_in_chunks() {
     for f in fixtures() {
         for (how, archive) in opened(f).await {
             for (i, e) in f.expected.iter().enumerate() {
-                for chunk_len in [DEFAULT_CHUNK_LEN, 1000, 1] {
+                for chunk_len in [DEFAULT_STREAM_CHUNK, 1000, 1] {
                     if chunk_len == 1 && e.plain.len() > 4096 {
                         continue;
                     }
@@ -302,7 +302,7 @@ async fn decode_reader_leaves_what_follows_the_stream() {
         let mut out = Vec::new();
         r.read_to_end(&mut out).await.unwrap();
         assert!(out == s.plain, "{}", s.name);
-        assert_eq!(r.stream().consumed(), s.packed.len() as u64, "{}", s.name);
+        assert_eq!(r.decoder().consumed(), s.packed.len() as u64, "{}", s.name);
         // Deflate may have looked at bytes past its end; none is consumed.
         assert_eq!(r.into_inner().rest(), b"NEXT", "{}", s.name);
     }

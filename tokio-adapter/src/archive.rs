@@ -144,9 +144,16 @@ impl Archive {
     /// chunks mean fewer trips to the blocking pool and more memory per reader (two
     /// chunks each). No effect
     /// on an archive in memory.
+    #[must_use]
     pub fn with_read_chunk(mut self, len: usize) -> Archive {
         self.read_chunk = len.clamp(READ_CHUNK_RANGE.0, READ_CHUNK_RANGE.1);
         self
+    }
+
+    /// The bytes a reader of the file reads at a time
+    /// ([`with_read_chunk`](Archive::with_read_chunk)).
+    pub fn read_chunk(&self) -> usize {
+        self.read_chunk
     }
 
     /// The number of entries.
@@ -208,20 +215,15 @@ impl Archive {
     /// entry.
     pub fn reader(&self, index: usize) -> io::Result<EntryReader> {
         let catalog = &self.shared.catalog;
-        let core = catalog.boxed_stream_decoder(index)?;
-        catalog.check_limits(index, &self.shared.options.limits)?;
+        // In the core's order (the entry's own faults, then its limits), and before the
+        // decoder is allocated.
         let range = catalog.packed_range(index)?;
+        catalog.check_limits(index, &self.shared.options.limits)?;
+        let core = catalog.boxed_stream_decoder(index)?;
         let packed = match &self.shared.source {
-            Source::Memory(bytes) => {
-                // The range lies in the file (packed_range said so), which is `bytes`.
-                let start = usize::try_from(range.start).unwrap_or(usize::MAX);
-                let end = usize::try_from(range.end).unwrap_or(usize::MAX);
-                match bytes.get(start..end) {
-                    Some(_) => Packed::Memory(bytes.slice(start..end)),
-                    None => return Err(io::Error::other("packed range outside the bytes")),
-                }
-            }
+            Source::Memory(bytes) => Packed::Memory(bytes.slice_ref(catalog.packed(index, bytes)?)),
             Source::File { file, runtime } => Packed::File(FileRange::new(
+                catalog.get(index)?.index,
                 Arc::clone(file),
                 runtime.clone(),
                 range,
@@ -232,20 +234,21 @@ impl Archive {
     }
 
     /// Entry `index`'s decoded bytes as a `Stream` of [`Bytes`] chunks of
-    /// [`DEFAULT_CHUNK_LEN`](crate::DEFAULT_CHUNK_LEN) (64 KiB; the last may be shorter;
+    /// [`DEFAULT_STREAM_CHUNK`](crate::DEFAULT_STREAM_CHUNK) (64 KiB; the last may be shorter;
     /// [`EntryStream::with_chunk_len`] to change it), checked as
     /// [`reader`](Archive::reader) checks.
     pub fn stream(&self, index: usize) -> io::Result<EntryStream> {
         self.reader(index).map(EntryStream::new)
     }
 
-    /// Entry `index`'s decoded bytes, read whole (in a `Vec` of exactly its size, which
-    /// the limits bound).
+    /// Entry `index`'s decoded bytes, read whole (its size is bounded by the limits;
+    /// memory is reserved as bytes arrive, at most 1 MiB ahead, so that a size the file
+    /// claims is not taken on trust).
     pub async fn read(&self, index: usize) -> io::Result<Vec<u8>> {
         use tokio::io::AsyncReadExt;
         let mut reader = self.reader(index)?;
         let size = usize::try_from(reader.unpacked_size()).unwrap_or(0);
-        let mut out = Vec::with_capacity(size);
+        let mut out = Vec::with_capacity(size.min(1 << 20));
         reader.read_to_end(&mut out).await?;
         Ok(out)
     }

@@ -82,14 +82,15 @@ impl<R> DecodeReader<R> {
         self.decoding.input_mut()
     }
 
-    /// The source, with what follows the stream still in it (once the reader has given
-    /// its last byte).
+    /// The source, with what follows the stream still in it once the stream is complete
+    /// (a read returned `Ok(0)`, or [`decoder`](DecodeReader::decoder)`().is_done()`: a
+    /// Deflate stream may still hold its end-of-block code after its last byte is out).
     pub fn into_inner(self) -> R {
         self.decoding.into_input()
     }
 
     /// The decoder: bytes produced and consumed, its fault if it has one.
-    pub fn stream(&self) -> &StreamDecoder<BoxedDecoder> {
+    pub fn decoder(&self) -> &StreamDecoder<BoxedDecoder> {
         self.decoding.core()
     }
 

@@ -15,7 +15,7 @@ use crate::poll::{Decoding, Direct};
 
 /// The chunk length of an [`EntryStream`] unless [`EntryStream::with_chunk_len`] says
 /// otherwise: 64 KiB (4 KiB chunks cap throughput, tokio PR #4086).
-pub const DEFAULT_CHUNK_LEN: usize = 64 * 1024;
+pub const DEFAULT_STREAM_CHUNK: usize = 64 * 1024;
 
 /// The decoded bytes of one entry, from [`Archive::reader`](crate::Archive::reader):
 /// tokio `AsyncRead + AsyncBufRead` (and futures-io's, with feature `futures-io`), owned:
@@ -30,15 +30,20 @@ pub const DEFAULT_CHUNK_LEN: usize = 64 * 1024;
 ///
 /// # Memory
 /// The decoder of the entry's method, on the heap (32 bytes stored or XOR, 4 152 LZSS,
-/// 9 160 LZHUF, 42 648 Deflate), plus, for an archive opened from a file, one buffer of
-/// the archive's read chunk ([`DEFAULT_READ_CHUNK`](crate::DEFAULT_READ_CHUNK), 32 KiB;
-/// none for an archive in memory), plus a buffer of up to 16 KiB of decoded bytes once
-/// [`poll_fill_buf`](AsyncBufRead::poll_fill_buf) is used. The reader itself is a few
-/// hundred bytes. Nothing depends on the entry's size.
+/// 9 160 LZHUF, 42 648 Deflate), plus, for an archive opened from a file, two buffers of
+/// the archive's read chunk (the chunk being decoded and the next, read ahead;
+/// [`DEFAULT_READ_CHUNK`](crate::DEFAULT_READ_CHUNK), 24 KiB; none for an archive in
+/// memory), plus a buffer of up to 16 KiB of decoded bytes once
+/// [`poll_fill_buf`](AsyncBufRead::poll_fill_buf) is used. The reader itself is under
+/// 300 bytes. Nothing depends on the entry's size. Measured (1000 readers open at once,
+/// heap counted over all threads): LZSS 53 840 bytes per reader of a file, 4 432 of one
+/// in memory; LZHUF 58 848 / 9 440; Deflate 92 336 / 42 928.
 ///
 /// # Work per poll
-/// A poll decodes at most 32 KiB and spends one unit of tokio's coop budget, so decoding
-/// a large entry from memory lets the other tasks of its runtime run.
+/// A poll decodes at most 32 KiB, offers the codec at most 64 KiB of packed bytes per
+/// call, and spends at least one unit of tokio's coop budget (the blocking pool's join
+/// handle spends its own), so decoding a large entry from memory lets the other tasks of
+/// its runtime run.
 ///
 /// # Cancel safety
 /// Reads may be dropped at any point (`select!`, timeouts): every byte decoded is either
@@ -69,9 +74,14 @@ impl EntryReader {
         self.decoding.core().expected_len()
     }
 
+    /// Decoded bytes still to come.
+    pub fn remaining(&self) -> u64 {
+        self.decoding.remaining()
+    }
+
     /// The decoder, for what it has done: bytes produced and packed bytes consumed, its
     /// fault if it has one.
-    pub fn stream(&self) -> &StreamDecoder<BoxedDecoder> {
+    pub fn decoder(&self) -> &StreamDecoder<BoxedDecoder> {
         self.decoding.core()
     }
 
@@ -108,7 +118,7 @@ impl AsyncBufRead for EntryReader {
 
 /// The decoded bytes of one entry as a `Stream` of [`Bytes`], from
 /// [`Archive::stream`](crate::Archive::stream): chunks of
-/// [`DEFAULT_CHUNK_LEN`] bytes (the last may be shorter; an empty entry gives none),
+/// [`DEFAULT_STREAM_CHUNK`] bytes (the last may be shorter; an empty entry gives none),
 /// each its own allocation, so a chunk held by a consumer pins nothing else.
 /// `Send + Sync + Unpin + 'static`.
 ///
@@ -119,7 +129,6 @@ impl AsyncBufRead for EntryReader {
 /// `poll_next` may be abandoned at any point: a partly filled chunk stays in the stream
 /// and is completed by the next poll. Dropping the stream frees it (as dropping its
 /// reader does).
-#[derive(Debug)]
 pub struct EntryStream {
     reader: EntryReader,
     chunk_len: usize,
@@ -134,7 +143,7 @@ impl EntryStream {
     pub(crate) fn new(reader: EntryReader) -> EntryStream {
         EntryStream {
             reader,
-            chunk_len: DEFAULT_CHUNK_LEN,
+            chunk_len: DEFAULT_STREAM_CHUNK,
             chunk: BytesMut::new(),
             target: 0,
             finished: false,
@@ -142,6 +151,7 @@ impl EntryStream {
     }
 
     /// The same stream giving chunks of `len` bytes (at least 1) from the next chunk on.
+    #[must_use]
     pub fn with_chunk_len(mut self, len: usize) -> EntryStream {
         self.chunk_len = len.max(1);
         self
@@ -165,6 +175,24 @@ impl EntryStream {
     fn take_chunk(&mut self) -> Bytes {
         self.target = 0;
         std::mem::take(&mut self.chunk).freeze()
+    }
+}
+
+impl std::fmt::Debug for EntryStream {
+    // The reader and the chunk's length, not its bytes.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EntryStream")
+            .field("reader", &self.reader)
+            .field("chunk_len", &self.chunk_len)
+            .field("filled", &self.chunk.len())
+            .field("finished", &self.finished)
+            .finish()
+    }
+}
+
+impl futures_core::FusedStream for EntryStream {
+    fn is_terminated(&self) -> bool {
+        self.finished && self.chunk.is_empty()
     }
 }
 

@@ -38,8 +38,40 @@ impl fmt::Display for Shared {
 }
 
 impl std::error::Error for Shared {
+    // Its Display is the original's, so the original's source comes next, not itself.
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&*self.0)
+        self.0.source()
+    }
+}
+
+/// A positional read of an entry's packed range that failed, naming the entry and where.
+#[derive(Debug)]
+pub(crate) struct ReadFailed {
+    pub(crate) entry: u32,
+    pub(crate) offset: u64,
+    pub(crate) error: io::Error,
+}
+
+impl ReadFailed {
+    /// As an `io::Error` of the original's kind.
+    pub(crate) fn into_io(self) -> io::Error {
+        io::Error::new(self.error.kind(), self)
+    }
+}
+
+impl fmt::Display for ReadFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "entry {}: reading the file at offset {}: {}",
+            self.entry, self.offset, self.error
+        )
+    }
+}
+
+impl std::error::Error for ReadFailed {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
     }
 }
 

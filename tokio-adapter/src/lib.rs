@@ -66,7 +66,7 @@ mod poll;
 
 pub use archive::{Archive, DEFAULT_READ_CHUNK};
 pub use decode::DecodeReader;
-pub use entry::{DEFAULT_CHUNK_LEN, EntryReader, EntryStream};
+pub use entry::{DEFAULT_STREAM_CHUNK, EntryReader, EntryStream};
 pub use ngi_core::archive::{Entry, Format};
 pub use ngi_core::{Limits, Method, OpenOptions};
 

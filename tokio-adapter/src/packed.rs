@@ -2,6 +2,7 @@
 //! (zero-copy), or its range of the file read by positional reads on tokio's blocking
 //! pool, one bounded chunk at a time, never past the range.
 
+use std::fmt;
 use std::fs::File;
 use std::future::Future;
 use std::io;
@@ -15,11 +16,10 @@ use ngi_core::io::ReadAt;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 
-use crate::error::join_error;
+use crate::error::{ReadFailed, join_error};
 use crate::poll::{Direct, Input};
 
 /// One entry's packed bytes.
-#[derive(Debug)]
 pub(crate) enum Packed {
     /// What is left of them, in memory.
     Memory(Bytes),
@@ -38,7 +38,33 @@ impl Input<Direct> for Packed {
     fn consume_input(&mut self, amount: usize) {
         match self {
             Packed::Memory(bytes) => bytes.advance(amount.min(bytes.len())),
-            Packed::File(range) => range.pos = range.pos.saturating_add(amount),
+            Packed::File(range) => {
+                range.pos = range.pos.saturating_add(amount).min(range.current.len());
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Packed {
+    // Where the bytes are and how many are left, not the bytes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Packed::Memory(bytes) => f
+                .debug_struct("Memory")
+                .field("left", &bytes.len())
+                .finish(),
+            Packed::File(range) => f
+                .debug_struct("File")
+                .field("entry", &range.entry)
+                .field("next", &range.next)
+                .field("end", &range.end)
+                .field("chunk", &range.chunk)
+                .field(
+                    "held",
+                    &(range.current.len() - range.pos.min(range.current.len())),
+                )
+                .field("reading", &range.reading.is_some())
+                .finish(),
         }
     }
 }
@@ -46,8 +72,9 @@ impl Input<Direct> for Packed {
 /// A range of a file, read a chunk at a time on the blocking pool, one chunk ahead: while
 /// the decoder works through one chunk, the next is being read, so a reader of a file in
 /// the page cache seldom waits for the pool.
-#[derive(Debug)]
 pub(crate) struct FileRange {
+    /// The entry, for the errors.
+    entry: u32,
     file: Arc<File>,
     runtime: Handle,
     /// The file offset the next read starts at.
@@ -68,8 +95,15 @@ pub(crate) struct FileRange {
 }
 
 impl FileRange {
-    pub(crate) fn new(file: Arc<File>, runtime: Handle, range: Range<u64>, chunk: usize) -> Self {
+    pub(crate) fn new(
+        entry: u32,
+        file: Arc<File>,
+        runtime: Handle,
+        range: Range<u64>,
+        chunk: usize,
+    ) -> Self {
         FileRange {
+            entry,
             file,
             runtime,
             next: range.start,
@@ -120,23 +154,34 @@ impl FileRange {
         buffer.resize(len, 0);
         let (file, offset) = (Arc::clone(&self.file), self.next);
         self.next += len as u64;
+        let entry = self.entry;
         self.reading = Some(self.runtime.spawn_blocking(move || {
             let read = read_up_to(&file, &mut buffer, offset);
             buffer.truncate(*read.as_ref().unwrap_or(&0));
+            let read = read.map_err(|(at, error)| {
+                ReadFailed {
+                    entry,
+                    offset: at,
+                    error,
+                }
+                .into_io()
+            });
             (buffer, read.map(|n| n == len))
         }));
     }
 }
 
-/// Fills `buf` from `offset` as far as the file goes.
-fn read_up_to(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+/// Fills `buf` from `offset` as far as the file goes; a failure with the offset of the
+/// read that failed.
+fn read_up_to(file: &File, buf: &mut [u8], offset: u64) -> Result<usize, (u64, io::Error)> {
     let mut filled = 0;
     while filled < buf.len() {
-        match file.read_at(&mut buf[filled..], offset + filled as u64) {
+        let at = offset + filled as u64;
+        match file.read_at(&mut buf[filled..], at) {
             Ok(0) => break,
             Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e) => return Err((at, e)),
         }
     }
     Ok(filled)

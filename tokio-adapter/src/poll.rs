@@ -8,6 +8,7 @@
 //! bounded work and tokio's coop budget per poll). All progress is in the structs; a
 //! `Pending` never leaves anything in a local.
 
+use std::fmt;
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
@@ -22,6 +23,11 @@ use crate::error::Sticky;
 /// tick) stands for at most this much work, so a task decoding from memory yields at
 /// least every 4 MiB of output.
 pub(crate) const POLL_OUTPUT: usize = 32 * 1024;
+
+/// The most packed bytes one codec call is offered: with input in memory a call could
+/// otherwise parse megabytes of blocks that produce nothing (empty Deflate blocks) in one
+/// go.
+pub(crate) const CALL_INPUT: usize = 64 * 1024;
 
 /// The codec calls one poll makes that produce nothing (packed bytes going into the
 /// codec's state: Deflate block headers, say) before it yields to the runtime.
@@ -75,7 +81,6 @@ impl<R: futures_io::AsyncBufRead + Unpin> Input<ViaFutures> for R {
 
 /// A packed stream's input, its decoder, and the decoded bytes `poll_fill_buf` handed out
 /// and not yet consumed.
-#[derive(Debug)]
 pub(crate) struct Decoding<R> {
     input: R,
     engine: Engine,
@@ -83,6 +88,20 @@ pub(crate) struct Decoding<R> {
     /// `buffer[start..end]` is decoded and not yet consumed.
     start: usize,
     end: usize,
+}
+
+impl<R: fmt::Debug> fmt::Debug for Decoding<R> {
+    // Lengths and counts, not the buffered bytes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Decoding")
+            .field("input", &self.input)
+            .field("produced", &self.engine.core.produced())
+            .field("expected_len", &self.engine.core.expected_len())
+            .field("consumed", &self.engine.core.consumed())
+            .field("held", &(self.end - self.start))
+            .field("failed", &self.engine.failed)
+            .finish()
+    }
 }
 
 /// The decoder and the first error met (the core keeps its own; this also keeps the
@@ -202,9 +221,13 @@ impl Engine {
         for _ in 0..POLL_CALLS {
             let bytes = match ready!(input.poll_input(cx)) {
                 Ok(bytes) => bytes,
+                // The source's own "try again" is not the stream's fault, and not kept.
+                Err(e) if is_transient(&e) => return Poll::Ready(Err(e)),
                 Err(e) => return Poll::Ready(Err(self.fail(Sticky::Source(e.into())))),
             };
-            let progress = match self.core.decode(bytes, bytes.is_empty(), out) {
+            let ended = bytes.is_empty();
+            let bytes = &bytes[..bytes.len().min(CALL_INPUT)];
+            let progress = match self.core.decode(bytes, ended, out) {
                 Ok(progress) => progress,
                 Err(e) => return Poll::Ready(Err(self.fail(Sticky::Stream(e)))),
             };
@@ -227,4 +250,13 @@ impl Engine {
         self.failed = Some(error);
         io
     }
+}
+
+/// Errors a source may give and then go on (`Interrupted`, `WouldBlock`): passed on, not
+/// kept, as `std::io::BufReader` does, so that a caller's retry loop can retry.
+fn is_transient(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock
+    )
 }

@@ -140,7 +140,7 @@ impl<R, const N: usize, D: Decoder> DecodeReader<R, N, D> {
     }
 
     /// The codec state: bytes produced and consumed so far, whether it is done or failed.
-    pub fn stream(&self) -> &StreamDecoder<D> {
+    pub fn decoder(&self) -> &StreamDecoder<D> {
         &self.core
     }
 

@@ -118,7 +118,7 @@ fn check_decode_reader(
     let got = read_to_end_polled(&mut reader, || 1 + (seed as usize % 7) * 1000, polls);
     compare(i, want, got.bytes, got.end);
     if want.is_ok() {
-        let used = reader.stream().consumed() as usize;
+        let used = reader.decoder().consumed() as usize;
         assert_eq!(
             reader.get_ref().rest().len(),
             packed.len() - used,

@@ -1,0 +1,128 @@
+//! ngi-tokio's rules one at a time, where the conformance tests would not single them
+//! out: a poll's work is bounded even when the input in memory is megabytes of blocks that
+//! produce nothing; a source's `Interrupted` is passed on and not kept; `Debug` shows
+//! counts, not buffers.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use ngi_core::Method;
+use ngi_core::rsli::Builder;
+use ngi_tokio::{Archive, DecodeReader};
+use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
+
+/// A Deflate stream of `empty` empty stored blocks, then a last one holding `data`.
+fn empty_blocks_then(empty: usize, data: &[u8]) -> Vec<u8> {
+    let mut stream = [0x00u8, 0x00, 0x00, 0xFF, 0xFF].repeat(empty);
+    let len = data.len() as u16;
+    stream.push(0x01);
+    stream.extend_from_slice(&len.to_le_bytes());
+    stream.extend_from_slice(&(!len).to_le_bytes());
+    stream.extend_from_slice(data);
+    stream
+}
+
+#[test]
+fn a_poll_over_blocks_that_produce_nothing_is_bounded() {
+    // 4 MB of empty blocks in memory: one poll must not parse them all.
+    let packed = empty_blocks_then(800_000, b"at last");
+    let mut reader = DecodeReader::new(&packed[..], Method::Deflate, 0, 7);
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut out = [0u8; 16];
+    let mut polls = 0;
+    let mut got = Vec::new();
+    loop {
+        polls += 1;
+        assert!(polls < 1000, "no end");
+        let before = reader.decoder().consumed();
+        let mut buf = ReadBuf::new(&mut out);
+        match Pin::new(&mut reader).poll_read(&mut cx, &mut buf) {
+            Poll::Pending => {
+                // 16 codec calls of at most 64 KiB each.
+                let worked = reader.decoder().consumed() - before;
+                assert!(worked <= 16 * 64 * 1024, "one poll took {worked} bytes");
+            }
+            Poll::Ready(r) => {
+                r.unwrap();
+                if buf.filled().is_empty() {
+                    break;
+                }
+                got.extend_from_slice(buf.filled());
+            }
+        }
+    }
+    assert_eq!(got, b"at last");
+    assert!(polls >= 4, "{polls} polls for 4 MB of empty blocks");
+}
+
+/// Packed bytes that fail with `Interrupted` once, before their second half.
+struct Hiccup {
+    bytes: Vec<u8>,
+    pos: usize,
+    hiccuped: bool,
+}
+
+impl AsyncRead for Hiccup {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        unreachable!("read through AsyncBufRead: {}", buf.remaining())
+    }
+}
+
+impl tokio::io::AsyncBufRead for Hiccup {
+    fn poll_fill_buf(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
+        let this = self.get_mut();
+        let half = this.bytes.len() / 2;
+        if this.pos == half && !this.hiccuped {
+            this.hiccuped = true;
+            return Poll::Ready(Err(io::ErrorKind::Interrupted.into()));
+        }
+        let end = if this.pos < half { half } else { this.bytes.len() };
+        Poll::Ready(Ok(&this.bytes[this.pos..end]))
+    }
+    fn consume(self: Pin<&mut Self>, amount: usize) {
+        self.get_mut().pos += amount;
+    }
+}
+
+#[tokio::test]
+async fn a_sources_interrupted_is_passed_on_not_kept() {
+    let text = b"interrupted once, then read to the end as if nothing happened".repeat(50);
+    let packed = ngi_tests::streams::pack(Method::Lzss, &text);
+    let source = Hiccup {
+        bytes: packed,
+        pos: 0,
+        hiccuped: false,
+    };
+    let mut reader = DecodeReader::new(source, Method::Lzss, 0, text.len() as u64);
+    let mut out = Vec::new();
+    let mut buf = [0u8; 100];
+    let mut interrupted = 0;
+    loop {
+        match reader.read(&mut buf).await {
+            Ok(0) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => interrupted += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(interrupted, 1);
+    assert_eq!(out, text);
+}
+
+#[tokio::test]
+async fn debug_shows_counts_not_bytes() {
+    let data = vec![7u8; 1 << 20];
+    let mut builder = Builder::new();
+    builder.add(b"BIG", Method::Stored, &data).unwrap();
+    let archive = Archive::from_bytes(builder.build().unwrap().into()).unwrap();
+    let mut reader = archive.reader(0).unwrap();
+    reader.read_exact(&mut [0u8; 1000]).await.unwrap();
+    let shown = format!("{reader:?} {:?} {archive:?}", archive.stream(0).unwrap());
+    assert!(shown.len() < 2000, "{} characters: {shown}", shown.len());
+    assert!(shown.contains("produced: 1000"), "{shown}");
+}
