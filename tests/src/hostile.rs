@@ -1429,7 +1429,7 @@ fn rsli_cases(cases: &mut Vec<Case>) {
 }
 
 /// Decrypts `file`'s table, lets `patch` change the stored entries, encrypts it back.
-fn patch_rsli(file: &mut [u8], mut patch: impl FnMut(usize, &mut rsli::Entry)) {
+pub fn patch_rsli(file: &mut [u8], mut patch: impl FnMut(usize, &mut rsli::Entry)) {
     let header = rsli::Header::parse(file).expect("a valid header");
     let table = &mut file[32..][..header.table_len()];
     XorStream::new(header.key()).apply(table);

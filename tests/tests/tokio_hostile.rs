@@ -8,12 +8,12 @@
 use std::io::ErrorKind;
 
 use futures::StreamExt;
-use ngi_core::OpenOptions;
 use ngi_core::archive::{Catalog, Error as ArchiveError};
 use ngi_core::codec::unpack_into;
 use ngi_core::error::DecodeError;
 use ngi_core::io::StreamError;
 use ngi_core::rsli::RsliError;
+use ngi_core::{Method, OpenOptions};
 use ngi_tests::fuzzing::{archive_error, tokio_reader};
 use ngi_tests::hostile::{self, Case, Error, Expect, Produce};
 use ngi_tests::samples;
@@ -54,6 +54,7 @@ async fn produce(archive: &Archive, index: usize) -> Produce {
     match reader.read_to_end(&mut out).await {
         Ok(_) => Produce::Bytes(out),
         Err(e) => {
+            PARTIAL.with(|p| *p.borrow_mut() = out);
             let stream = *e
                 .get_ref()
                 .and_then(|x| x.downcast_ref::<StreamError>())
@@ -84,8 +85,14 @@ async fn produce(archive: &Archive, index: usize) -> Produce {
     }
 }
 
+thread_local! {
+    /// The bytes `produce`'s reader gave before its error, for the stream's to agree with.
+    static PARTIAL: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// What `stream()` gives for entry `index`, as `produce` words it: the chunks' bytes, or
-/// the one error that ends the stream (after which it ends).
+/// the one error that ends the stream (after which it ends; the chunks before it agree
+/// with what the reader gave before its error).
 async fn produce_streamed(archive: &Archive, index: usize) -> Result<Vec<u8>, StreamError> {
     let mut stream = archive
         .stream(index)
@@ -105,6 +112,14 @@ async fn produce_streamed(archive: &Archive, index: usize) -> Result<Vec<u8>, St
                 assert!(
                     stream.next().await.is_none(),
                     "entry {index}: the error ends it"
+                );
+                // Both are prefixes of the entry (how far each got before the fault
+                // depends on where its calls ended); they agree as far as both go.
+                let partial = PARTIAL.with(|p| p.borrow().clone());
+                let common = out.len().min(partial.len());
+                assert!(
+                    out[..common] == partial[..common],
+                    "entry {index}: streamed bytes"
                 );
                 return Err(*e
                     .get_ref()
@@ -336,17 +351,27 @@ async fn a_file_cut_after_opening_ends_its_entries_early() {
     let bytes = samples::all_methods();
     let file = TempFile::new("cut-after-open", &bytes);
     let archive = Archive::open(&file.0).await.unwrap();
-    let cut = bytes.len() as u64 / 2;
+    // In the middle of the XOR entry's bytes: it and every entry after it are cut.
+    let xor = archive
+        .entries()
+        .iter()
+        .find(|e| e.method == Some(Method::Xor))
+        .unwrap();
+    let cut = xor.offset + xor.packed_len / 2;
     std::fs::OpenOptions::new()
         .write(true)
         .open(&file.0)
         .unwrap()
         .set_len(cut)
         .unwrap();
-    let (mut whole, mut truncated) = (0, 0);
+    let (mut whole, mut truncated, mut stored_cut) = (0, 0, 0);
     for (i, entry) in archive.entries().iter().enumerate() {
         let mut out = Vec::new();
-        let read = archive.reader(i).unwrap().read_to_end(&mut out).await;
+        let mut reader = archive.reader(i).unwrap();
+        let read = reader.read_to_end(&mut out);
+        let read = tokio::time::timeout(std::time::Duration::from_secs(30), read)
+            .await
+            .expect("the read ends");
         if entry.offset + entry.packed_len <= cut {
             read.unwrap();
             assert_eq!(out, samples::all_methods_text(entry.method.unwrap()));
@@ -360,8 +385,27 @@ async fn a_file_cut_after_opening_ends_its_entries_early() {
                 .unwrap();
             assert!(stream.is_truncated() && stream.entry() == Some(entry.index));
             assert!(out.len() < entry.size as usize);
+            // The stream gives the bytes before the cut first, then the error. For stored
+            // and XOR entries those are exactly the bytes the file still holds.
+            let mut chunks = archive.stream(i).unwrap().with_chunk_len(1000);
+            let mut streamed = Vec::new();
+            let mut end = None;
+            while let Some(item) = chunks.next().await {
+                match item {
+                    Ok(chunk) => streamed.extend_from_slice(&chunk),
+                    Err(e) => end = Some(e.kind()),
+                }
+            }
+            assert_eq!(end, Some(ErrorKind::UnexpectedEof), "entry {i}");
+            if matches!(entry.method, Some(Method::Stored | Method::Xor)) {
+                let held = cut.saturating_sub(entry.offset) as usize;
+                assert_eq!(streamed.len(), held, "entry {i}: the bytes before the cut");
+                assert!(streamed == out, "entry {i}");
+                stored_cut += usize::from(held > 0);
+            }
             truncated += 1;
         }
     }
     assert!(whole > 0 && truncated > 0, "{whole} whole, {truncated} cut");
+    assert_eq!(stored_cut, 1, "the XOR entry is cut in its middle");
 }

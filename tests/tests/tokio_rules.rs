@@ -81,7 +81,11 @@ impl tokio::io::AsyncBufRead for Hiccup {
             this.hiccuped = true;
             return Poll::Ready(Err(io::ErrorKind::Interrupted.into()));
         }
-        let end = if this.pos < half { half } else { this.bytes.len() };
+        let end = if this.pos < half {
+            half
+        } else {
+            this.bytes.len()
+        };
         Poll::Ready(Ok(&this.bytes[this.pos..end]))
     }
     fn consume(self: Pin<&mut Self>, amount: usize) {
@@ -125,4 +129,108 @@ async fn debug_shows_counts_not_bytes() {
     let shown = format!("{reader:?} {:?} {archive:?}", archive.stream(0).unwrap());
     assert!(shown.len() < 2000, "{} characters: {shown}", shown.len());
     assert!(shown.contains("produced: 1000"), "{shown}");
+}
+
+/// A source that fails once with a lasting error, then would give valid bytes.
+struct FailsOnce {
+    bytes: Vec<u8>,
+    failed: bool,
+}
+
+impl AsyncRead for FailsOnce {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        unreachable!("read through AsyncBufRead: {}", buf.remaining())
+    }
+}
+
+impl tokio::io::AsyncBufRead for FailsOnce {
+    fn poll_fill_buf(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
+        let this = self.get_mut();
+        if !this.failed {
+            this.failed = true;
+            return Poll::Ready(Err(io::Error::other("the disk is on fire")));
+        }
+        Poll::Ready(Ok(&this.bytes))
+    }
+    fn consume(self: Pin<&mut Self>, amount: usize) {
+        self.get_mut().bytes.drain(..amount);
+    }
+}
+
+#[tokio::test]
+async fn a_sources_lasting_error_sticks() {
+    let text = b"never read".to_vec();
+    let source = FailsOnce {
+        bytes: text.clone(),
+        failed: false,
+    };
+    let mut reader = DecodeReader::new(source, Method::Stored, 0, text.len() as u64);
+    let mut buf = [0u8; 64];
+    for _ in 0..3 {
+        let e = reader.read(&mut buf).await.expect_err("sticky");
+        assert_eq!(e.kind(), io::ErrorKind::Other);
+        assert_eq!(e.to_string(), "the disk is on fire");
+    }
+}
+
+#[tokio::test]
+async fn a_file_reader_never_reads_past_the_packed_range() {
+    // The LZSS entry's packed size cut 10 bytes short, the next entry's bytes right after
+    // it: a reader that read on would decode the whole text.
+    let mut bytes = ngi_tests::samples::all_methods();
+    let lzss = ngi_tests::samples::ALL_METHODS
+        .iter()
+        .position(|(_, m)| *m == Method::Lzss)
+        .unwrap();
+    ngi_tests::hostile::patch_rsli(&mut bytes, |i, e| {
+        if i == lzss {
+            e.packed_size -= 10;
+        }
+    });
+    let file = ngi_tests::tokio_io::TempFile::new("past-range", &bytes);
+    for chunk in [512, ngi_tokio::DEFAULT_READ_CHUNK] {
+        let from_file = Archive::open(&file.0).await.unwrap().with_read_chunk(chunk);
+        let in_memory = Archive::from_bytes(bytes.clone().into()).unwrap();
+        for archive in [from_file, in_memory] {
+            let mut out = Vec::new();
+            let e = archive
+                .reader(lzss)
+                .unwrap()
+                .read_to_end(&mut out)
+                .await
+                .unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof, "{archive:?}");
+            let stream = e
+                .get_ref()
+                .and_then(|x| x.downcast_ref::<ngi_core::io::StreamError>());
+            let entry = archive.entry(lzss).unwrap();
+            assert_eq!(stream.unwrap().offset(), entry.offset + entry.packed_len);
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_read_initialises_no_more_than_the_entry_needs() {
+    let mut builder = Builder::new();
+    builder.add(b"TEN", Method::Lzss, b"ten bytes!").unwrap();
+    let archive = Archive::from_bytes(builder.build().unwrap().into()).unwrap();
+    let mut reader = archive.reader(0).unwrap();
+    let mut room = vec![std::mem::MaybeUninit::<u8>::uninit(); 1 << 20];
+    let mut buf = ReadBuf::uninit(&mut room);
+    loop {
+        let before = buf.filled().len();
+        std::future::poll_fn(|cx| Pin::new(&mut reader).poll_read(cx, &mut buf))
+            .await
+            .unwrap();
+        if buf.filled().len() == before {
+            break;
+        }
+    }
+    assert_eq!(buf.filled(), b"ten bytes!");
+    // What is left of the entry (and 1 byte to see its end), never the caller's 1 MiB.
+    assert!(buf.initialized().len() <= 11, "{}", buf.initialized().len());
 }
