@@ -20,6 +20,7 @@ METHODS = ["stored", "xor", "lzss", "lzhuf", "deflate"]
 ROWS = [
     ("core/one-shot", "core one-shot (memory)"),
     ("reader/file", "reader() file"),
+    ("reader/file-pool", "reader() file, pool only"),
     ("reader/memory", "reader() memory"),
     ("stream-64k/file", "stream() 64 KiB file"),
     ("stream-4k/file", "stream() 4 KiB file"),

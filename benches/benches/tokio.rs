@@ -5,7 +5,10 @@
 //!   exact-size output: the yardstick of the ratios;
 //! - `reader/file`: `Archive::open` (the file is in the page cache after the first
 //!   iteration), `reader()` read to the end with 64 KiB reads, on a current-thread runtime:
-//!   positional reads of 24 KiB on the blocking pool, one ahead;
+//!   positional reads of 24 KiB, which the page cache answers in place (`preadv2` with
+//!   `RWF_NOWAIT`);
+//! - `reader/file-pool`: the same with every read on the blocking pool, one chunk ahead
+//!   (`Archive::with_cached_reads_inline(false)`);
 //! - `reader/memory`: the same from `Archive::from_bytes`;
 //! - `stream-64k/file` and `stream-4k/file`: `stream()` with 64 KiB and 4 KiB chunks,
 //!   counted (a consumer's use of them is its own cost; their bytes are checked once
@@ -84,6 +87,7 @@ fn tokio_bench(c: &mut Criterion) {
         let packed = catalog.packed(0, &bytes).expect("packed").to_vec();
         let key = catalog.entry(0).expect("entry").key;
         let from_file = runtime.block_on(Archive::open(&path)).expect("opens");
+        let pool = from_file.clone().with_cached_reads_inline(false);
         let in_memory = Archive::from_bytes(bytes.clone().into()).expect("opens");
 
         let mut group = c.benchmark_group(format!("tokio/{}", method.name()));
@@ -97,7 +101,11 @@ fn tokio_bench(c: &mut Criterion) {
             b.iter(|| unpack_into(method, key, black_box(&packed), &mut out).expect("decodes"))
         });
         check("core", &mut out);
-        for (how, archive) in [("file", &from_file), ("memory", &in_memory)] {
+        for (how, archive) in [
+            ("file", &from_file),
+            ("file-pool", &pool),
+            ("memory", &in_memory),
+        ] {
             group.bench_function(BenchmarkId::new("reader", how), |b| {
                 b.iter(|| runtime.block_on(read_all(archive, &mut out)))
             });

@@ -97,8 +97,14 @@ fn memory_per_open_reader_is_bounded_and_given_back() {
     let mut report = Vec::new();
     runtime.block_on(async {
         let from_file = Archive::open(&file.0).await.unwrap();
+        let pool = from_file.clone().with_cached_reads_inline(false);
         let in_memory = Archive::from_bytes(bytes.clone().into()).unwrap();
-        for (how, archive) in [("file", &from_file), ("memory", &in_memory)] {
+        let archives = [
+            ("file", &from_file),
+            ("pool", &pool),
+            ("memory", &in_memory),
+        ];
+        for (how, archive) in archives {
             for method in methods {
                 let i = archive.find(method.name().as_bytes()).unwrap();
                 // Warm up: the blocking pool's thread and the runtime's lazy parts.

@@ -59,12 +59,17 @@ fn fixtures() -> &'static [Fixture] {
     })
 }
 
-/// Both ways of opening a fixture: from its file and from memory.
-async fn opened(f: &Fixture) -> [(&'static str, Archive); 2] {
+/// Every way of opening a fixture: from its file (cached chunks read in place, and every
+/// read on the blocking pool, in small chunks) and from memory.
+async fn opened(f: &Fixture) -> [(&'static str, Archive); 3] {
     let file = Archive::open(&f.file.0).await.expect("opens from the file");
+    let pool = file
+        .clone()
+        .with_cached_reads_inline(false)
+        .with_read_chunk(5000);
     let memory = Archive::from_bytes(f.bytes.clone().into()).expect("opens from memory");
     assert_eq!(file.entries(), memory.entries());
-    [("file", file), ("memory", memory)]
+    [("file", file), ("file-pool", pool), ("memory", memory)]
 }
 
 /// Reads to the end with read sizes from `size` and an empty read before each.
@@ -102,7 +107,7 @@ async fn every_entry_reads_the_same_in_any_sizes() {
                 assert!(archive.read(i).await.unwrap() == e.plain, "{what}: read");
                 let got = read_sized(archive.reader(i).unwrap(), || 1 + rng.below(9000)).await;
                 assert!(got == e.plain, "{what}: random reads");
-                if e.plain.len() <= ONE_BYTE_ALL || how == "file" {
+                if e.plain.len() <= ONE_BYTE_ALL || how == "file-pool" {
                     let got = read_sized(archive.reader(i).unwrap(), || 1).await;
                     assert!(got == e.plain, "{what}: 1-byte reads");
                 }

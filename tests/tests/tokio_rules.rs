@@ -192,8 +192,13 @@ async fn a_file_reader_never_reads_past_the_packed_range() {
         }
     });
     let file = ngi_tests::tokio_io::TempFile::new("past-range", &bytes);
-    for chunk in [512, ngi_tokio::DEFAULT_READ_CHUNK] {
+    for (chunk, inline) in [
+        (512, true),
+        (512, false),
+        (ngi_tokio::DEFAULT_READ_CHUNK, false),
+    ] {
         let from_file = Archive::open(&file.0).await.unwrap().with_read_chunk(chunk);
+        let from_file = from_file.with_cached_reads_inline(inline);
         let in_memory = Archive::from_bytes(bytes.clone().into()).unwrap();
         for archive in [from_file, in_memory] {
             let mut out = Vec::new();

@@ -88,6 +88,10 @@ pub(crate) struct FileRange {
     pos: usize,
     /// The buffer of the next read, when none is in flight.
     spare: Vec<u8>,
+    /// Try `cached::read` before the blocking pool.
+    inline: bool,
+    /// The last inline read found the chunk not cached: read ahead on the pool.
+    cold: bool,
     /// The read in flight: its buffer, and whether it was filled (else the file ends
     /// inside the range). Dropping it detaches the task: the read finishes and its buffer
     /// is freed with it.
@@ -101,8 +105,11 @@ impl FileRange {
         runtime: Handle,
         range: Range<u64>,
         chunk: usize,
+        inline: bool,
     ) -> Self {
         FileRange {
+            inline,
+            cold: false,
             entry,
             file,
             runtime,
@@ -119,14 +126,20 @@ impl FileRange {
     fn poll_input(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
         loop {
             if self.pos < self.current.len() {
-                self.read_ahead();
+                if self.cold {
+                    // The file is not in the page cache: overlap the next read with this
+                    // chunk's decoding.
+                    self.read_ahead();
+                }
                 return Poll::Ready(Ok(&self.current[self.pos..]));
             }
             let Some(reading) = &mut self.reading else {
                 if self.next >= self.end {
                     return Poll::Ready(Ok(&[]));
                 }
-                self.read_ahead();
+                if !self.read_cached() {
+                    self.read_ahead();
+                }
                 continue;
             };
             let done = ready!(Pin::new(reading).poll(cx));
@@ -138,6 +151,37 @@ impl FileRange {
                 // The file is shorter than when it was opened: the input ends after these
                 // bytes, and the decoder reports the stream as truncated.
                 self.end = self.next;
+            }
+        }
+    }
+
+    /// Reads the next chunk here and now if the page cache holds it (Linux: `preadv2`
+    /// with `RWF_NOWAIT`, which fails with `EAGAIN` rather than wait for the disk), so a
+    /// cached file costs no trip to the blocking pool. Whether it did; when not, the
+    /// blocking pool reads it (and decides what a short file means).
+    fn read_cached(&mut self) -> bool {
+        if !self.inline {
+            self.cold = true;
+            return false;
+        }
+        let len = (self.end - self.next).min(self.chunk as u64) as usize;
+        self.spare.clear();
+        self.spare.resize(len, 0);
+        match cached::read(&self.file, &mut self.spare, self.next) {
+            Some(n) if n > 0 => {
+                self.spare.truncate(n);
+                self.current =
+                    std::mem::replace(&mut self.spare, std::mem::take(&mut self.current));
+                self.pos = 0;
+                self.next += n as u64;
+                self.cold = false;
+                true
+            }
+            Some(_) => false,
+            None => {
+                // Not cached (or not supported here): the blocking pool, a chunk ahead.
+                self.cold = true;
+                false
             }
         }
     }
@@ -185,4 +229,24 @@ fn read_up_to(file: &File, buf: &mut [u8], offset: u64) -> Result<usize, (u64, i
         }
     }
     Ok(filled)
+}
+
+/// Reads that the page cache answers without blocking, or refuses.
+mod cached {
+    use std::fs::File;
+
+    /// Reads at `offset` into `buf` if that cannot block: `Some(bytes read)` (possibly
+    /// fewer than asked, 0 at the end of the file), `None` when the data is not cached,
+    /// the call is not supported, or it failed (the blocking read then reports it).
+    #[cfg(target_os = "linux")]
+    pub(super) fn read(file: &File, buf: &mut [u8], offset: u64) -> Option<usize> {
+        use rustix::io::{ReadWriteFlags, preadv2};
+        let mut slices = [std::io::IoSliceMut::new(buf)];
+        preadv2(file, &mut slices, offset, ReadWriteFlags::NOWAIT).ok()
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub(super) fn read(_: &File, _: &mut [u8], _: u64) -> Option<usize> {
+        None
+    }
 }
