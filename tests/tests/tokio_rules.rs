@@ -56,14 +56,29 @@ fn a_poll_over_blocks_that_produce_nothing_is_bounded() {
     assert!(polls >= 4, "{polls} polls for 4 MB of empty blocks");
 }
 
-/// Packed bytes that fail with `Interrupted` once, before their second half.
-struct Hiccup {
+/// Packed bytes that fail once with `kind` when `at` of them are consumed, and then
+/// would go on.
+struct FailsOnceAt {
     bytes: Vec<u8>,
     pos: usize,
-    hiccuped: bool,
+    at: usize,
+    kind: io::ErrorKind,
+    failed: bool,
 }
 
-impl AsyncRead for Hiccup {
+impl FailsOnceAt {
+    fn new(bytes: Vec<u8>, at: usize, kind: io::ErrorKind) -> FailsOnceAt {
+        FailsOnceAt {
+            bytes,
+            pos: 0,
+            at,
+            kind,
+            failed: false,
+        }
+    }
+}
+
+impl AsyncRead for FailsOnceAt {
     fn poll_read(
         self: Pin<&mut Self>,
         _: &mut Context<'_>,
@@ -73,16 +88,15 @@ impl AsyncRead for Hiccup {
     }
 }
 
-impl tokio::io::AsyncBufRead for Hiccup {
+impl tokio::io::AsyncBufRead for FailsOnceAt {
     fn poll_fill_buf(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
         let this = self.get_mut();
-        let half = this.bytes.len() / 2;
-        if this.pos == half && !this.hiccuped {
-            this.hiccuped = true;
-            return Poll::Ready(Err(io::ErrorKind::Interrupted.into()));
+        if this.pos == this.at && !this.failed {
+            this.failed = true;
+            return Poll::Ready(Err(io::Error::new(this.kind, "the disk is on fire")));
         }
-        let end = if this.pos < half {
-            half
+        let end = if this.pos < this.at {
+            this.at
         } else {
             this.bytes.len()
         };
@@ -97,11 +111,8 @@ impl tokio::io::AsyncBufRead for Hiccup {
 async fn a_sources_interrupted_is_passed_on_not_kept() {
     let text = b"interrupted once, then read to the end as if nothing happened".repeat(50);
     let packed = ngi_tests::streams::pack(Method::Lzss, &text);
-    let source = Hiccup {
-        bytes: packed,
-        pos: 0,
-        hiccuped: false,
-    };
+    let half = packed.len() / 2;
+    let source = FailsOnceAt::new(packed, half, io::ErrorKind::Interrupted);
     let mut reader = DecodeReader::new(source, Method::Lzss, 0, text.len() as u64);
     let mut out = Vec::new();
     let mut buf = [0u8; 100];
@@ -131,43 +142,10 @@ async fn debug_shows_counts_not_bytes() {
     assert!(shown.contains("produced: 1000"), "{shown}");
 }
 
-/// A source that fails once with a lasting error, then would give valid bytes.
-struct FailsOnce {
-    bytes: Vec<u8>,
-    failed: bool,
-}
-
-impl AsyncRead for FailsOnce {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        unreachable!("read through AsyncBufRead: {}", buf.remaining())
-    }
-}
-
-impl tokio::io::AsyncBufRead for FailsOnce {
-    fn poll_fill_buf(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
-        let this = self.get_mut();
-        if !this.failed {
-            this.failed = true;
-            return Poll::Ready(Err(io::Error::other("the disk is on fire")));
-        }
-        Poll::Ready(Ok(&this.bytes))
-    }
-    fn consume(self: Pin<&mut Self>, amount: usize) {
-        self.get_mut().bytes.drain(..amount);
-    }
-}
-
 #[tokio::test]
 async fn a_sources_lasting_error_sticks() {
     let text = b"never read".to_vec();
-    let source = FailsOnce {
-        bytes: text.clone(),
-        failed: false,
-    };
+    let source = FailsOnceAt::new(text.clone(), 0, io::ErrorKind::Other);
     let mut reader = DecodeReader::new(source, Method::Stored, 0, text.len() as u64);
     let mut buf = [0u8; 64];
     for _ in 0..3 {

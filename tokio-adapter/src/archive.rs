@@ -15,9 +15,10 @@ use crate::entry::{EntryReader, EntryStream};
 use crate::error::join_error;
 use crate::packed::{FileRange, Packed};
 
-/// The packed bytes a reader of a file asks the blocking pool for at a time, unless
-/// [`Archive::with_read_chunk`] says otherwise. A reader holds two buffers of this size
-/// once it has read: the chunk being decoded and the next, read ahead.
+/// The packed bytes a reader of a file reads at a time, unless
+/// [`Archive::with_read_chunk`] says otherwise. A reader holds up to two buffers of this
+/// size: the chunk being decoded and the next (read ahead on the blocking pool when the
+/// page cache does not hold it).
 pub const DEFAULT_READ_CHUNK: usize = 24 * 1024;
 
 /// The bounds of [`Archive::with_read_chunk`].

@@ -2,7 +2,7 @@
 
 use std::io;
 use std::pin::Pin;
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll};
 
 use ngi_core::codec::BoxedDecoder;
 use ngi_core::io::StreamDecoder;
@@ -106,12 +106,7 @@ impl<R: AsyncBufRead + Unpin> AsyncRead for DecodeReader<R> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        let room = this.decoding.read_room(buf.remaining());
-        let out = buf.initialize_unfilled_to(room);
-        let n = ready!(this.decoding.poll_read::<ViaTokio>(cx, out))?;
-        buf.advance(n);
-        Poll::Ready(Ok(()))
+        self.get_mut().decoding.poll_read_buf::<ViaTokio>(cx, buf)
     }
 }
 

@@ -10,7 +10,9 @@
 //!   catalog and the source), from a path (header and directory read, nothing else) or
 //!   from [`Bytes`](bytes::Bytes) (zero-copy).
 //! * [`EntryReader`] ([`Archive::reader`]): one entry's decoded bytes, owned; reads only
-//!   the entry's packed range, by positional reads on tokio's blocking pool.
+//!   the entry's packed range, by positional reads: in place when the page cache holds
+//!   the chunk (Linux, `preadv2` with `RWF_NOWAIT`, which refuses rather than block),
+//!   else on tokio's blocking pool.
 //! * [`EntryStream`] ([`Archive::stream`]): the same as 64 KiB `Bytes` chunks.
 //! * [`DecodeReader`]: any packed stream read from a caller's `AsyncBufRead`.
 //!

@@ -176,6 +176,21 @@ impl<R> Decoding<R> {
         self.engine.poll_decode(&mut self.input, cx, out)
     }
 
+    /// tokio's `AsyncRead::poll_read`: initialises only the room one read can use.
+    pub(crate) fn poll_read_buf<V>(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<io::Result<()>>
+    where
+        R: Input<V>,
+    {
+        let room = self.read_room(buf.remaining());
+        let n = ready!(self.poll_read(cx, buf.initialize_unfilled_to(room)))?;
+        buf.advance(n);
+        Poll::Ready(Ok(()))
+    }
+
     /// `AsyncBufRead::poll_fill_buf`.
     pub(crate) fn poll_fill_buf<V>(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>>
     where
