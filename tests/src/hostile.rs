@@ -39,6 +39,38 @@ pub enum Error {
     Limit(LimitError),
 }
 
+impl Error {
+    /// The catalogue's words for the core catalog's error of a format (`None` for the
+    /// format-agnostic ones: unknown format, no such entry, ...).
+    pub fn of_catalog(e: ngi_core::archive::Error) -> Option<Error> {
+        match e {
+            ngi_core::archive::Error::Nres(e) => Some(Error::Nres(e)),
+            ngi_core::archive::Error::Rsli(e) => Some(Error::Rsli(e)),
+            _ => None,
+        }
+    }
+
+    /// The catalogue's words for an entry reader's failure: the core's
+    /// `StreamError::Decode` inside the `io::Error`, as the one-shot path reports it
+    /// (`RsliError::Decode`, naming the entry and the file offset). `None` for any other
+    /// error.
+    pub fn of_read(e: &std::io::Error) -> Option<Error> {
+        let stream = e.get_ref()?.downcast_ref::<ngi_core::io::StreamError>()?;
+        match *stream {
+            ngi_core::io::StreamError::Decode {
+                entry: Some(entry),
+                offset,
+                error,
+            } => Some(Error::Rsli(RsliError::Decode {
+                entry,
+                offset,
+                error,
+            })),
+            _ => None,
+        }
+    }
+}
+
 /// What producing one entry (alone, under the case's limits) gives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Produce {

@@ -10,7 +10,6 @@ use std::io::Read;
 use ngi_core::archive::{Catalog, Error as ArchiveError};
 use ngi_core::codec::{Decoder, Status};
 use ngi_core::error::DecodeError;
-use ngi_core::io::StreamError;
 use ngi_core::limits::{Budget, LimitError, Limits};
 use ngi_core::nres::Archive;
 use ngi_core::rsli::{self, Library, OpenOptions, RsliError};
@@ -252,10 +251,8 @@ fn through_reader(
     index: usize,
     budget: &mut Budget,
 ) -> Produce {
-    let archive_error = |e: ArchiveError| match e {
-        ArchiveError::Nres(e) => Error::Nres(e),
-        ArchiveError::Rsli(e) => Error::Rsli(e),
-        other => panic!("not an error of a format: {other:?}"),
+    let archive_error = |e: ArchiveError| {
+        Error::of_catalog(e).unwrap_or_else(|| panic!("not an error of a format: {e:?}"))
     };
     let mut run = || -> Result<Vec<u8>, Error> {
         let mut reader = catalog.reader(index, file).map_err(archive_error)?;
@@ -267,25 +264,7 @@ fn through_reader(
         let mut out = Vec::new();
         match reader.read_to_end(&mut out) {
             Ok(_) => Ok(out),
-            Err(e) => {
-                let stream = *e
-                    .get_ref()
-                    .and_then(|i| i.downcast_ref::<StreamError>())
-                    .expect("a stream error");
-                let StreamError::Decode {
-                    entry: Some(entry),
-                    offset,
-                    error,
-                } = stream
-                else {
-                    panic!("entry {index}: {stream:?}")
-                };
-                Err(Error::Rsli(RsliError::Decode {
-                    entry,
-                    offset,
-                    error,
-                }))
-            }
+            Err(e) => Err(Error::of_read(&e).unwrap_or_else(|| panic!("entry {index}: {e:?}"))),
         }
     };
     match run() {

@@ -39,12 +39,10 @@ fn as_archive(e: &Error) -> Option<ArchiveError> {
 
 /// What reading entry `index` through ngi-tokio gives, in the catalogue's terms.
 async fn produce(archive: &Archive, index: usize) -> Produce {
-    let archive_fault = |e: std::io::Error| match archive_error(&e)
-        .unwrap_or_else(|| panic!("entry {index}: {e:?}"))
-    {
-        ArchiveError::Nres(e) => Error::Nres(e),
-        ArchiveError::Rsli(e) => Error::Rsli(e),
-        other => panic!("entry {index}: not an error of a format: {other:?}"),
+    let archive_fault = |e: std::io::Error| {
+        archive_error(&e)
+            .and_then(Error::of_catalog)
+            .unwrap_or_else(|| panic!("entry {index}: not an error of a format: {e:?}"))
     };
     let mut reader = match archive.reader(index) {
         Ok(r) => r,
@@ -55,17 +53,10 @@ async fn produce(archive: &Archive, index: usize) -> Produce {
         Ok(_) => Produce::Bytes(out),
         Err(e) => {
             PARTIAL.with(|p| *p.borrow_mut() = out);
-            let stream = *e
-                .get_ref()
-                .and_then(|x| x.downcast_ref::<StreamError>())
-                .unwrap_or_else(|| panic!("entry {index}: not a stream error: {e:?}"));
-            let StreamError::Decode {
-                entry: Some(entry),
-                offset,
-                error,
-            } = stream
-            else {
-                panic!("entry {index}: {stream:?}");
+            let fault = Error::of_read(&e)
+                .unwrap_or_else(|| panic!("entry {index}: not a decoding fault: {e:?}"));
+            let Error::Rsli(RsliError::Decode { error, .. }) = fault else {
+                unreachable!("of_read gives decoding faults");
             };
             let eof = matches!(error, DecodeError::Truncated { .. });
             assert_eq!(
@@ -76,11 +67,7 @@ async fn produce(archive: &Archive, index: usize) -> Produce {
             // Sticky.
             let again = reader.read(&mut [0u8; 16]).await.expect_err("sticky");
             assert_eq!(again.kind(), e.kind());
-            Produce::Fails(Error::Rsli(RsliError::Decode {
-                entry,
-                offset,
-                error,
-            }))
+            Produce::Fails(fault)
         }
     }
 }

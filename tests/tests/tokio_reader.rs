@@ -216,20 +216,27 @@ async fn every_entry_reads_the_same_through_futures_io() {
     // From memory the readers need no tokio runtime at all: another executor polls them.
     let f = &fixtures()[0];
     let archive = Archive::from_bytes(f.bytes.clone().into()).unwrap();
+    for (i, e) in f.expected.iter().enumerate() {
+        let out = read_on_futures_executor(archive.reader(i).unwrap()).unwrap();
+        assert!(out == e.plain, "{}: futures executor", e.name);
+    }
+}
+
+/// Reads `reader` to its end through futures-io on the futures executor, on a thread of
+/// its own (an executor blocking inside a tokio task would hold up tokio's wake-ups).
+fn read_on_futures_executor(
+    mut reader: impl futures::io::AsyncRead + Unpin + Send + 'static,
+) -> std::io::Result<Vec<u8>> {
     std::thread::spawn(move || {
-        futures::executor::block_on(async {
-            for (i, e) in f.expected.iter().enumerate() {
-                let mut out = Vec::new();
-                let mut r = archive.reader(i).unwrap();
-                futures::io::AsyncReadExt::read_to_end(&mut r, &mut out)
-                    .await
-                    .unwrap();
-                assert!(out == e.plain, "{}: futures executor", e.name);
-            }
+        futures::executor::block_on(async move {
+            let mut out = Vec::new();
+            futures::io::AsyncReadExt::read_to_end(&mut reader, &mut out)
+                .await
+                .map(|_| out)
         })
     })
     .join()
-    .expect("the futures executor reads");
+    .expect("the futures executor reads")
 }
 
 fn one_shot(s: &Stream) -> Vec<u8> {
@@ -280,19 +287,8 @@ async fn decode_reader_over_pending_trickles() {
         }
         // The same through futures-io, on another executor (on its own thread: an
         // executor blocking inside a tokio task would hold up tokio's wake-ups).
-        let packed = s.packed.clone();
-        let (method, key) = (s.method, s.key);
-        let got = std::thread::spawn(move || {
-            futures::executor::block_on(async move {
-                let mut r = DecodeReader::new(Trickle::new(packed, seed), method, key, size);
-                let mut out = Vec::new();
-                futures::io::AsyncReadExt::read_to_end(&mut r, &mut out)
-                    .await
-                    .map(|_| out)
-            })
-        })
-        .join()
-        .expect("the futures executor reads");
+        let trickle = Trickle::new(s.packed.clone(), seed);
+        let got = read_on_futures_executor(DecodeReader::new(trickle, s.method, s.key, size));
         assert!(got.unwrap() == want, "{}: futures-io trickle", s.name);
     }
 }

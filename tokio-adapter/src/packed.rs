@@ -170,8 +170,7 @@ impl FileRange {
         match cached::read(&self.file, &mut self.spare, self.next) {
             Some(n) if n > 0 => {
                 self.spare.truncate(n);
-                self.current =
-                    std::mem::replace(&mut self.spare, std::mem::take(&mut self.current));
+                std::mem::swap(&mut self.current, &mut self.spare);
                 self.pos = 0;
                 self.next += n as u64;
                 self.cold = false;

@@ -288,8 +288,8 @@ impl<S: EntryStore> Catalog<S> {
         &self,
         index: usize,
     ) -> Result<StreamDecoder<crate::codec::BoxedDecoder>, Error> {
-        let (range, entry, unpacker) = self.decoding(index)?;
-        Ok(StreamDecoder::from_decoder(unpacker.into_boxed()).at(Some(entry.index), range.start))
+        self.entry_stream_of(index, Unpacker::into_boxed)
+            .map(|(_, core)| core)
     }
 
     /// Entry `index`'s checked packed range and its [`StreamDecoder`], for the entry
@@ -298,8 +298,18 @@ impl<S: EntryStore> Catalog<S> {
         &self,
         index: usize,
     ) -> Result<(core::ops::Range<u64>, StreamDecoder), Error> {
+        self.entry_stream_of(index, |unpacker| unpacker)
+    }
+
+    /// Entry `index`'s checked packed range and a [`StreamDecoder`] around `codec` of
+    /// its [`Unpacker`], faults named and placed in the file.
+    fn entry_stream_of<D: Decoder>(
+        &self,
+        index: usize,
+        codec: impl FnOnce(Unpacker) -> D,
+    ) -> Result<(core::ops::Range<u64>, StreamDecoder<D>), Error> {
         let (range, entry, unpacker) = self.decoding(index)?;
-        let core = StreamDecoder::from_decoder(unpacker).at(Some(entry.index), range.start);
+        let core = StreamDecoder::from_decoder(codec(unpacker)).at(Some(entry.index), range.start);
         Ok((range, core))
     }
 }
