@@ -91,8 +91,11 @@ fn samples() -> Vec<Sample> {
         .collect()
 }
 
-fn each_file(f: impl Fn(&Sample, &str)) {
-    let dir = scratch();
+/// Writes each sample to a file of the folder `encoder` (its own: the tests run at once,
+/// and a tool must never read a file another test is rewriting) and calls `f` on it.
+fn each_file(encoder: &str, f: impl Fn(&Sample, &str)) {
+    let dir = scratch().join(encoder);
+    std::fs::create_dir_all(&dir).unwrap();
     for sample in samples() {
         let path = dir.join(&sample.name);
         std::fs::write(&path, &sample.data).unwrap();
@@ -103,7 +106,7 @@ fn each_file(f: impl Fn(&Sample, &str)) {
 #[test]
 fn zopfli_streams_decode() {
     let zopfli = tool("zopfli", "zopfli");
-    each_file(|s, path| {
+    each_file("zopfli", |s, path| {
         let raw = run(&zopfli, &["--deflate", "--i3", "-c", path]);
         check(&format!("zopfli {}", s.name), &raw, &s.data);
     });
@@ -112,7 +115,7 @@ fn zopfli_streams_decode() {
 #[test]
 fn pigz_streams_decode() {
     let pigz = tool("pigz", "pigz");
-    each_file(|s, path| {
+    each_file("pigz", |s, path| {
         for level in ["-1", "-6", "-9", "-11"] {
             let gz = run(&pigz, &["-c", "-n", level, path]);
             check(
@@ -127,7 +130,7 @@ fn pigz_streams_decode() {
 #[test]
 fn libdeflate_streams_decode() {
     let gzip = tool("libdeflate-gzip", "libdeflate-tools");
-    each_file(|s, path| {
+    each_file("libdeflate", |s, path| {
         for level in ["-1", "-6", "-12"] {
             let gz = run(&gzip, &["-c", level, path]);
             check(
@@ -142,7 +145,7 @@ fn libdeflate_streams_decode() {
 #[test]
 fn seven_zip_streams_decode() {
     let seven = tool("7z", "p7zip-full");
-    each_file(|s, path| {
+    each_file("seven_zip", |s, path| {
         for level in ["-mx=1", "-mx=9"] {
             let out = Path::new(path).with_extension(format!("{}.gz", &level[4..]));
             let _ = std::fs::remove_file(&out);
@@ -171,7 +174,7 @@ fn seven_zip_streams_decode() {
 #[test]
 fn gzip_streams_decode() {
     let gzip = tool("gzip", "gzip");
-    each_file(|s, path| {
+    each_file("gzip", |s, path| {
         for level in ["-1", "-9"] {
             let gz = run(&gzip, &["-c", "-n", level, path]);
             check(
@@ -193,7 +196,7 @@ fn isal_streams_decode() {
         level = int(sys.argv[2])\n\
         c = z.compressobj(level, z.DEFLATED, -15)\n\
         sys.stdout.buffer.write(c.compress(data) + c.flush())\n";
-    each_file(|s, path| {
+    each_file("isal", |s, path| {
         for level in ["0", "1", "2", "3"] {
             let raw = run(&python, &["-c", script, path, level]);
             check(&format!("isal {level} {}", s.name), &raw, &s.data);
