@@ -1,45 +1,148 @@
 //! The command line: `ngi COMMAND [OPTIONS] ARCHIVE [NAME...]`, options in any position
-//! after the command.
+//! after the command, `--` ending them. Parsed by clap (derive) into [`Cli`], then turned
+//! into the plain structs the commands consume: [`Options`] for the commands that read one
+//! archive, one variant of [`Action`] each for the others.
+//!
+//! # Adding a subcommand
+//!
+//! 1. Add a variant to [`CliCommand`] with its own arguments (a doc comment on the variant
+//!    is its line in `ngi --help`; `#[command(flatten)] read: ReadFlags` gives it
+//!    `--raw`, `--media-trailer` and the limits, if it reads an archive).
+//! 2. If it consumes something other than [`Options`] (say `ngi pack DIR -o ARCHIVE`), add a
+//!    plain struct for it here and a variant of [`Action`] holding it; if it is one more
+//!    archive-reading command, add a variant to [`Command`] instead.
+//! 3. Map the new [`CliCommand`] variant in [`CliCommand::into_action`], and dispatch the
+//!    new [`Action`] (or [`Command`]) variant in `main.rs` (or `commands::run`).
+//! 4. Add a case to the tests at the end of this file, and one through the binary in
+//!    `cli/tests/cli.rs`.
+//!
+//! Each option is declared only on the subcommands it applies to, so clap refuses it
+//! elsewhere (`ngi verify --json` is a usage error, as `ngi cat --force` is).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use clap::Parser;
+use clap::error::ErrorKind;
+use clap_complete::Shell;
 use ngi_core::limits::Limits;
 
-pub const USAGE: &str = "\
-ngi - NRes and RsLi archives of Parkan: Iron Strategy
-
-Usage:
-  ngi list    [--json] ARCHIVE               entries in directory order
-  ngi info    [--json] ARCHIVE               header, counts per method, lookup table
-  ngi cat     ARCHIVE NAME | --index N ARCHIVE   decoded entry to stdout
-  ngi extract ARCHIVE -o DIR [--force] [NAME...] entries as files in DIR
-  ngi verify  ARCHIVE                        check every rule, decode every entry
-
-Options (anywhere after the command):
-  --raw            open any file as NRes raw mode (one entry \"RAW\")
-  --media-trailer  honour the RsLi \"AO\" media trailer (engine flag 2)
-  --json           machine-readable output (list, info)
-  --index N        select entry N (cat)
-  -o, --output DIR target folder (extract)
-  --force          let extract replace existing regular files
-  --max-entry-size N  largest decoded entry (default 256M); a larger one fails alone
-  --max-total N       most decoded bytes in one run (default 4G); extract stops there
-  --max-entries N     most entries an archive may have (default 1M)
-  -h, --help       this text;  -V, --version  the version
-
+/// The notes at the end of `ngi --help`.
+const NOTES: &str = "\
 N is a whole number with an optional binary suffix K, M, G or T (1K = 1024), or 'none'
 for no limit. The limits apply to cat, extract and verify; --max-entries also to list
-and info.
+and info. Options may stand anywhere after the command; '--' ends them.
 
 The format is detected from the magic: \"NRes\" or \"NL\".
 Names: bytes outside printable ASCII are shown as \\xNN and a backslash as \\\\;
 NAME arguments accept the same escapes. NAME is looked up by the format's engine rules
 (NRes: case-insensitive; RsLi: rsFind, upper-cased and cut to 15 bytes).
-Exit status: 0 ok, 1 bad archive or entry (or name/index not found), 2 usage error.
-";
+Exit status: 0 ok, 1 bad archive or entry (or name/index not found), 2 usage error.";
 
-/// What to run.
+/// ngi - NRes and RsLi archives of Parkan: Iron Strategy
+#[derive(Debug, Parser)]
+#[command(name = "ngi", version, after_help = NOTES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: CliCommand,
+}
+
+/// The subcommands as clap parses them; see the module docs for adding one.
+#[derive(Debug, clap::Subcommand)]
+pub enum CliCommand {
+    /// Entries in directory order
+    #[command(visible_alias = "ls")]
+    List {
+        /// Machine-readable output (one JSON array)
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        read: ReadFlags,
+        #[arg(value_name = "ARCHIVE")]
+        archive: PathBuf,
+    },
+    /// Header, counts per method, lookup table
+    Info {
+        /// Machine-readable output (one JSON object)
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        read: ReadFlags,
+        #[arg(value_name = "ARCHIVE")]
+        archive: PathBuf,
+    },
+    /// Decoded entry to stdout: `ngi cat ARCHIVE NAME` or `ngi cat --index N ARCHIVE`
+    Cat {
+        /// Select entry N (in directory order) instead of a NAME
+        #[arg(long, value_name = "N", conflicts_with = "name")]
+        index: Option<usize>,
+        #[command(flatten)]
+        read: ReadFlags,
+        #[arg(value_name = "ARCHIVE")]
+        archive: PathBuf,
+        /// The entry's name (escapes as shown by list)
+        #[arg(value_name = "NAME", required_unless_present = "index")]
+        name: Option<OsString>,
+    },
+    /// Entries as files in DIR (all of them, or the NAMEs given)
+    #[command(visible_alias = "x")]
+    Extract {
+        /// Target folder
+        #[arg(
+            short,
+            long,
+            value_name = "DIR",
+            required = true,
+            allow_hyphen_values = true
+        )]
+        output: PathBuf,
+        /// Replace existing regular files
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        read: ReadFlags,
+        #[arg(value_name = "ARCHIVE")]
+        archive: PathBuf,
+        /// Entries to extract (default: all)
+        #[arg(value_name = "NAME")]
+        names: Vec<OsString>,
+    },
+    /// Check every rule, decode every entry
+    Verify {
+        #[command(flatten)]
+        read: ReadFlags,
+        #[arg(value_name = "ARCHIVE")]
+        archive: PathBuf,
+    },
+    /// Print a shell completion script to stdout
+    Completions {
+        /// The shell the script is for
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: Shell,
+    },
+}
+
+/// The options of every command that reads an archive.
+#[derive(Debug, clap::Args)]
+pub struct ReadFlags {
+    /// Open any file as NRes raw mode (one entry "RAW")
+    #[arg(long)]
+    raw: bool,
+    /// Honour the RsLi "AO" media trailer (engine flag 2)
+    #[arg(long)]
+    media_trailer: bool,
+    /// Largest decoded entry (default 256M); a larger one fails alone
+    #[arg(long, value_name = "N", value_parser = size)]
+    max_entry_size: Option<u64>,
+    /// Most decoded bytes in one run (default 4G); extract stops there
+    #[arg(long, value_name = "N", value_parser = size)]
+    max_total: Option<u64>,
+    /// Most entries an archive may have (default 1M)
+    #[arg(long, value_name = "N", value_parser = entry_count)]
+    max_entries: Option<u32>,
+}
+
+/// What an archive-reading command does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
     List,
@@ -49,7 +152,7 @@ pub enum Command {
     Verify,
 }
 
-/// A parsed command line.
+/// A parsed command line of an archive-reading command: what `commands::run` consumes.
 #[derive(Debug)]
 pub struct Options {
     pub command: Command,
@@ -65,124 +168,158 @@ pub struct Options {
     pub limits: Limits,
 }
 
+/// What to run: one variant per kind of command, each with the struct it consumes.
+#[derive(Debug)]
+pub enum Action {
+    /// List, info, cat, extract, verify: one archive read.
+    Read(Options),
+    /// A completion script for the shell.
+    Completions(Shell),
+}
+
 #[derive(Debug)]
 pub enum Invocation {
-    Help,
-    Version,
-    Run(Options),
+    /// Text for stdout, then exit 0: the help or the version.
+    Print(String),
+    Run(Action),
 }
 
+/// Parses the arguments after the program name. The error is the one line that explains
+/// a usage error (exit status 2).
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, String> {
-    let mut args = args.into_iter();
-    let command = match args.next() {
-        None => return Err("no command given".into()),
-        Some(word) => match word.to_str() {
-            Some("-h" | "--help" | "help") => return Ok(Invocation::Help),
-            Some("-V" | "--version") => return Ok(Invocation::Version),
-            Some("list" | "ls") => Command::List,
-            Some("info") => Command::Info,
-            Some("cat") => Command::Cat,
-            Some("extract" | "x") => Command::Extract,
-            Some("verify") => Command::Verify,
-            _ => return Err(format!("unknown command '{}'", word.to_string_lossy())),
+    let words = std::iter::once(OsString::from("ngi")).chain(args);
+    match Cli::try_parse_from(words) {
+        Ok(cli) => Ok(Invocation::Run(cli.command.into_action())),
+        Err(e) => match e.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                let mut text = e.render().to_string();
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                Ok(Invocation::Print(text))
+            }
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => Err("no command given".into()),
+            _ => Err(one_line(&e.render().to_string())),
         },
-    };
-    let mut options = Options {
-        command,
-        archive: PathBuf::new(),
-        names: Vec::new(),
-        raw: false,
-        media_trailer: false,
-        json: false,
-        index: None,
-        output: None,
-        force: false,
-        limits: Limits::DEFAULT,
-    };
-    let mut positional: Vec<OsString> = Vec::new();
-    let mut only_positional = false;
-    while let Some(arg) = args.next() {
-        let text = arg.to_str();
-        match text {
-            _ if only_positional => positional.push(arg),
-            Some("--") => only_positional = true,
-            Some("-h" | "--help") => return Ok(Invocation::Help),
-            Some("--raw") => options.raw = true,
-            Some("--media-trailer") => options.media_trailer = true,
-            Some("--json") => options.json = true,
-            Some("--force") => options.force = true,
-            Some("--index") => {
-                let value = value_of("--index", args.next())?;
-                let value = value.to_string_lossy();
-                let index = value
-                    .parse::<usize>()
-                    .map_err(|_| format!("--index takes a whole number, not '{value}'"))?;
-                options.index = Some(index);
-            }
-            Some("-o" | "--output") => {
-                options.output = Some(value_of("--output", args.next())?.into());
-            }
-            Some(flag @ ("--max-entry-size" | "--max-total" | "--max-entries")) => {
-                let value = value_of(flag, args.next())?;
-                set_limit(&mut options.limits, flag, &value.to_string_lossy())?;
-            }
-            Some(flag)
-                if ["--max-entry-size=", "--max-total=", "--max-entries="]
-                    .iter()
-                    .any(|p| flag.starts_with(p)) =>
-            {
-                let (name, value) = flag.split_once('=').unwrap_or((flag, ""));
-                set_limit(&mut options.limits, name, value)?;
-            }
-            Some(flag) if flag.starts_with("--index=") => {
-                let value = &flag["--index=".len()..];
-                options.index = Some(
-                    value
-                        .parse::<usize>()
-                        .map_err(|_| format!("--index takes a whole number, not '{value}'"))?,
-                );
-            }
-            Some(flag) if flag.starts_with("--output=") => {
-                options.output = Some(flag["--output=".len()..].into());
-            }
-            Some(flag) if flag.starts_with('-') && flag.len() > 1 => {
-                return Err(format!("unknown option '{flag}'"));
-            }
-            _ => positional.push(arg),
-        }
     }
-    let mut positional = positional.into_iter();
-    let archive = positional.next().ok_or("no ARCHIVE given")?;
-    options.archive = archive.into();
-    options.names = positional.collect();
-    check(&options)?;
-    Ok(Invocation::Run(options))
 }
 
-/// Sets the limit `flag` names from `value` (see [`parse_size`]).
-fn set_limit(limits: &mut Limits, flag: &str, value: &str) -> Result<(), String> {
-    let n = parse_size(value).ok_or_else(|| {
-        format!(
-            "{flag} takes a number of bytes such as 4096, 64K, 256M or 4G, or 'none'; not '{value}'"
-        )
-    })?;
-    match flag {
-        "--max-entry-size" => limits.max_entry_size = n,
-        "--max-total" => limits.max_total = n,
-        _ => {
-            limits.max_entries = if n == u64::MAX {
-                u32::MAX
-            } else {
-                u32::try_from(n).map_err(|_| {
-                    format!(
-                        "--max-entries is at most {} (or 'none'), not '{value}'",
-                        u32::MAX
-                    )
-                })?
-            }
-        }
+/// clap's message as one line: the paragraph after `error: `, before the usage and tips,
+/// its lines joined (a list of missing arguments, a value holding a newline).
+fn one_line(rendered: &str) -> String {
+    let text = rendered.trim_start();
+    let text = text.strip_prefix("error:").unwrap_or(text);
+    let paragraph = text.split("\n\n").next().unwrap_or(text);
+    let line = paragraph
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if line.is_empty() {
+        "bad command line".into()
+    } else {
+        line
     }
-    Ok(())
+}
+
+impl CliCommand {
+    /// The plain struct the command consumes.
+    pub fn into_action(self) -> Action {
+        let options = |command, read: ReadFlags, archive| Options {
+            command,
+            archive,
+            names: Vec::new(),
+            raw: read.raw,
+            media_trailer: read.media_trailer,
+            json: false,
+            index: None,
+            output: None,
+            force: false,
+            limits: read.limits(),
+        };
+        Action::Read(match self {
+            CliCommand::List {
+                json,
+                read,
+                archive,
+            } => Options {
+                json,
+                ..options(Command::List, read, archive)
+            },
+            CliCommand::Info {
+                json,
+                read,
+                archive,
+            } => Options {
+                json,
+                ..options(Command::Info, read, archive)
+            },
+            CliCommand::Cat {
+                index,
+                read,
+                archive,
+                name,
+            } => Options {
+                index,
+                names: name.into_iter().collect(),
+                ..options(Command::Cat, read, archive)
+            },
+            CliCommand::Extract {
+                output,
+                force,
+                read,
+                archive,
+                names,
+            } => Options {
+                output: Some(output),
+                force,
+                names,
+                ..options(Command::Extract, read, archive)
+            },
+            CliCommand::Verify { read, archive } => options(Command::Verify, read, archive),
+            CliCommand::Completions { shell } => return Action::Completions(shell),
+        })
+    }
+}
+
+impl ReadFlags {
+    fn limits(&self) -> Limits {
+        let mut limits = Limits::DEFAULT;
+        if let Some(n) = self.max_entry_size {
+            limits.max_entry_size = n;
+        }
+        if let Some(n) = self.max_total {
+            limits.max_total = n;
+        }
+        if let Some(n) = self.max_entries {
+            limits.max_entries = n;
+        }
+        limits
+    }
+}
+
+/// The completion script for `shell`, as bytes (clap_complete panics on a failed write,
+/// so it writes to memory and the caller writes that out).
+pub fn completion_script(shell: Shell) -> Vec<u8> {
+    use clap::CommandFactory;
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "ngi", &mut script);
+    script
+}
+
+/// `--max-entry-size` and `--max-total` (see [`parse_size`]).
+fn size(text: &str) -> Result<u64, String> {
+    parse_size(text)
+        .ok_or_else(|| "takes a number of bytes such as 4096, 64K, 256M or 4G, or 'none'".into())
+}
+
+/// `--max-entries`: as [`size`], at most `u32::MAX`; `none` is `u32::MAX`.
+fn entry_count(text: &str) -> Result<u32, String> {
+    match size(text)? {
+        u64::MAX => Ok(u32::MAX),
+        n => u32::try_from(n).map_err(|_| format!("is at most {} (or 'none')", u32::MAX)),
+    }
 }
 
 /// A limit: a whole number with an optional binary suffix `K`, `M`, `G` or `T` (either
@@ -205,52 +342,21 @@ pub fn parse_size(text: &str) -> Option<u64> {
     digits.parse::<u64>().ok()?.checked_mul(1u64 << shift)
 }
 
-fn value_of(flag: &str, value: Option<OsString>) -> Result<OsString, String> {
-    value.ok_or_else(|| format!("{flag} needs a value"))
-}
-
-/// The combinations each command accepts.
-fn check(o: &Options) -> Result<(), String> {
-    let not_for =
-        |what: &str| Err(format!("{what} does not apply to '{:?}'", o.command).to_lowercase());
-    if o.index.is_some() && o.command != Command::Cat {
-        return not_for("--index");
-    }
-    if o.output.is_some() && o.command != Command::Extract {
-        return not_for("--output");
-    }
-    if o.force && o.command != Command::Extract {
-        return not_for("--force");
-    }
-    if o.json && !matches!(o.command, Command::List | Command::Info) {
-        return not_for("--json");
-    }
-    match o.command {
-        Command::Cat => match (o.index, o.names.len()) {
-            (Some(_), 0) | (None, 1) => Ok(()),
-            (Some(_), _) => Err("cat takes either NAME or --index N, not both".into()),
-            (None, 0) => Err("cat needs a NAME or --index N".into()),
-            (None, _) => Err("cat takes one NAME".into()),
-        },
-        Command::Extract if o.output.is_none() => Err("extract needs -o DIR".into()),
-        Command::Extract => Ok(()),
-        _ if !o.names.is_empty() => Err(format!(
-            "unexpected argument '{}'",
-            o.names[0].to_string_lossy()
-        )),
-        _ => Ok(()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn run(words: &[&str]) -> Result<Options, String> {
         match parse(words.iter().map(OsString::from))? {
-            Invocation::Run(o) => Ok(o),
+            Invocation::Run(Action::Read(o)) => Ok(o),
             other => Err(format!("{other:?}")),
         }
+    }
+
+    #[test]
+    fn the_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
     }
 
     #[test]
@@ -263,6 +369,31 @@ mod tests {
         assert_eq!(o.names, vec![OsString::from("NAME")]);
         let o = run(&["list", "A", "--json"]).unwrap();
         assert!(o.json);
+        let o = run(&["ls", "A"]).unwrap();
+        assert_eq!(o.command, Command::List);
+        let o = run(&["x", "A", "N1", "--output=D", "N2", "--force"]).unwrap();
+        assert_eq!(o.command, Command::Extract);
+        assert!(o.force);
+        assert_eq!(o.output, Some(PathBuf::from("D")));
+        assert_eq!(o.names, vec![OsString::from("N1"), OsString::from("N2")]);
+        let o = run(&["cat", "--index=3", "A"]).unwrap();
+        assert_eq!(o.index, Some(3));
+        // `--` ends the options: a NAME may start with a dash.
+        let o = run(&["cat", "A", "--", "--raw"]).unwrap();
+        assert!(!o.raw);
+        assert_eq!(o.names, vec![OsString::from("--raw")]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_are_bytes() {
+        use std::os::unix::ffi::{OsStrExt, OsStringExt};
+        let name = OsString::from_vec(b"\xff\xfe.dat".to_vec());
+        let words = ["cat".into(), "A".into(), name.clone()];
+        let Ok(Invocation::Run(Action::Read(o))) = parse(words) else {
+            panic!("a non-UTF-8 NAME is accepted");
+        };
+        assert_eq!(o.names[0].as_bytes(), name.as_bytes());
     }
 
     #[test]
@@ -315,8 +446,39 @@ mod tests {
             &["cat", "A", "N", "--max-entry-size"],
             &["cat", "A", "N", "--max-total=lots"],
             &["list", "--max-entries", "8G", "A"],
+            // Beyond the old cases: each option only where it applies.
+            &[],
+            &["--raw", "list", "A"],
+            &["cat", "A", "N1", "N2"],
+            &["list", "--index", "0", "A"],
+            &["verify", "-o", "D", "A"],
+            &["info", "--force", "A"],
+            &["cat", "--json", "A", "N"],
+            &["completions"],
+            &["completions", "tcsh"],
+            &["completions", "bash", "--raw"],
         ] {
-            assert!(run(words).is_err(), "{words:?}");
+            let err = run(words).expect_err(&format!("{words:?}"));
+            assert_eq!(err.lines().count(), 1, "{words:?}: {err}");
         }
+    }
+
+    #[test]
+    fn help_and_version_are_printed() {
+        for words in [&["--help"][..], &["-h"], &["help"], &["cat", "--help"]] {
+            let parsed = parse(words.iter().map(OsString::from));
+            assert!(matches!(parsed, Ok(Invocation::Print(_))), "{words:?}");
+        }
+        let Ok(Invocation::Print(help)) = parse([OsString::from("--help")]) else {
+            panic!("help");
+        };
+        assert!(
+            help.contains("Exit status") && help.contains("extract"),
+            "{help}"
+        );
+        let Ok(Invocation::Print(version)) = parse([OsString::from("-V")]) else {
+            panic!("version");
+        };
+        assert_eq!(version, format!("ngi {}\n", env!("CARGO_PKG_VERSION")));
     }
 }

@@ -14,22 +14,23 @@ mod report;
 use std::io::Write;
 use std::process::ExitCode;
 
-use args::Invocation;
+use args::{Action, Invocation};
 use report::{Failure, say};
 
 fn main() -> ExitCode {
-    let invocation = match args::parse(std::env::args_os().skip(1)) {
-        Ok(Invocation::Help) => return print_or_fail(args::USAGE),
-        Ok(Invocation::Version) => {
-            return print_or_fail(&format!("ngi {}\n", env!("CARGO_PKG_VERSION")));
-        }
-        Ok(Invocation::Run(command)) => command,
+    let action = match args::parse(std::env::args_os().skip(1)) {
+        Ok(Invocation::Print(text)) => return print_or_fail(text.as_bytes()),
+        Ok(Invocation::Run(action)) => action,
         Err(message) => {
             say(format_args!("{message} (see 'ngi --help')"));
             return ExitCode::from(2);
         }
     };
-    match commands::run(&invocation) {
+    let options = match action {
+        Action::Read(options) => options,
+        Action::Completions(shell) => return print_or_fail(&args::completion_script(shell)),
+    };
+    match commands::run(&options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Bad(message)) => {
             say(message);
@@ -40,9 +41,10 @@ fn main() -> ExitCode {
     }
 }
 
-fn print_or_fail(text: &str) -> ExitCode {
+/// `text` to stdout: exit 0, or 1 with one line when stdout is closed or full.
+fn print_or_fail(text: &[u8]) -> ExitCode {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    match out.write_all(text).and_then(|()| out.flush()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             say(report::output_failed(e).message());

@@ -438,3 +438,87 @@ fn extract_keeps_hostile_names_inside_the_folder() {
         b"../escape"
     );
 }
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let o = ngi(&["completions", shell]);
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        assert!(o.stderr.is_empty(), "{shell}: {}", stderr(&o));
+        let script = String::from_utf8(o.stdout).unwrap();
+        for word in [
+            "ngi",
+            "list",
+            "info",
+            "cat",
+            "extract",
+            "verify",
+            "max-total",
+        ] {
+            assert!(script.contains(word), "{shell}: no {word}");
+        }
+    }
+    let o = ngi(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    assert!(!stderr(&o).contains("panicked"));
+    assert_eq!(stderr(&o).lines().count(), 1, "one line: {}", stderr(&o));
+    assert!(stderr(&o).starts_with("ngi: ") && stderr(&o).contains("tcsh"));
+    // A closed stdout is exit 1, not a panic.
+    let full = std::fs::File::create("/dev/full").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_ngi"))
+        .args(["completions", "bash"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"));
+}
+
+#[test]
+fn help_and_version_go_to_stdout() {
+    for args in [&["--help"][..], &["-h"], &["help"], &["extract", "--help"]] {
+        let o = ngi(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(o.stderr.is_empty(), "{args:?}");
+        let text = String::from_utf8(o.stdout).unwrap();
+        assert!(text.contains("Usage: ngi"), "{args:?}: {text}");
+    }
+    let help = String::from_utf8(ngi(&["--help"]).stdout).unwrap();
+    for word in [
+        "list",
+        "info",
+        "cat",
+        "extract",
+        "verify",
+        "completions",
+        "Exit status",
+    ] {
+        assert!(help.contains(word), "no {word}: {help}");
+    }
+    let o = ngi(&["-V"]);
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        format!("ngi {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn options_only_where_they_apply_are_usage_errors() {
+    let lib = sample("sample.rsli");
+    for args in [
+        &["verify", "--json", &lib][..],
+        &["list", "--index", "0", &lib],
+        &["info", "--force", &lib],
+        &["cat", &lib, "README.TXT", "--index", "0"],
+        &["cat", &lib, "A", "B"],
+        &["extract", &lib],
+        &["list", "--max-entries", "8G", &lib],
+        &["cat", "--max-total=lots", &lib, "README.TXT"],
+    ] {
+        let o = ngi(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"));
+        assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
+    }
+}
