@@ -6,25 +6,59 @@ use std::io::Write;
 use ngi_core::archive::{Header, Lookup};
 use ngi_core::{nres, rsli};
 
+use serde::Serialize;
+
 use super::json;
 use crate::args::Options;
 use crate::open::{ArchiveFile, method_name};
 use crate::report::{Failure, output_failed};
 
-/// One fact: its label for people, its key for JSON, and its value in each form.
+/// One fact: its label for people, its key for JSON, and its value.
 struct Fact {
     label: &'static str,
     key: &'static str,
-    text: String,
-    json: String,
+    value: Value,
+}
+
+/// A fact's value: a JSON number, string or object of counts.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Value {
+    Number(u64),
+    Text(String),
+    Counts(BTreeMap<&'static str, u64>),
+}
+
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Number(n) => write!(f, "{n}"),
+            Value::Text(t) => f.write_str(t),
+            Value::Counts(counts) => {
+                for (i, (name, n)) in counts.iter().enumerate() {
+                    let comma = if i == 0 { "" } else { ", " };
+                    write!(f, "{comma}{name} {n}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The facts as one JSON object, in their order.
+struct Facts<'a>(&'a [Fact]);
+
+impl Serialize for Facts<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|f| (f.key, &f.value)))
+    }
 }
 
 fn number(label: &'static str, key: &'static str, value: u64) -> Fact {
     Fact {
         label,
         key,
-        text: value.to_string(),
-        json: value.to_string(),
+        value: Value::Number(value),
     }
 }
 
@@ -32,8 +66,7 @@ fn text(label: &'static str, key: &'static str, value: String) -> Fact {
     Fact {
         label,
         key,
-        json: json::string(&value),
-        text: value,
+        value: Value::Text(value),
     }
 }
 
@@ -70,7 +103,7 @@ fn facts(options: &Options, archive: &ArchiveFile) -> Vec<Fact> {
         text("format", "format", archive.format_name().into()),
         number("entries", "entries", archive.len() as u64),
     ];
-    let mut methods: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut methods: BTreeMap<&'static str, u64> = BTreeMap::new();
     let (mut packed, mut unpacked) = (0u64, 0u64);
     for entry in archive.entries() {
         *methods.entry(method_name(entry)).or_default() += 1;
@@ -128,16 +161,10 @@ fn facts(options: &Options, archive: &ArchiveFile) -> Vec<Fact> {
             }
         }
     }
-    let counts: Vec<String> = methods.iter().map(|(m, n)| format!("{m} {n}")).collect();
-    let counts_json: Vec<String> = methods
-        .iter()
-        .map(|(m, n)| format!("{}: {n}", json::string(m)))
-        .collect();
     facts.push(Fact {
         label: "methods",
         key: "methods",
-        text: counts.join(", "),
-        json: format!("{{{}}}", counts_json.join(", ")),
+        value: Value::Counts(methods),
     });
     facts.push(number("packed bytes", "packed_bytes", packed));
     facts.push(number("unpacked bytes", "unpacked_bytes", unpacked));
@@ -148,15 +175,11 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let facts = facts(options, archive);
     let mut out = std::io::stdout().lock();
     let written = if options.json {
-        let mut o = json::Object::default();
-        for f in &facts {
-            o.raw(f.key, &f.json);
-        }
-        writeln!(out, "{}", o.finish())
+        json::write(&mut out, &Facts(&facts)).and_then(|()| writeln!(out))
     } else {
         facts
             .iter()
-            .try_for_each(|f| writeln!(out, "{:<17} {}", format!("{}:", f.label), f.text))
+            .try_for_each(|f| writeln!(out, "{:<17} {}", format!("{}:", f.label), f.value))
     };
     written.and_then(|()| out.flush()).map_err(output_failed)
 }

@@ -2,6 +2,8 @@
 
 use std::io::Write;
 
+use serde::Serialize;
+
 use super::json;
 use crate::args::Options;
 use crate::names;
@@ -22,29 +24,61 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     .map_err(output_failed)
 }
 
-pub fn row_json(index: usize, entry: &Entry) -> String {
-    let mut o = json::Object::default();
-    o.raw("index", index)
-        .str("name", &names::display(entry.name()))
-        .str("name_hex", &hex(entry.name()))
-        .raw("size", entry.size)
-        .raw("packed_size", packed_size(entry))
-        .raw("offset", entry.offset)
-        .str("method", method_name(entry))
-        .raw("sort_index", entry.sort_index());
-    match &entry.native {
+/// One entry in `list --json`: the fields every entry has, then its format's own.
+#[derive(Serialize)]
+struct Row<'a> {
+    index: usize,
+    /// The name as `list` shows it (see `names::display`), so that it is accepted back.
+    name: String,
+    name_hex: String,
+    size: u64,
+    packed_size: u64,
+    offset: u64,
+    method: &'a str,
+    sort_index: u32,
+    #[serde(flatten)]
+    native: NativeFields,
+}
+
+/// The fields of one format's directory record.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum NativeFields {
+    Nres {
+        type_id: u32,
+        attr1: u32,
+        attr2: u32,
+        attr3: u32,
+    },
+    Rsli {
+        flags: u16,
+    },
+}
+
+fn row(index: usize, entry: &Entry) -> Row<'_> {
+    let native = match &entry.native {
         Native::Nres(record) => {
             let e = record.entry();
-            o.raw("type_id", e.type_id)
-                .raw("attr1", e.attr1)
-                .raw("attr2", e.attr2)
-                .raw("attr3", e.attr3);
+            NativeFields::Nres {
+                type_id: e.type_id,
+                attr1: e.attr1,
+                attr2: e.attr2,
+                attr3: e.attr3,
+            }
         }
-        Native::Rsli(e) => {
-            o.raw("flags", e.flags);
-        }
+        Native::Rsli(e) => NativeFields::Rsli { flags: e.flags },
+    };
+    Row {
+        index,
+        name: names::display(entry.name()),
+        name_hex: hex(entry.name()),
+        size: entry.size,
+        packed_size: packed_size(entry),
+        offset: entry.offset,
+        method: method_name(entry),
+        sort_index: entry.sort_index(),
+        native,
     }
-    o.finish()
 }
 
 /// The `packed_size` shown: the directory's own field (NRes has one size for both).
@@ -64,7 +98,9 @@ fn write_json(archive: &ArchiveFile, out: &mut dyn Write) -> std::io::Result<()>
     let count = archive.len();
     for (index, entry) in archive.entries().iter().enumerate() {
         let comma = if index + 1 < count { "," } else { "" };
-        writeln!(out, "  {}{comma}", row_json(index, entry))?;
+        write!(out, "  ")?;
+        json::write(out, &row(index, entry))?;
+        writeln!(out, "{comma}")?;
     }
     writeln!(out, "]")
 }
