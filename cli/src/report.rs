@@ -1,9 +1,12 @@
 //! How a command fails (the exit status and the one line that explains it), and writing
 //! to the terminal without ever panicking: `print!` and `eprint!` panic when their stream
-//! is closed or full, so nothing here uses them.
+//! is closed or full, so nothing here uses them (indicatif ignores a failed write to the
+//! terminal, so its progress bar is safe too).
 
 use std::fmt::Display;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
+
+use indicatif::{ProgressBar, ProgressStyle};
 
 /// A command's failure.
 #[derive(Debug)]
@@ -40,9 +43,19 @@ pub fn say(line: impl Display) {
     let _ = writeln!(io::stderr().lock(), "ngi: {line}");
 }
 
-/// Text on stderr as it is (progress lines); losing it is harmless.
-pub fn progress(text: impl Display) {
-    let mut err = io::stderr().lock();
-    let _ = write!(err, "{text}");
-    let _ = err.flush();
+/// A progress bar on stderr over `len` steps, drawn by indicatif only when stderr is a
+/// terminal and there is more than one step; hidden otherwise, so that stderr then holds
+/// exactly the problem lines. Lines said meanwhile go through [`say_over`].
+pub fn progress_bar(len: usize) -> ProgressBar {
+    if len < 2 || !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let style = ProgressStyle::with_template("[{percent:>3}%] {pos}/{len} {wide_msg}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    ProgressBar::new(len as u64).with_style(style)
+}
+
+/// [`say`] with `bar` cleared for the line and drawn again after it.
+pub fn say_over(bar: &ProgressBar, line: impl Display) {
+    bar.suspend(|| say(line));
 }

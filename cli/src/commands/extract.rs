@@ -17,7 +17,7 @@
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use ngi_core::limits::Budget;
@@ -25,13 +25,13 @@ use ngi_core::limits::Budget;
 use crate::args::Options;
 use crate::names;
 use crate::open::{ArchiveFile, EntryError};
-use crate::report::{Failure, progress, say};
+use crate::report::{Failure, progress_bar, say, say_over};
 
 pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let dir = options.output.clone().unwrap_or_else(|| PathBuf::from("."));
     let indices = selection(options, archive)?;
     fs::create_dir_all(&dir).map_err(|e| Failure::about(dir.display(), e))?;
-    let show_progress = std::io::stderr().is_terminal() && indices.len() > 1;
+    let bar = progress_bar(indices.len());
     let mut taken: HashSet<String> = HashSet::new();
     let mut budget = Budget::new(options.limits);
     let mut failed = 0usize;
@@ -40,45 +40,37 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
             continue;
         };
         let file = unique_file_name(&mut taken, &names::file_name(entry.name()), index);
-        if show_progress {
-            let percent = (n + 1) * 100 / indices.len();
-            progress(format_args!(
-                "\r\x1b[K[{percent:>3}%] {}/{} {file}",
-                n + 1,
-                indices.len()
-            ));
-        }
+        bar.set_message(file.clone());
         match extract_one(archive, index, &dir.join(&file), options.force, &mut budget) {
-            Ok(()) => {}
+            Ok(()) => bar.inc(1),
             Err(Skip::Entry(message)) => {
-                if show_progress {
-                    progress("\r\x1b[K");
-                }
-                say(format_args!(
-                    "{}: entry {index} (\"{}\") skipped: {message}",
-                    options.archive.display(),
-                    names::display(entry.name())
-                ));
+                say_over(
+                    &bar,
+                    format_args!(
+                        "{}: entry {index} (\"{}\") skipped: {message}",
+                        options.archive.display(),
+                        names::display(entry.name())
+                    ),
+                );
+                bar.inc(1);
                 failed += 1;
             }
             Err(Skip::Total(message)) => {
-                if show_progress {
-                    progress("\r\x1b[K");
-                }
-                say(format_args!(
-                    "{}: extraction stopped at entry {index} (\"{}\"): {message}",
-                    options.archive.display(),
-                    names::display(entry.name())
-                ));
+                say_over(
+                    &bar,
+                    format_args!(
+                        "{}: extraction stopped at entry {index} (\"{}\"): {message}",
+                        options.archive.display(),
+                        names::display(entry.name())
+                    ),
+                );
                 // It and every entry after it.
                 failed += indices.len() - n;
                 break;
             }
         }
     }
-    if show_progress {
-        progress("\n");
-    }
+    bar.finish();
     if failed > 0 {
         say(format_args!(
             "{failed} of {} entries not extracted",

@@ -20,7 +20,7 @@ use ngi_core::{nres, rsli};
 use crate::args::Options;
 use crate::names;
 use crate::open::{ArchiveFile, EntryError};
-use crate::report::{Failure, output_failed, say};
+use crate::report::{Failure, output_failed, progress_bar, say, say_over};
 
 /// Counts what it is given and keeps none of it.
 struct Sink;
@@ -41,11 +41,13 @@ struct Findings {
     total_reached: bool,
     problems: usize,
     notes: Vec<String>,
+    /// The entries decoded so far, on a terminal.
+    bar: indicatif::ProgressBar,
 }
 
 impl Findings {
     fn problem(&mut self, what: impl std::fmt::Display) {
-        say(format_args!("{}: {what}", self.path));
+        say_over(&self.bar, format_args!("{}: {what}", self.path));
         self.problems += 1;
     }
     fn note(&mut self, what: impl std::fmt::Display) {
@@ -61,6 +63,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         total_reached: false,
         problems: 0,
         notes: Vec::new(),
+        bar: progress_bar(archive.len()),
     };
     let searchable = match archive.catalog.lookup_table() {
         Lookup::Nres(table) => nres_structure(archive, table, &mut findings),
@@ -68,7 +71,9 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     };
     for index in 0..archive.len() {
         entry(archive, index, searchable, &mut findings);
+        findings.bar.inc(1);
     }
+    findings.bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
     for note in &findings.notes {
         writeln!(out, "{note}").map_err(output_failed)?;
