@@ -17,7 +17,8 @@
 //!    `cli/tests/cli.rs`.
 //!
 //! Each option is declared only on the subcommands it applies to, so clap refuses it
-//! elsewhere (`ngi verify --json` is a usage error, as `ngi cat --force` is).
+//! elsewhere (`ngi verify --json` is a usage error, as `ngi cat --force` is). An option
+//! given twice is no error: the last one counts (`args_override_self`).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -41,7 +42,7 @@ Exit status: 0 ok, 1 bad archive or entry (or name/index not found), 2 usage err
 
 /// ngi - NRes and RsLi archives of Parkan: Iron Strategy
 #[derive(Debug, Parser)]
-#[command(name = "ngi", version, after_help = NOTES)]
+#[command(name = "ngi", version, after_help = NOTES, args_override_self = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: CliCommand,
@@ -378,6 +379,11 @@ mod tests {
         assert_eq!(o.names, vec![OsString::from("N1"), OsString::from("N2")]);
         let o = run(&["cat", "--index=3", "A"]).unwrap();
         assert_eq!(o.index, Some(3));
+        // An option given twice: the last one counts, as before.
+        let o = run(&["cat", "--index", "1", "--raw", "A", "--index=2", "--raw"]).unwrap();
+        assert_eq!((o.index, o.raw), (Some(2), true));
+        let o = run(&["verify", "--max-total", "1K", "A", "--max-total=2K"]).unwrap();
+        assert_eq!(o.limits.max_total, 2048);
         // `--` ends the options: a NAME may start with a dash.
         let o = run(&["cat", "A", "--", "--raw"]).unwrap();
         assert!(!o.raw);
