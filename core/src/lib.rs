@@ -76,6 +76,8 @@ extern crate std;
 
 pub mod archive;
 pub mod codec;
+#[cfg(feature = "alloc")]
+pub mod edit;
 pub mod error;
 pub mod io;
 pub mod limits;

@@ -276,6 +276,23 @@ pub enum WriteError {
     /// Even an empty payload would not fit: the directory alone would exceed the 32-bit
     /// `total_size`.
     TooManyEntries,
+    /// The editor has no entry with this index.
+    NoSuchEntry {
+        /// The index asked for.
+        index: u64,
+        /// How many entries there are.
+        count: u64,
+    },
+    /// A canonical rebuild needs the entry's payload, but its range lies outside the data
+    /// region of the archive being edited (SPEC 1.3 read invariants).
+    PayloadOutside {
+        /// The entry.
+        entry: u32,
+        /// Its `data_offset`.
+        data_offset: u32,
+        /// Its `size`.
+        size: u32,
+    },
 }
 
 #[cfg(feature = "alloc")]
@@ -303,6 +320,17 @@ impl fmt::Display for WriteError {
                     u32::MAX
                 )
             }
+            WriteError::NoSuchEntry { index, count } => {
+                write!(f, "no entry {index} (the archive has {count})")
+            }
+            WriteError::PayloadOutside {
+                entry,
+                data_offset,
+                size,
+            } => write!(
+                f,
+                "entry {entry}: its {size} bytes at offset {data_offset} are not inside the data region"
+            ),
         }
     }
 }

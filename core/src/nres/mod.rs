@@ -11,7 +11,8 @@
 //! * [`Archive::open_raw`] is the engine's raw mode (SPEC 1.7): any file as one entry.
 //! * [`DirectoryDecoder`] decodes the directory from bytes fed in pieces of any size, for
 //!   callers that stream the file instead of holding it.
-//! * `Writer` (feature `alloc`) is the canonical writer (SPEC 1.3, 1.5, 1.8).
+//! * `Writer` (feature `alloc`) is the canonical writer (SPEC 1.3, 1.5, 1.8), `Editor`
+//!   the lossless editor with the engine's twelve sort modes (SPEC 1.8, 1.9).
 //!
 //! Nothing here allocates except the writer, and no input can make any of it panic.
 //!
@@ -49,6 +50,8 @@
 pub(crate) mod archive;
 mod check;
 mod directory;
+#[cfg(feature = "alloc")]
+mod editor;
 mod entries;
 mod entry;
 mod error;
@@ -64,6 +67,8 @@ pub use crate::options::OpenOptions;
 pub use archive::Archive;
 pub use check::Problems;
 pub use directory::DirectoryDecoder;
+#[cfg(feature = "alloc")]
+pub use editor::{Editor, Fields, SortMode};
 pub use entries::Entries;
 pub use entry::{Entry, Record};
 pub use error::NresError;

@@ -2,12 +2,13 @@
 
 use alloc::vec::Vec;
 
+use super::name::c_str;
 use super::{
     ENTRY_LEN, Entry, HEADER_LEN, Header, MAX_NAME_LEN, NAME_FIELD_LEN, WriteError, compare_names,
 };
 
 /// Payloads start on multiples of this, counted from the start of the file (SPEC 1.1).
-const ALIGN: u64 = 8;
+pub(crate) const ALIGN: u64 = 8;
 
 /// What the canonical writer needs to know of one new entry; the size, offset and
 /// `sort_index` it works out itself.
@@ -163,7 +164,7 @@ fn too_large(index: usize) -> WriteError {
 }
 
 /// The zeroed name field with the name copied in (SPEC 1.3: `memset` 0, `strncpy` 35).
-fn name_field(name: &[u8], index: usize) -> Result<[u8; NAME_FIELD_LEN], WriteError> {
+pub(crate) fn name_field(name: &[u8], index: usize) -> Result<[u8; NAME_FIELD_LEN], WriteError> {
     let entry = u32::try_from(index).map_err(|_| WriteError::TooManyEntries)?;
     if name.is_empty() {
         return Err(WriteError::NameEmpty { entry });
@@ -186,7 +187,7 @@ fn name_field(name: &[u8], index: usize) -> Result<[u8; NAME_FIELD_LEN], WriteEr
 
 /// Checks that a payload of `len` bytes at `data_offset`, as entry `index`, keeps the
 /// archive within the 32-bit `total_size`; returns the padded end of the payload.
-fn fits(data_offset: u64, len: u64, index: usize) -> Result<u64, WriteError> {
+pub(crate) fn fits(data_offset: u64, len: u64, index: usize) -> Result<u64, WriteError> {
     let limit = u64::from(u32::MAX);
     let directory_len = (index as u64)
         .saturating_add(1)
@@ -204,13 +205,18 @@ fn fits(data_offset: u64, len: u64, index: usize) -> Result<u64, WriteError> {
 /// SPEC 1.5: slot `i` holds the index of the `i`-th entry in name order; `sort_by` is
 /// stable, so equal names keep entry order, as the engine's bubble sort does.
 fn sort_order(entries: &[Added]) -> Vec<u32> {
-    let mut order: Vec<u32> = (0u32..).take(entries.len()).collect();
-    let name = |index: u32| {
-        usize::try_from(index)
-            .ok()
-            .and_then(|i| entries.get(i))
-            .map_or(&[][..], |added| &added.name_field[..])
-    };
+    canonical_order(entries.len(), |i| {
+        entries
+            .get(i)
+            .map_or(&[][..], |added| c_str(&added.name_field))
+    })
+}
+
+/// The canonical lookup permutation of `count` entries whose names `name` gives (SPEC
+/// 1.5): entry indices stably sorted by folded name.
+pub(crate) fn canonical_order<'n>(count: usize, name: impl Fn(usize) -> &'n [u8]) -> Vec<u32> {
+    let mut order: Vec<u32> = (0u32..).take(count).collect();
+    let name = |index: u32| usize::try_from(index).map_or(&[][..], &name);
     order.sort_by(|&a, &b| compare_names(name(a), name(b)));
     order
 }

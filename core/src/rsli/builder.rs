@@ -287,7 +287,7 @@ impl Builder {
 }
 
 /// The name field for `name`, if the engine could find an entry by it.
-fn checked_name(entry: u32, name: &[u8]) -> Result<[u8; NAME_LEN], BuildError> {
+pub(super) fn checked_name(entry: u32, name: &[u8]) -> Result<[u8; NAME_LEN], BuildError> {
     if name.is_empty() {
         return Err(BuildError::NameEmpty { entry });
     }

@@ -330,6 +330,27 @@ pub enum BuildError {
         /// The overlay asked for.
         overlay: u32,
     },
+    /// The editor has no entry with this index.
+    NoSuchEntry {
+        /// The index asked for.
+        index: u64,
+        /// How many entries there are.
+        count: u64,
+    },
+    /// Two kept payloads share bytes in the file and at least one of them must be
+    /// re-keyed (its `sort_index` moved): one XOR over the shared bytes cannot suit both.
+    SharedKeyedPayload {
+        /// The entry to re-key.
+        entry: u32,
+        /// The entry whose bytes overlap it.
+        other: u32,
+    },
+    /// A canonical rebuild needs the entry's packed bytes, but its range does not lie in
+    /// the payload region of the library being edited.
+    PayloadOutside {
+        /// The entry.
+        entry: u32,
+    },
 }
 
 #[cfg(feature = "alloc")]
@@ -375,6 +396,18 @@ impl fmt::Display for BuildError {
             BuildError::OverlayTooLarge { overlay } => write!(
                 f,
                 "media overlay {overlay} is larger than an entry's offset in the file"
+            ),
+            BuildError::NoSuchEntry { index, count } => {
+                write!(f, "no entry {index} (the library has {count})")
+            }
+            BuildError::SharedKeyedPayload { entry, other } => write!(
+                f,
+                "entry {entry}: its packed bytes are shared with entry {other}, so they \
+                 cannot be re-keyed for its new sort_index"
+            ),
+            BuildError::PayloadOutside { entry } => write!(
+                f,
+                "entry {entry}: its packed range is not inside the library's payload region"
             ),
         }
     }

@@ -80,7 +80,7 @@ pub(crate) fn find_by<T: Table + ?Sized>(
 
 /// The query buffer `rsFind` builds: `strncpy(buf, name, 16)`, `buf[15] = 0`, `_strupr`
 /// (ASCII letters only).
-fn engine_query(name: &[u8]) -> [u8; QUERY_LEN] {
+pub(super) fn engine_query(name: &[u8]) -> [u8; QUERY_LEN] {
     let mut buffer = [0u8; QUERY_LEN];
     let copied = name.iter().take_while(|&&b| b != 0);
     for (dst, &src) in buffer.iter_mut().zip(copied) {

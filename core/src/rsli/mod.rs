@@ -19,7 +19,8 @@
 //! memory: [`TableDecoder`] decrypts the table from pieces of any size,
 //! [`settle_sort_index`], [`find_in`], [`parse_trailer`], [`packed_range`] and
 //! [`check_limits`] do what the [`Library`] methods of the same purpose do. `Builder` (feature `alloc`) writes
-//! libraries, packing with every method (Deflate with the `deflate` feature).
+//! libraries, packing with every method (Deflate with the `deflate` feature); `Editor`
+//! edits one losslessly, re-keying the XOR payloads whose `sort_index` moves.
 //!
 //! # Example
 //! ```
@@ -48,6 +49,8 @@
 
 #[cfg(feature = "alloc")]
 mod builder;
+#[cfg(feature = "alloc")]
+mod editor;
 mod entry;
 pub(crate) mod error;
 pub(crate) mod find;
@@ -64,6 +67,8 @@ mod tests;
 pub use builder::Builder;
 #[cfg(feature = "deflate")]
 pub use builder::{DEFAULT_DEFLATE_LEVEL, MAX_DEFLATE_LEVEL};
+#[cfg(feature = "alloc")]
+pub use editor::Editor;
 pub use entry::Entry;
 #[cfg(feature = "alloc")]
 pub use error::BuildError;

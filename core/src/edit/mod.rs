@@ -1,0 +1,25 @@
+//! Saving an edited archive (feature `alloc`): the editors ([`nres::Editor`],
+//! [`rsli::Editor`]) do not write bytes themselves, they describe the new file as a
+//! [`Plan`] — a list of [`Piece`]s, each either bytes the plan holds or a range to copy
+//! from the archive being edited — so that a save streams the old payloads through a small
+//! buffer instead of holding the archive in memory, and the same plan serves a `std` file,
+//! an embedded flash writer or a test that checks the layout.
+//!
+//! [`write_plan`] (feature `std`) runs a plan from any [`ReadAt`](crate::io::ReadAt)
+//! source into any [`std::io::Write`].
+//!
+//! The layout rules both editors share live in `layout`: payloads that were not touched
+//! keep their bytes and the bytes around them (gaps, padding), a payload whose size
+//! changes shifts every later one, new payloads go after the old ones.
+//!
+//! [`nres::Editor`]: crate::nres::Editor
+//! [`rsli::Editor`]: crate::rsli::Editor
+
+pub(crate) mod layout;
+mod plan;
+#[cfg(feature = "std")]
+mod write;
+
+pub use plan::{Piece, Plan, Rekey};
+#[cfg(feature = "std")]
+pub use write::{COPY_CHUNK, write_plan};

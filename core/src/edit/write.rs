@@ -1,0 +1,99 @@
+//! Running a [`Plan`] from a positional source into a writer (`std`).
+
+use std::io::{self, Write};
+use std::vec;
+
+use super::plan::{Piece, Plan, Rekeying};
+use crate::io::ReadAt;
+
+/// Bytes copied from the source per read: what a save holds of the old payloads at once.
+pub const COPY_CHUNK: usize = 1 << 20;
+
+/// Writes `plan` to `out`, copying [`Piece::Copy`] ranges from `source` in chunks of
+/// [`COPY_CHUNK`] bytes and re-keying what the plan says. Returns the bytes written.
+///
+/// A source shorter than a copy asks for is an [`io::ErrorKind::UnexpectedEof`] error
+/// naming the offset: a save never pads a missing payload with anything.
+///
+/// ```
+/// use ngi_core::edit::{write_plan, Piece, Plan};
+///
+/// let source = b"0123456789".to_vec();
+/// let plan = Plan::new(vec![Piece::Copy { offset: 2, len: 3 }, Piece::Zeros(2)]);
+/// let mut out = Vec::new();
+/// assert_eq!(write_plan(&plan, &source, &mut out)?, 5);
+/// assert_eq!(out, b"234\0\0");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn write_plan<S: ReadAt + ?Sized, W: Write + ?Sized>(
+    plan: &Plan<'_>,
+    source: &S,
+    out: &mut W,
+) -> io::Result<u64> {
+    let mut rekeying = Rekeying::new(&plan.rekeys);
+    let mut at = 0u64;
+    let mut buffer = vec::Vec::new();
+    let mut emit = |bytes: &mut [u8], at: &mut u64, out: &mut W| -> io::Result<()> {
+        rekeying.apply(bytes, *at);
+        out.write_all(bytes)?;
+        *at += bytes.len() as u64;
+        Ok(())
+    };
+    for piece in &plan.pieces {
+        match piece {
+            Piece::Owned(bytes) => {
+                buffer.clear();
+                buffer.extend_from_slice(bytes);
+                emit(&mut buffer, &mut at, out)?;
+            }
+            Piece::Borrowed(bytes) => {
+                for part in bytes.chunks(COPY_CHUNK) {
+                    buffer.clear();
+                    buffer.extend_from_slice(part);
+                    emit(&mut buffer, &mut at, out)?;
+                }
+            }
+            Piece::Zeros(len) => {
+                let mut left = *len;
+                while left > 0 {
+                    let n = left.min(COPY_CHUNK as u64) as usize;
+                    buffer.clear();
+                    buffer.resize(n, 0);
+                    emit(&mut buffer, &mut at, out)?;
+                    left -= n as u64;
+                }
+            }
+            Piece::Copy { offset, len } => {
+                let (mut from, end) = (*offset, offset.saturating_add(*len));
+                while from < end {
+                    let n = (end - from).min(COPY_CHUNK as u64) as usize;
+                    buffer.clear();
+                    buffer.resize(n, 0);
+                    read_exact_at(source, &mut buffer, from)?;
+                    emit(&mut buffer, &mut at, out)?;
+                    from += n as u64;
+                }
+            }
+        }
+    }
+    Ok(at)
+}
+
+fn read_exact_at<S: ReadAt + ?Sized>(source: &S, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    let mut done = 0;
+    while done < buf.len() {
+        let at = offset + done as u64;
+        match source.read_at(buf.get_mut(done..).unwrap_or_default(), at) {
+            Ok(0) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    std::format!("the source ends at offset {at}, inside a payload to copy"),
+                ));
+            }
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}

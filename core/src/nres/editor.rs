@@ -1,0 +1,629 @@
+//! The lossless NRes editor (SPEC 1.8, 1.9): edits an existing archive the way the
+//! engine's `niCreateResFile` does, and saves it as a [`Plan`] that copies every payload
+//! nobody touched from the old file.
+
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+use core::fmt;
+
+use super::entry::record_at;
+use super::name::c_str;
+use super::writer::{ALIGN, canonical_order, fits, name_field};
+use super::{
+    Archive, ENTRY_LEN, Entry, HEADER_LEN, Header, NAME_FIELD_LEN, NewEntry, NresError, WriteError,
+    compare_names,
+};
+use crate::edit::layout::{Event, Slot, lay_out};
+use crate::edit::{Piece, Plan};
+
+/// Offsets of the fields the editor changes inside a 64-byte record.
+const TYPE_ID_AT: usize = 0;
+const ATTR1_AT: usize = 4;
+const ATTR2_AT: usize = 8;
+const SIZE_AT: usize = 12;
+const ATTR3_AT: usize = 16;
+const NAME_AT: usize = 20;
+const DATA_OFFSET_AT: usize = 56;
+const SORT_INDEX_AT: usize = 60;
+
+/// The engine's twelve directory orders (SPEC 1.9). Each is a stable sort: entries with
+/// equal keys keep their current order. Numbers and names as [`SortMode::from_number`]
+/// and [`SortMode::from_name`] take them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SortMode {
+    /// 0: no sorting; the order stays as it is.
+    None,
+    /// 1: by `attr1`.
+    Attr1,
+    /// 2: by `attr2`.
+    Attr2,
+    /// 3: by (`attr1`, `attr2`).
+    Attr1Attr2,
+    /// 4: by `type_id`.
+    Type,
+    /// 5: by (`type_id`, `attr1`).
+    TypeAttr1,
+    /// 6: by (`type_id`, `attr1`), the same order as 5 (the engine has both).
+    TypeAttr1Again,
+    /// 7: by (`type_id`, `attr1`, `attr2`).
+    TypeAttr1Attr2,
+    /// 8: by name, compared as lookups compare (SPEC 1.4).
+    Name,
+    /// 9: by (`type_id`, name).
+    TypeName,
+    /// 10: by (`attr1`, name).
+    Attr1Name,
+    /// 11: by (`attr2`, name).
+    Attr2Name,
+}
+
+impl SortMode {
+    /// Every mode, in the engine's numbering.
+    pub const ALL: [SortMode; 12] = [
+        SortMode::None,
+        SortMode::Attr1,
+        SortMode::Attr2,
+        SortMode::Attr1Attr2,
+        SortMode::Type,
+        SortMode::TypeAttr1,
+        SortMode::TypeAttr1Again,
+        SortMode::TypeAttr1Attr2,
+        SortMode::Name,
+        SortMode::TypeName,
+        SortMode::Attr1Name,
+        SortMode::Attr2Name,
+    ];
+
+    /// The mode the engine numbers `n` (0 to 11).
+    pub fn from_number(n: u32) -> Option<SortMode> {
+        usize::try_from(n)
+            .ok()
+            .and_then(|n| SortMode::ALL.get(n))
+            .copied()
+    }
+
+    /// The engine's number of the mode.
+    pub fn number(self) -> u32 {
+        (0u32..)
+            .zip(SortMode::ALL)
+            .find_map(|(n, mode)| (mode == self).then_some(n))
+            .unwrap_or(0)
+    }
+
+    /// The mode's name: `none`, `attr1`, `attr2`, `attr1-attr2`, `type`, `type-attr1`,
+    /// `type-attr1-again`, `type-attr1-attr2`, `name`, `type-name`, `attr1-name`,
+    /// `attr2-name`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SortMode::None => "none",
+            SortMode::Attr1 => "attr1",
+            SortMode::Attr2 => "attr2",
+            SortMode::Attr1Attr2 => "attr1-attr2",
+            SortMode::Type => "type",
+            SortMode::TypeAttr1 => "type-attr1",
+            SortMode::TypeAttr1Again => "type-attr1-again",
+            SortMode::TypeAttr1Attr2 => "type-attr1-attr2",
+            SortMode::Name => "name",
+            SortMode::TypeName => "type-name",
+            SortMode::Attr1Name => "attr1-name",
+            SortMode::Attr2Name => "attr2-name",
+        }
+    }
+
+    /// The mode [`name`](SortMode::name) gives, in any case, or its number written out.
+    pub fn from_name(text: &str) -> Option<SortMode> {
+        if let Ok(n) = text.parse::<u32>() {
+            return SortMode::from_number(n);
+        }
+        SortMode::ALL
+            .into_iter()
+            .find(|mode| mode.name().eq_ignore_ascii_case(text))
+    }
+
+    /// The mode's order of two entries, as the engine compares them.
+    pub fn compare(self, a: &Entry<'_>, b: &Entry<'_>) -> Ordering {
+        let name = || compare_names(a.name(), b.name());
+        match self {
+            SortMode::None => Ordering::Equal,
+            SortMode::Attr1 => a.attr1.cmp(&b.attr1),
+            SortMode::Attr2 => a.attr2.cmp(&b.attr2),
+            SortMode::Attr1Attr2 => (a.attr1, a.attr2).cmp(&(b.attr1, b.attr2)),
+            SortMode::Type => a.type_id.cmp(&b.type_id),
+            SortMode::TypeAttr1 | SortMode::TypeAttr1Again => {
+                (a.type_id, a.attr1).cmp(&(b.type_id, b.attr1))
+            }
+            SortMode::TypeAttr1Attr2 => {
+                (a.type_id, a.attr1, a.attr2).cmp(&(b.type_id, b.attr1, b.attr2))
+            }
+            SortMode::Name => name(),
+            SortMode::TypeName => a.type_id.cmp(&b.type_id).then_with(name),
+            SortMode::Attr1Name => a.attr1.cmp(&b.attr1).then_with(name),
+            SortMode::Attr2Name => a.attr2.cmp(&b.attr2).then_with(name),
+        }
+    }
+}
+
+impl fmt::Display for SortMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.number(), self.name())
+    }
+}
+
+/// The fields of an entry the editor sets as they are: the resource kind and the three
+/// opaque attributes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Fields {
+    /// Resource kind.
+    pub type_id: u32,
+    /// Opaque attribute.
+    pub attr1: u32,
+    /// Opaque attribute.
+    pub attr2: u32,
+    /// Opaque attribute.
+    pub attr3: u32,
+}
+
+#[derive(Debug, Clone)]
+enum Payload {
+    /// The source's bytes `start..start + len`, inside its data region.
+    Original { start: u64, len: u64 },
+    /// The record's range is not inside the data region: the record stays as it is.
+    Outside,
+    /// New bytes; `was` is the original range they replace, if there was one.
+    New {
+        bytes: Vec<u8>,
+        was: Option<(u64, u64)>,
+    },
+    /// The source's bytes `start..start + len`, laid out again as if new (a canonical
+    /// rebuild).
+    Moved { start: u64, len: u64 },
+}
+
+#[derive(Debug, Clone)]
+struct Item {
+    /// The record as it will be written, but for `size`, `data_offset` and `sort_index`,
+    /// which the save works out.
+    record: [u8; ENTRY_LEN],
+    payload: Payload,
+}
+
+/// Edits an NRes archive without losing anything nobody changed.
+///
+/// Opening reads the header and the directory only ([`Editor::open`] from an [`Archive`]
+/// view, [`Editor::from_directory`] from the two byte ranges, for a file read in pieces);
+/// the payloads stay in the source. [`plan`](Editor::plan) then describes the new file:
+///
+/// * A payload that was not touched is copied with the bytes that follow it up to the
+///   next payload (padding, gaps, whatever lies there), so saving an untouched archive
+///   reproduces it byte for byte, non-canonical layouts included; so does every record
+///   field nobody set, the bytes after a name's NUL and the stored `sort_index` values.
+/// * [`add`](Editor::add) appends a payload after the old data, then zero padding to a
+///   multiple of 8, as `niCreateResFile` does: every old payload keeps its offset.
+/// * [`replace`](Editor::replace) puts the new payload where the old one was, padded to a
+///   multiple of 8; a size change shifts every later payload and its `data_offset`
+///   (SPEC 1.8). [`remove`](Editor::remove) cuts the payload out the same way. Bytes
+///   another entry's payload still covers are never cut or overwritten (the replacement
+///   is appended instead).
+/// * Once names, entries or the order change (add, remove, rename, sort), the save
+///   rebuilds `sort_index` as the engine does on close (SPEC 1.5);
+///   [`rebuild_sort_index`](Editor::rebuild_sort_index) asks for it regardless.
+/// * `total_size` and the entry count are always recomputed.
+///
+/// ```
+/// use ngi_core::edit::write_plan;
+/// use ngi_core::nres::{Archive, Editor, NewEntry, SortMode, Writer};
+///
+/// let mut writer = Writer::new();
+/// writer.add(NewEntry { name: b"b.txt", type_id: 2, ..NewEntry::default() }, b"bee")?;
+/// writer.add(NewEntry { name: b"a.txt", type_id: 1, ..NewEntry::default() }, b"ay")?;
+/// let old = writer.finish();
+///
+/// let mut editor = Editor::open(&Archive::open(&old)?)?;
+/// assert_eq!(editor.plan()?.to_vec(&old), old, "untouched: the same bytes");
+///
+/// let c = editor.add(NewEntry { name: b"c.txt", ..NewEntry::default() }, b"sea".to_vec())?;
+/// editor.replace(0, b"a longer bee".to_vec())?;
+/// editor.sort(SortMode::Type);
+/// let mut new = Vec::new();
+/// write_plan(&editor.plan()?, &old, &mut new)?;
+///
+/// let archive = Archive::open(&new)?;
+/// assert_eq!(archive.problems().count(), 0);
+/// let names: Vec<&[u8]> = archive.entries().map(|e| e.name()).collect();
+/// assert_eq!(names, [&b"c.txt"[..], b"a.txt", b"b.txt"]); // by type: 0, 1, 2
+/// assert_eq!(archive.payload(archive.find(b"B.TXT").unwrap())?, b"a longer bee");
+/// assert_eq!(c, 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Editor {
+    items: Vec<Item>,
+    /// Where every original payload inside the data region starts, removed ones too: the
+    /// layout cuts the old data at these offsets.
+    starts: Vec<u64>,
+    /// The source's directory offset: its data region is `16..data_end`.
+    data_end: u64,
+    /// Whether the save computes `sort_index` rather than keeping the stored values.
+    reindex: bool,
+}
+
+impl Default for Editor {
+    fn default() -> Self {
+        Editor::new()
+    }
+}
+
+impl Editor {
+    /// An empty archive, as `niCreateResFile` starts one over a file that is no NRes.
+    pub fn new() -> Editor {
+        Editor {
+            items: Vec::new(),
+            starts: Vec::new(),
+            data_end: HEADER_LEN as u64,
+            reindex: false,
+        }
+    }
+
+    /// Edits `archive`. An archive opened in raw mode has no directory to edit: it is
+    /// refused as [`NresError::BadMagic`] with the file's first bytes.
+    pub fn open(archive: &Archive<'_>) -> Result<Editor, NresError> {
+        let header = archive.header().ok_or_else(|| {
+            let mut found = [0u8; 4];
+            for (dst, src) in found.iter_mut().zip(archive.data()) {
+                *dst = *src;
+            }
+            NresError::BadMagic { found }
+        })?;
+        let start = usize::try_from(archive.directory_offset()).unwrap_or(usize::MAX);
+        let directory = archive.data().get(start..).unwrap_or_default();
+        Editor::from_directory(&header, directory)
+    }
+
+    /// Edits the archive whose header is `header` and whose directory is `directory`
+    /// (the last `64 * entry_count` bytes of the file), without the payloads: the source
+    /// must hold them when the plan is written. A `directory` of any other length than
+    /// the header's `64 * entry_count` is [`NresError::TooShort`] with its length.
+    pub fn from_directory(header: &Header, directory: &[u8]) -> Result<Editor, NresError> {
+        let data_end = header.directory_offset()?;
+        let count = usize::try_from(header.entry_count).unwrap_or(usize::MAX);
+        let needed = (count as u64).saturating_mul(ENTRY_LEN as u64);
+        if directory.len() as u64 != needed {
+            return Err(NresError::TooShort {
+                len: directory.len() as u64,
+            });
+        }
+        let mut items = Vec::with_capacity(count);
+        let mut starts = Vec::with_capacity(count);
+        for index in 0..count {
+            let Some(record) = record_at(directory, index) else {
+                break;
+            };
+            let entry = Entry::parse(index as u32, record);
+            let (start, len) = (u64::from(entry.data_offset), u64::from(entry.size));
+            let inside = start >= HEADER_LEN as u64 && start + len <= data_end;
+            if inside {
+                starts.push(start);
+            }
+            items.push(Item {
+                record: *record,
+                payload: if inside {
+                    Payload::Original { start, len }
+                } else {
+                    Payload::Outside
+                },
+            });
+        }
+        Ok(Editor {
+            items,
+            starts,
+            data_end,
+            reindex: false,
+        })
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Entry `index` as it stands: its name and fields as edited, `size` the size it will
+    /// have. `data_offset` and `sort_index` are the source's until the save lays the
+    /// archive out (0 for an added entry).
+    pub fn entry(&self, index: usize) -> Option<Entry<'_>> {
+        let item = self.items.get(index)?;
+        let mut entry = Entry::parse(u32::try_from(index).ok()?, &item.record);
+        if let Payload::New { bytes, .. } = &item.payload {
+            entry.size = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
+        }
+        Some(entry)
+    }
+
+    /// Every entry, as [`entry`](Editor::entry) gives them.
+    pub fn entries(&self) -> impl Iterator<Item = Entry<'_>> + '_ {
+        (0..self.items.len()).filter_map(|i| self.entry(i))
+    }
+
+    /// The range of the source entry `index`'s payload comes from, if it still comes from
+    /// the source.
+    pub fn source_range(&self, index: usize) -> Option<core::ops::Range<u64>> {
+        match self.items.get(index)?.payload {
+            Payload::Original { start, len } | Payload::Moved { start, len } => {
+                Some(start..start + len)
+            }
+            Payload::Outside | Payload::New { .. } => None,
+        }
+    }
+
+    /// The first entry, in directory order, whose name equals `name` under the engine's
+    /// comparison (SPEC 1.4).
+    pub fn find(&self, name: &[u8]) -> Option<usize> {
+        self.items
+            .iter()
+            .position(|item| compare_names(name_of(&item.record), name).is_eq())
+    }
+
+    /// Appends an entry with `payload`; returns its index. The payload goes after every
+    /// other one, so no old payload moves. Refuses a name that is empty, holds a NUL or
+    /// is longer than 35 bytes, and an archive that would pass 4 GiB.
+    pub fn add(&mut self, entry: NewEntry<'_>, payload: Vec<u8>) -> Result<usize, WriteError> {
+        let index = self.items.len();
+        let field = name_field(entry.name, index)?;
+        fits(HEADER_LEN as u64, payload.len() as u64, index)?;
+        let mut record = [0u8; ENTRY_LEN];
+        put_name(&mut record, &field);
+        let mut item = Item {
+            record,
+            payload: Payload::New {
+                bytes: payload,
+                was: None,
+            },
+        };
+        item.set_fields(Fields {
+            type_id: entry.type_id,
+            attr1: entry.attr1,
+            attr2: entry.attr2,
+            attr3: entry.attr3,
+        });
+        self.items.push(item);
+        self.reindex = true;
+        Ok(index)
+    }
+
+    /// Replaces entry `index`'s payload. Its name and fields stay.
+    pub fn replace(&mut self, index: usize, payload: Vec<u8>) -> Result<(), WriteError> {
+        fits(HEADER_LEN as u64, payload.len() as u64, index)?;
+        let item = self.item_mut(index)?;
+        let was = match item.payload {
+            Payload::Original { start, len } => Some((start, len)),
+            Payload::New { was, .. } => was,
+            Payload::Outside | Payload::Moved { .. } => None,
+        };
+        item.payload = Payload::New {
+            bytes: payload,
+            was,
+        };
+        Ok(())
+    }
+
+    /// Removes entry `index`; later entries move down one index. Its payload is cut out
+    /// unless another entry's payload shares its bytes.
+    pub fn remove(&mut self, index: usize) -> Result<(), WriteError> {
+        self.item_mut(index)?;
+        self.items.remove(index);
+        self.reindex = true;
+        Ok(())
+    }
+
+    /// Renames entry `index`: the name field is zeroed and the name copied in (so bytes
+    /// that followed the old name's NUL are gone), as the engine writes names.
+    pub fn rename(&mut self, index: usize, name: &[u8]) -> Result<(), WriteError> {
+        let field = name_field(name, index)?;
+        put_name(&mut self.item_mut(index)?.record, &field);
+        self.reindex = true;
+        Ok(())
+    }
+
+    /// Entry `index`'s `type_id` and attributes.
+    pub fn fields(&self, index: usize) -> Option<Fields> {
+        self.entry(index).map(|e| Fields {
+            type_id: e.type_id,
+            attr1: e.attr1,
+            attr2: e.attr2,
+            attr3: e.attr3,
+        })
+    }
+
+    /// Sets entry `index`'s `type_id` and attributes, stored as given.
+    pub fn set_fields(&mut self, index: usize, fields: Fields) -> Result<(), WriteError> {
+        self.item_mut(index)?.set_fields(fields);
+        Ok(())
+    }
+
+    /// Reorders the directory by `mode` (SPEC 1.9), stably; the save rebuilds
+    /// `sort_index` for the new indices. [`SortMode::None`] changes nothing.
+    pub fn sort(&mut self, mode: SortMode) {
+        if mode == SortMode::None {
+            return;
+        }
+        self.items
+            .sort_by(|a, b| mode.compare(&a.entry(), &b.entry()));
+        self.reindex = true;
+    }
+
+    /// Makes the save compute every `sort_index` (SPEC 1.5) even if nothing asked for it.
+    pub fn rebuild_sort_index(&mut self) {
+        self.reindex = true;
+    }
+
+    /// Turns the archive into what the canonical writer would write from the same
+    /// entries: payloads in entry order from offset 16, each on a multiple of 8 with zero
+    /// padding, no gaps, name fields zeroed after the NUL, `sort_index` rebuilt. Refuses
+    /// (and changes nothing) when an entry's range lies outside the data region.
+    pub fn canonicalize(&mut self) -> Result<(), WriteError> {
+        if let Some((index, item)) = (0u32..)
+            .zip(&self.items)
+            .find(|(_, item)| matches!(item.payload, Payload::Outside))
+        {
+            let entry = Entry::parse(index, &item.record);
+            return Err(WriteError::PayloadOutside {
+                entry: index,
+                data_offset: entry.data_offset,
+                size: entry.size,
+            });
+        }
+        let fields = self
+            .items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| name_field(name_of(&item.record), index))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (item, field) in self.items.iter_mut().zip(&fields) {
+            match item.payload {
+                Payload::Original { start, len } => item.payload = Payload::Moved { start, len },
+                Payload::New { ref mut was, .. } => *was = None,
+                Payload::Outside | Payload::Moved { .. } => {}
+            }
+            put_name(&mut item.record, field);
+        }
+        self.starts.clear();
+        self.data_end = HEADER_LEN as u64;
+        self.reindex = true;
+        Ok(())
+    }
+
+    /// The new file, as pieces to write: header, payloads, directory.
+    pub fn plan(&self) -> Result<Plan<'_>, WriteError> {
+        let slots: Vec<Slot> = self.items.iter().map(Item::slot).collect();
+        let layout = lay_out(
+            HEADER_LEN as u64..self.data_end,
+            HEADER_LEN as u64,
+            &self.starts,
+            &slots,
+            ALIGN,
+        );
+        let count = self.items.len();
+        let directory_len = (count as u64).saturating_mul(ENTRY_LEN as u64);
+        let total = layout.end.saturating_add(directory_len);
+        if total > u64::from(u32::MAX) {
+            return Err(match count.checked_sub(1) {
+                Some(last) => WriteError::TooLarge {
+                    entry: u32::try_from(last).unwrap_or(u32::MAX),
+                },
+                None => WriteError::TooManyEntries,
+            });
+        }
+        let order = self.reindex.then(|| {
+            canonical_order(count, |i| {
+                self.items
+                    .get(i)
+                    .map_or(&[][..], |item| name_of(&item.record))
+            })
+        });
+
+        let mut pieces = Vec::with_capacity(layout.events.len() + 2);
+        pieces.push(Piece::Owned(
+            Header {
+                entry_count: u32::try_from(count).unwrap_or(u32::MAX),
+                total_size: total as u32,
+            }
+            .to_bytes()
+            .to_vec(),
+        ));
+        for event in &layout.events {
+            pieces.push(match *event {
+                Event::Copy { offset, len } => Piece::Copy { offset, len },
+                Event::Zeros(len) => Piece::Zeros(len),
+                Event::New(i) => match self.items.get(i).map(|item| &item.payload) {
+                    Some(Payload::New { bytes, .. }) => Piece::Borrowed(bytes),
+                    Some(&Payload::Moved { start, len }) => Piece::Copy { offset: start, len },
+                    _ => Piece::Zeros(0),
+                },
+            });
+        }
+        let mut directory = Vec::with_capacity(usize::try_from(directory_len).unwrap_or(0));
+        for (i, item) in self.items.iter().enumerate() {
+            let mut record = item.record;
+            if let Some(offset) = layout.offsets.get(i).copied().flatten() {
+                put_u32(&mut record, DATA_OFFSET_AT, offset as u32);
+                put_u32(&mut record, SIZE_AT, item.size());
+            }
+            if let Some(order) = &order {
+                put_u32(
+                    &mut record,
+                    SORT_INDEX_AT,
+                    order.get(i).copied().unwrap_or(0),
+                );
+            }
+            directory.extend_from_slice(&record);
+        }
+        pieces.push(Piece::Owned(directory));
+        Ok(Plan::new(pieces))
+    }
+
+    fn item_mut(&mut self, index: usize) -> Result<&mut Item, WriteError> {
+        let count = self.items.len() as u64;
+        self.items.get_mut(index).ok_or(WriteError::NoSuchEntry {
+            index: index as u64,
+            count,
+        })
+    }
+}
+
+impl Item {
+    fn entry(&self) -> Entry<'_> {
+        Entry::parse(0, &self.record)
+    }
+
+    fn slot(&self) -> Slot {
+        match &self.payload {
+            &Payload::Original { start, len } => Slot::Kept { start, len },
+            Payload::Outside => Slot::Fixed,
+            Payload::New { bytes, was } => Slot::New {
+                len: bytes.len() as u64,
+                was: *was,
+            },
+            &Payload::Moved { len, .. } => Slot::New { len, was: None },
+        }
+    }
+
+    /// The `size` the record will hold.
+    fn size(&self) -> u32 {
+        match &self.payload {
+            &Payload::Original { len, .. } | &Payload::Moved { len, .. } => len as u32,
+            Payload::New { bytes, .. } => bytes.len() as u32,
+            Payload::Outside => self.entry().size,
+        }
+    }
+
+    fn set_fields(&mut self, fields: Fields) {
+        put_u32(&mut self.record, TYPE_ID_AT, fields.type_id);
+        put_u32(&mut self.record, ATTR1_AT, fields.attr1);
+        put_u32(&mut self.record, ATTR2_AT, fields.attr2);
+        put_u32(&mut self.record, ATTR3_AT, fields.attr3);
+    }
+}
+
+fn name_of(record: &[u8; ENTRY_LEN]) -> &[u8] {
+    c_str(
+        record
+            .get(NAME_AT..NAME_AT + NAME_FIELD_LEN)
+            .unwrap_or_default(),
+    )
+}
+
+fn put_name(record: &mut [u8; ENTRY_LEN], field: &[u8; NAME_FIELD_LEN]) {
+    if let Some(dst) = record.get_mut(NAME_AT..NAME_AT + NAME_FIELD_LEN) {
+        dst.copy_from_slice(field);
+    }
+}
+
+fn put_u32(record: &mut [u8; ENTRY_LEN], at: usize, value: u32) {
+    if let Some(dst) = record.get_mut(at..at + 4) {
+        dst.copy_from_slice(&value.to_le_bytes());
+    }
+}

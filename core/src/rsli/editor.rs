@@ -1,0 +1,523 @@
+//! The lossless RsLi editor: edits a library in place of the [`Builder`](super::Builder)'s
+//! rebuild from scratch, and re-keys the XOR payloads whose `sort_index` moves.
+
+use alloc::vec::Vec;
+use core::ops::Range;
+
+use super::builder::checked_name;
+use super::find::engine_query;
+use super::{
+    BuildError, ENTRY_LEN, Entry, HEADER_LEN, Header, Library, MAX_ENTRIES, RsliError, TRAILER_LEN,
+    compute_permutation, entry_id, parse_trailer, settle_sort_index,
+};
+use crate::codec::xor::XorStream;
+use crate::codec::{self, Method, PackError, PackOptions};
+use crate::edit::layout::{Event, Slot, lay_out};
+use crate::edit::{Piece, Plan, Rekey};
+
+/// The method bits of `flags` (SPEC 2.6).
+const METHOD_MASK: u16 = 0x1E0;
+
+#[derive(Debug, Clone)]
+enum Payload {
+    /// The source's packed bytes `start..start + len` (real offsets), encrypted with `key`
+    /// when the method uses XOR.
+    Original { start: u64, len: u64, key: u16 },
+    /// The entry's range is not inside the payload region: the entry stays as it is.
+    Outside,
+    /// A packed stream before any XOR (the key is known only at the save); `was` is the
+    /// original range it replaces, if there was one.
+    New {
+        plain: Vec<u8>,
+        was: Option<(u64, u64)>,
+    },
+    /// The source's packed bytes, laid out again as if new (a canonical rebuild).
+    Moved { start: u64, len: u64, key: u16 },
+}
+
+#[derive(Debug, Clone)]
+struct Item {
+    /// The entry as it will be written, but for its offset and, when the permutation is
+    /// rebuilt, its `sort_index`.
+    entry: Entry,
+    payload: Payload,
+}
+
+/// Edits an RsLi library without losing anything nobody changed.
+///
+/// Opening ([`Editor::open`], or [`Editor::from_table`] from the header, the encrypted
+/// table and the file's last bytes) decrypts the table only; the packed payloads stay in
+/// the source. [`plan`](Editor::plan) describes the new file:
+///
+/// * The header is kept as it was (seed, the presorted flag, reserved bytes) but for the
+///   entry count; the table is encrypted again with the same seed; an `AO` media trailer
+///   at the end of the file stays at the end. Each entry keeps its 32 bytes (reserved
+///   bytes, flags, the stored `sort_index`) but for the sizes and offset the layout
+///   gives it.
+/// * Packed payloads nobody touched are copied as they are, with the bytes that follow
+///   them up to the next payload; an untouched library is reproduced byte for byte.
+/// * The table grows by 32 bytes per entry added, so payloads move by that much; offsets
+///   follow. A payload replaced takes the place of the old one; a payload added goes at
+///   the end of the payload region, before any trailer.
+/// * Once names or entries change (add, remove, rename), every `sort_index` is the
+///   engine's permutation again (SPEC 2.5), stored as it is used. An entry whose XOR key
+///   changes with it (methods 0x20, 0x60, 0xA0) is re-keyed: its packed bytes are
+///   XORed with the old and the new keystream on the way out ([`Rekey`]), nothing is
+///   decoded or packed again.
+///
+/// ```
+/// use ngi_core::{Method, edit::write_plan, rsli::{Builder, Editor, Library}};
+///
+/// let mut builder = Builder::new();
+/// builder.seed(0x5EED);
+/// builder.add(b"B.TXT", Method::XorLzss, b"secret, secret, secret")?;
+/// let old = builder.build()?;
+///
+/// let mut editor = Editor::open(&Library::open(&old)?)?;
+/// assert_eq!(editor.plan()?.to_vec(&old), old, "untouched: the same bytes");
+///
+/// // "A.TXT" sorts first, so B.TXT's sort_index (and XOR key) goes from 0 to 1.
+/// editor.add(b"A.TXT", Method::Lzhuf, b"new")?;
+/// let mut new = Vec::new();
+/// write_plan(&editor.plan()?, &old, &mut new)?;
+///
+/// let library = Library::open(&new)?;
+/// let b = library.find(b"b.txt").unwrap();
+/// assert_eq!(library.entry(b).unwrap().sort_index, 1);
+/// let mut out = vec![0; 22];
+/// library.unpack_into(b, &mut out)?;
+/// assert_eq!(out, b"secret, secret, secret");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Editor {
+    header: [u8; HEADER_LEN],
+    items: Vec<Item>,
+    /// Where every original payload inside the region starts, removed ones too.
+    starts: Vec<u64>,
+    /// The source's payload region (real offsets): after the table, before the trailer.
+    region: Range<u64>,
+    /// What the stored `data_offset`s are relative to: the media overlay when the
+    /// library is read with it, else 0.
+    overlay: u32,
+    /// The source's last bytes when they are an `AO` trailer no payload reaches into.
+    trailer: Option<[u8; TRAILER_LEN]>,
+    reindex: bool,
+    pack: PackOptions,
+}
+
+impl Editor {
+    /// Edits `library`, with the offsets as it reads them (with or without the media
+    /// overlay, as it was opened).
+    pub fn open(library: &Library<'_, impl AsRef<[Entry]>>) -> Result<Editor, RsliError> {
+        let header = library.header();
+        let data = library.data();
+        let table_end = usize::try_from(header.table_end()).unwrap_or(usize::MAX);
+        let table = data.get(HEADER_LEN..table_end).unwrap_or_default();
+        let tail_start = data.len().saturating_sub(TRAILER_LEN);
+        let tail = data.get(tail_start..).unwrap_or_default();
+        Editor::from_table(header, table, data.len() as u64, tail, library.overlay())
+    }
+
+    /// Edits the library whose header is `header`, whose encrypted table is `table`
+    /// (`32 * entry_count` bytes from offset 32), whose file is `file_len` bytes long and
+    /// ends with `tail` (its last 6 bytes, or all of it when shorter). `overlay` is the
+    /// media overlay the offsets are read with (`Some` only when the trailer is honoured,
+    /// as [`Library::overlay`] gives it). The source must hold the payloads when the plan
+    /// is written.
+    pub fn from_table(
+        header: &Header,
+        table: &[u8],
+        file_len: u64,
+        tail: &[u8],
+        overlay: Option<u32>,
+    ) -> Result<Editor, RsliError> {
+        let needed = header.table_end();
+        if (table.len() as u64) != needed - HEADER_LEN as u64 || file_len < needed {
+            return Err(RsliError::Truncated {
+                len: file_len.min(HEADER_LEN as u64 + table.len() as u64),
+                needed,
+            });
+        }
+        let mut plain = table.to_vec();
+        XorStream::new(header.key()).apply(&mut plain);
+        let mut entries: Vec<Entry> = plain
+            .chunks_exact(ENTRY_LEN)
+            .filter_map(|chunk| chunk.first_chunk().map(Entry::from_bytes))
+            .collect();
+        settle_sort_index(header, &mut entries);
+        let overlay_value = overlay.unwrap_or(0);
+        let real = |e: &Entry| {
+            let start = u64::from(e.data_offset) + u64::from(overlay_value);
+            (start, start + u64::from(e.packed_size))
+        };
+
+        // A trailer is kept apart only when no payload runs into it, so that adding a
+        // payload can go before it.
+        let trailer = parse_trailer(tail)
+            .and_then(|_| tail.first_chunk::<TRAILER_LEN>().copied())
+            .filter(|_| {
+                let trailer_start = file_len - TRAILER_LEN as u64;
+                file_len >= needed + TRAILER_LEN as u64
+                    && entries.iter().all(|e| real(e).1 <= trailer_start)
+            });
+        let region_end = file_len - trailer.map_or(0, |t| t.len() as u64);
+        let region = needed..region_end;
+
+        let mut starts = Vec::with_capacity(entries.len());
+        let items = entries
+            .into_iter()
+            .map(|entry| {
+                let (start, end) = real(&entry);
+                let inside = start >= region.start && end <= region.end;
+                if inside {
+                    starts.push(start);
+                }
+                Item {
+                    payload: if inside {
+                        Payload::Original {
+                            start,
+                            len: end - start,
+                            key: entry.sort_index,
+                        }
+                    } else {
+                        Payload::Outside
+                    },
+                    entry,
+                }
+            })
+            .collect();
+        Ok(Editor {
+            header: header.raw,
+            items,
+            starts,
+            region,
+            overlay: overlay_value,
+            trailer,
+            reindex: false,
+            pack: PackOptions::default(),
+        })
+    }
+
+    /// How entries added or replaced from now on are packed (the Deflate level).
+    pub fn pack_options(&mut self, options: PackOptions) -> &mut Editor {
+        self.pack = options;
+        self
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Entry `index` as it stands. `data_offset` is the source's until the save lays the
+    /// library out; `sort_index` is the key the save would use if nothing else changed.
+    pub fn entry(&self, index: usize) -> Option<&Entry> {
+        self.items.get(index).map(|item| &item.entry)
+    }
+
+    /// The first entry, in table order, that `rsFind` would take `name` to mean: the
+    /// query upper-cased and cut to 15 bytes, compared byte for byte.
+    pub fn find(&self, name: &[u8]) -> Option<usize> {
+        let buffer = engine_query(name);
+        let query = buffer.split(|&b| b == 0).next().unwrap_or_default();
+        self.items
+            .iter()
+            .position(|item| item.entry.name() == query)
+    }
+
+    /// Appends an entry holding `data`, packed with `method`; returns its index.
+    pub fn add(&mut self, name: &[u8], method: Method, data: &[u8]) -> Result<usize, BuildError> {
+        let index = self.items.len();
+        if index >= MAX_ENTRIES {
+            return Err(BuildError::TooManyEntries);
+        }
+        let mut entry = Entry {
+            name: checked_name(entry_id(index), name)?,
+            flags: method.bits(),
+            ..Entry::default()
+        };
+        let payload = self.packed(index, method, data, None, &mut entry)?;
+        self.items.push(Item { entry, payload });
+        self.reindex = true;
+        Ok(index)
+    }
+
+    /// Replaces entry `index`'s data, packed with its own method.
+    pub fn replace(&mut self, index: usize, data: &[u8]) -> Result<(), BuildError> {
+        let method = self.item(index)?.entry.method().unwrap_or(Method::Stored);
+        self.replace_with(index, method, data)
+    }
+
+    /// Replaces entry `index`'s data and its method (the other flag bits stay).
+    pub fn replace_with(
+        &mut self,
+        index: usize,
+        method: Method,
+        data: &[u8],
+    ) -> Result<(), BuildError> {
+        let item = self.item(index)?;
+        let was = match item.payload {
+            Payload::Original { start, len, .. } => Some((start, len)),
+            Payload::New { was, .. } => was,
+            Payload::Outside | Payload::Moved { .. } => None,
+        };
+        let mut entry = item.entry;
+        entry.flags = (entry.flags & !METHOD_MASK) | method.bits();
+        let payload = self.packed(index, method, data, was, &mut entry)?;
+        if let Some(item) = self.items.get_mut(index) {
+            *item = Item { entry, payload };
+        }
+        Ok(())
+    }
+
+    /// Removes entry `index`; later entries move down one index.
+    pub fn remove(&mut self, index: usize) -> Result<(), BuildError> {
+        self.item(index)?;
+        self.items.remove(index);
+        self.reindex = true;
+        Ok(())
+    }
+
+    /// Renames entry `index` (1 to 12 bytes, no NUL, no lower-case letter); the name
+    /// field is zero-filled after it.
+    pub fn rename(&mut self, index: usize, name: &[u8]) -> Result<(), BuildError> {
+        let field = checked_name(entry_id(index), name)?;
+        self.item(index)?;
+        if let Some(item) = self.items.get_mut(index) {
+            item.entry.name = field;
+        }
+        self.reindex = true;
+        Ok(())
+    }
+
+    /// Makes the save compute every `sort_index` (re-keying what that moves) even if
+    /// nothing asked for it.
+    pub fn rebuild_sort_index(&mut self) {
+        self.reindex = true;
+    }
+
+    /// Turns the library into what the [`Builder`](super::Builder) lays out: packed
+    /// payloads in entry order right after the table, no gaps, reserved bytes and name
+    /// tails zeroed, `sort_index` the engine's permutation (payloads re-keyed to it). The
+    /// header and the trailer stay. Refuses (and changes nothing) when an entry's range is
+    /// not inside the payload region.
+    pub fn canonicalize(&mut self) -> Result<(), BuildError> {
+        if let Some(index) = self
+            .items
+            .iter()
+            .position(|item| matches!(item.payload, Payload::Outside))
+        {
+            return Err(BuildError::PayloadOutside {
+                entry: entry_id(index),
+            });
+        }
+        for item in &mut self.items {
+            match item.payload {
+                Payload::Original { start, len, key } => {
+                    item.payload = Payload::Moved { start, len, key };
+                }
+                Payload::New { ref mut was, .. } => *was = None,
+                Payload::Outside | Payload::Moved { .. } => {}
+            }
+            let name_len = item.entry.name().len();
+            for byte in item.entry.name.iter_mut().skip(name_len) {
+                *byte = 0;
+            }
+            item.entry.reserved = [0; 4];
+        }
+        self.starts.clear();
+        self.region = self.region.start..self.region.start;
+        self.reindex = true;
+        Ok(())
+    }
+
+    /// The new file, as pieces to write and payloads to re-key.
+    pub fn plan(&self) -> Result<Plan<'_>, BuildError> {
+        let count = self.items.len();
+        if count > MAX_ENTRIES {
+            return Err(BuildError::TooManyEntries);
+        }
+        let mut entries: Vec<Entry> = self.items.iter().map(|item| item.entry).collect();
+        if self.reindex {
+            compute_permutation(&mut entries);
+            for e in &mut entries {
+                e.file_sort_index = e.sort_index;
+            }
+        }
+        let table_end = HEADER_LEN as u64 + (count * ENTRY_LEN) as u64;
+        let slots: Vec<Slot> = self.items.iter().map(Item::slot).collect();
+        let layout = lay_out(self.region.clone(), table_end, &self.starts, &slots, 1);
+
+        let mut rekeys = Vec::new();
+        let mut kept: Vec<(u64, u64, usize, bool)> = Vec::new();
+        for (i, (item, entry)) in self.items.iter().zip(entries.iter_mut()).enumerate() {
+            let Some(offset) = layout.offsets.get(i).copied().flatten() else {
+                continue;
+            };
+            let stored =
+                offset
+                    .checked_sub(u64::from(self.overlay))
+                    .ok_or(BuildError::OverlayTooLarge {
+                        overlay: self.overlay,
+                    })?;
+            entry.data_offset =
+                u32::try_from(stored).map_err(|_| BuildError::TooLarge { entry: entry_id(i) })?;
+            let (len, from) = match item.payload {
+                Payload::Original { len, key, .. } | Payload::Moved { len, key, .. } => {
+                    (len, Some(key))
+                }
+                Payload::New { ref plain, .. } => (plain.len() as u64, None),
+                Payload::Outside => continue,
+            };
+            entry.packed_size =
+                u32::try_from(len).map_err(|_| BuildError::TooLarge { entry: entry_id(i) })?;
+            if let Some(from) = from {
+                let xor_len = xor_len(entry);
+                let rekey = xor_len > 0 && from != entry.sort_index;
+                if rekey {
+                    rekeys.push(Rekey {
+                        at: offset,
+                        len: xor_len,
+                        from,
+                        to: entry.sort_index,
+                    });
+                }
+                kept.push((offset, len, i, rekey));
+            }
+        }
+        check_rekeys_alone(&mut kept)?;
+        rekeys.sort_by_key(|r| r.at);
+
+        let mut head = Vec::with_capacity(usize::try_from(table_end).unwrap_or(0));
+        head.extend_from_slice(&self.header);
+        if let Some(count_field) = head.get_mut(4..6) {
+            count_field.copy_from_slice(&(count as u16).to_le_bytes());
+        }
+        for e in &entries {
+            head.extend_from_slice(&e.to_bytes());
+        }
+        let key = Header::parse(&self.header).map_or(0, |h| h.key());
+        if let Some(table) = head.get_mut(HEADER_LEN..) {
+            XorStream::new(key).apply(table);
+        }
+        let mut pieces = Vec::with_capacity(layout.events.len() + 2);
+        pieces.push(Piece::Owned(head));
+        for event in &layout.events {
+            pieces.push(match *event {
+                Event::Copy { offset, len } => Piece::Copy { offset, len },
+                Event::Zeros(len) => Piece::Zeros(len),
+                Event::New(i) => self.new_piece(i, &entries),
+            });
+        }
+        if let Some(trailer) = self.trailer {
+            pieces.push(Piece::Owned(trailer.to_vec()));
+        }
+        Ok(Plan { pieces, rekeys })
+    }
+
+    fn new_piece(&self, i: usize, entries: &[Entry]) -> Piece<'_> {
+        let (Some(item), Some(entry)) = (self.items.get(i), entries.get(i)) else {
+            return Piece::Zeros(0);
+        };
+        match &item.payload {
+            Payload::New { plain, .. } => {
+                if entry.method().is_ok_and(Method::uses_xor) && entry.sort_index != 0 {
+                    let mut bytes = plain.clone();
+                    XorStream::new(entry.sort_index).apply(&mut bytes);
+                    Piece::Owned(bytes)
+                } else {
+                    Piece::Borrowed(plain)
+                }
+            }
+            &Payload::Moved { start, len, .. } => Piece::Copy { offset: start, len },
+            Payload::Original { .. } | Payload::Outside => Piece::Zeros(0),
+        }
+    }
+
+    /// Packs `data` for entry `index` (XOR comes at the save) and sets its sizes.
+    fn packed(
+        &self,
+        index: usize,
+        method: Method,
+        data: &[u8],
+        was: Option<(u64, u64)>,
+        entry: &mut Entry,
+    ) -> Result<Payload, BuildError> {
+        let id = entry_id(index);
+        entry.unpacked_size =
+            u32::try_from(data.len()).map_err(|_| BuildError::TooLarge { entry: id })?;
+        let plain = codec::pack(method, 0, data, &self.pack).map_err(|e| match e {
+            PackError::MethodNotImplemented { method } => {
+                BuildError::MethodNotImplemented { entry: id, method }
+            }
+        })?;
+        entry.packed_size =
+            u32::try_from(plain.len()).map_err(|_| BuildError::TooLarge { entry: id })?;
+        Ok(Payload::New { plain, was })
+    }
+
+    fn item(&self, index: usize) -> Result<&Item, BuildError> {
+        self.items.get(index).ok_or(BuildError::NoSuchEntry {
+            index: index as u64,
+            count: self.items.len() as u64,
+        })
+    }
+}
+
+impl Item {
+    fn slot(&self) -> Slot {
+        match &self.payload {
+            &Payload::Original { start, len, .. } => Slot::Kept { start, len },
+            Payload::Outside => Slot::Fixed,
+            Payload::New { plain, was } => Slot::New {
+                len: plain.len() as u64,
+                was: *was,
+            },
+            &Payload::Moved { len, .. } => Slot::New { len, was: None },
+        }
+    }
+}
+
+/// How many packed bytes the entry's XOR covers: all of them for 0x60 and 0xA0, the
+/// `unpacked_size` the engine XORs for 0x20 (SPEC 2.7), none otherwise.
+fn xor_len(entry: &Entry) -> u64 {
+    match entry.method() {
+        Ok(Method::Xor) => u64::from(entry.unpacked_size.min(entry.packed_size)),
+        Ok(Method::XorLzss | Method::XorLzhuf) => u64::from(entry.packed_size),
+        _ => 0,
+    }
+}
+
+/// Refuses a re-keyed payload that shares bytes with any other payload: `kept` holds
+/// `(offset, len, entry, re-keyed)` of every payload copied from the source.
+fn check_rekeys_alone(kept: &mut [(u64, u64, usize, bool)]) -> Result<(), BuildError> {
+    kept.sort_by_key(|&(at, ..)| at);
+    // The furthest end so far among all payloads and among re-keyed ones, with who.
+    let mut all: Option<(u64, usize)> = None;
+    let mut keyed: Option<(u64, usize)> = None;
+    for &(at, len, entry, rekeyed) in kept.iter().filter(|k| k.1 > 0) {
+        let clash = keyed
+            .filter(|&(end, _)| at < end)
+            .or(all.filter(|&(end, _)| rekeyed && at < end));
+        if let Some((_, other)) = clash {
+            return Err(BuildError::SharedKeyedPayload {
+                entry: entry_id(if rekeyed { entry } else { other }),
+                other: entry_id(if rekeyed { other } else { entry }),
+            });
+        }
+        let end = at + len;
+        if all.is_none_or(|(e, _)| end > e) {
+            all = Some((end, entry));
+        }
+        if rekeyed && keyed.is_none_or(|(e, _)| end > e) {
+            keyed = Some((end, entry));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,555 @@
+//! The lossless editors of ngi-core (`nres::Editor`, `rsli::Editor`) and the plans they
+//! save through: untouched archives come back byte for byte, `niCreateResFile` keeps old
+//! payloads where they were, the twelve sort modes order as a stable sort on their key,
+//! RsLi re-keying keeps every entry decodable.
+
+use std::cmp::Ordering;
+
+use ngi_core::edit::{Plan, write_plan};
+use ngi_core::nres::{self, Archive, NewEntry, SortMode, Writer};
+use ngi_core::rsli::{self, Builder, Library};
+use ngi_core::{Limits, Method, OpenOptions};
+use ngi_tests::corpus::Rng;
+use ngi_tests::hostile::{self, Format};
+use ngi_tests::samples;
+
+/// The file a plan writes, through the std writer (chunked copies), checked against the
+/// in-memory rendering.
+fn saved(plan: &Plan<'_>, source: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let written = write_plan(plan, &source.to_vec(), &mut out).expect("plan writes");
+    assert_eq!(written, out.len() as u64);
+    assert_eq!(out, plan.to_vec(source), "write_plan and to_vec agree");
+    out
+}
+
+fn nres_payloads(bytes: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let a = Archive::open(bytes).expect("opens");
+    (0..a.len())
+        .map(|i| {
+            let e = a.entry(i).unwrap();
+            (e.name().to_vec(), a.payload(i).expect("payload").to_vec())
+        })
+        .collect()
+}
+
+fn rsli_decoded(bytes: &[u8], trailer: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let lib =
+        Library::open_with(bytes, OpenOptions::DEFAULT.with_media_trailer(trailer)).expect("opens");
+    (0..lib.len())
+        .map(|i| {
+            let name = lib.entry(i).unwrap().name().to_vec();
+            (
+                name,
+                lib.unpack_to_vec(i, &Limits::DEFAULT).expect("decodes"),
+            )
+        })
+        .collect()
+}
+
+/// An NRes that no canonical writer would produce: a gap after the header, payloads
+/// unaligned and overlapping, non-zero padding, bytes after names' NULs, and a
+/// permutation that is valid but not the canonical one.
+fn odd_nres() -> Vec<u8> {
+    let mut file = vec![0u8; 16];
+    file.extend_from_slice(b"GAPGAP"); // 16..22: no payload here
+    let payloads: [(&[u8], usize); 3] = [(b"first!", 22), (b"second payload", 28), (b"ond", 31)];
+    file.extend_from_slice(b"first!second payload\xEE\xEE\xEE"); // 22..45
+    let directory_offset = file.len();
+    let names: [&[u8]; 3] = [b"B.DAT", b"a.dat", b"c.dat"];
+    let mut directory = Vec::new();
+    for (i, ((payload, offset), name)) in payloads.iter().zip(names).enumerate() {
+        let mut record = [0u8; 64];
+        record[0..4].copy_from_slice(&(i as u32 * 7).to_le_bytes());
+        record[12..16].copy_from_slice(&(payload.len() as u32).to_le_bytes());
+        record[20..20 + name.len()].copy_from_slice(name);
+        record[50..55].copy_from_slice(b"JUNK!"); // after the NUL
+        record[56..60].copy_from_slice(&(*offset as u32).to_le_bytes());
+        // In range but not the canonical 1, 0, 2.
+        record[60..64].copy_from_slice(&(i as u32).to_le_bytes());
+        directory.extend_from_slice(&record);
+    }
+    file.extend_from_slice(&directory);
+    let total = file.len() as u32;
+    file[0..4].copy_from_slice(b"NRes");
+    file[4..8].copy_from_slice(&0x100u32.to_le_bytes());
+    file[8..12].copy_from_slice(&3u32.to_le_bytes());
+    file[12..16].copy_from_slice(&total.to_le_bytes());
+    assert_eq!(directory_offset, 45);
+    file
+}
+
+fn sample_nres_archives() -> Vec<(String, Vec<u8>)> {
+    let mut writer = Writer::new();
+    let mut rng = Rng::new(7);
+    for i in 0..40u32 {
+        let name = format!(
+            "entry{:02}.{}",
+            (i * 13) % 40,
+            ["msh", "TEX", "mat"][i as usize % 3]
+        );
+        let len = rng.below(300);
+        writer
+            .add(
+                NewEntry {
+                    name: name.as_bytes(),
+                    type_id: i % 4,
+                    attr1: i,
+                    attr2: i * 3,
+                    attr3: 9,
+                },
+                &rng.bytes(len),
+            )
+            .unwrap();
+    }
+    vec![
+        ("sample.nres".into(), samples::nres()),
+        ("written".into(), writer.finish()),
+        ("odd".into(), odd_nres()),
+        ("empty".into(), Writer::new().finish()),
+    ]
+}
+
+#[test]
+fn untouched_archives_save_byte_for_byte() {
+    for (name, bytes) in sample_nres_archives() {
+        let editor = nres::Editor::open(&Archive::open(&bytes).unwrap()).unwrap();
+        assert_eq!(saved(&editor.plan().unwrap(), &bytes), bytes, "{name}");
+    }
+    for bytes in [samples::rsli(), samples::all_methods()] {
+        for trailer in [false, true] {
+            let lib = Library::open_with(&bytes, OpenOptions::DEFAULT.with_media_trailer(trailer))
+                .unwrap();
+            let editor = rsli::Editor::open(&lib).unwrap();
+            assert_eq!(saved(&editor.plan().unwrap(), &bytes), bytes);
+        }
+    }
+}
+
+#[test]
+fn every_hostile_archive_that_opens_saves_byte_for_byte() {
+    let (mut nres_cases, mut rsli_cases) = (0, 0);
+    for case in hostile::catalogue() {
+        let options = OpenOptions::DEFAULT
+            .with_media_trailer(case.media_trailer)
+            .with_limits(case.limits);
+        let plan_bytes = match case.format {
+            Format::Nres => match Archive::open_with(&case.bytes, options) {
+                Ok(archive) if !archive.is_raw() => {
+                    nres_cases += 1;
+                    let editor = nres::Editor::open(&archive).unwrap();
+                    saved(&editor.plan().unwrap(), &case.bytes)
+                }
+                _ => continue,
+            },
+            Format::Rsli => match Library::open_with(&case.bytes, options) {
+                Ok(lib) => {
+                    rsli_cases += 1;
+                    let editor = rsli::Editor::open(&lib).unwrap();
+                    saved(&editor.plan().unwrap(), &case.bytes)
+                }
+                Err(_) => continue,
+            },
+        };
+        assert!(plan_bytes == case.bytes, "{}", case.name);
+    }
+    assert!(
+        nres_cases >= 10 && rsli_cases >= 20,
+        "{nres_cases} {rsli_cases}"
+    );
+}
+
+#[test]
+fn adding_to_an_nres_leaves_every_old_payload_byte_where_it_was() {
+    for (name, old) in sample_nres_archives() {
+        let archive = Archive::open(&old).unwrap();
+        let directory_offset = archive.directory_offset() as usize;
+        let mut editor = nres::Editor::open(&archive).unwrap();
+        let added = editor
+            .add(
+                NewEntry {
+                    name: b"added.bin",
+                    type_id: 5,
+                    ..NewEntry::default()
+                },
+                b"appended".to_vec(),
+            )
+            .unwrap();
+        let new = saved(&editor.plan().unwrap(), &old);
+        assert_eq!(
+            new[16..directory_offset],
+            old[16..directory_offset],
+            "{name}"
+        );
+        let reopened = Archive::open(&new).unwrap();
+        for i in 0..archive.len() {
+            let (a, b) = (archive.entry(i).unwrap(), reopened.entry(i).unwrap());
+            assert_eq!(
+                (a.data_offset, a.size),
+                (b.data_offset, b.size),
+                "{name} {i}"
+            );
+            assert_eq!(
+                a.name_field, b.name_field,
+                "{name} {i}: the whole field kept"
+            );
+        }
+        let e = reopened.entry(added).unwrap();
+        assert_eq!(e.data_offset as usize, directory_offset, "{name}");
+        assert_eq!(reopened.payload(added).unwrap(), b"appended");
+        assert_eq!(reopened.find(b"ADDED.BIN"), Some(added));
+        for (i, (entry_name, _)) in nres_payloads(&new).iter().enumerate() {
+            let found = reopened.find(entry_name).unwrap();
+            assert!(
+                nres::compare_names(reopened.entry(found).unwrap().name(), entry_name).is_eq(),
+                "{i}"
+            );
+        }
+        if directory_offset % 8 == 0 {
+            assert!(reopened.problems().next().is_none(), "{name}");
+        }
+    }
+}
+
+#[test]
+fn replacing_shifts_later_payloads_and_keeps_them_aligned() {
+    let old = sample_nres_archives().remove(1).1;
+    let before = nres_payloads(&old);
+    for (index, len) in [(0usize, 1000usize), (5, 0), (20, 3), (39, 77)] {
+        let mut editor = nres::Editor::open(&Archive::open(&old).unwrap()).unwrap();
+        let data: Vec<u8> = (0..len).map(|i| (i * 31 + index) as u8).collect();
+        editor.replace(index, data.clone()).unwrap();
+        let new = saved(&editor.plan().unwrap(), &old);
+        let a = Archive::open(&new).unwrap();
+        assert!(a.problems().next().is_none());
+        assert_eq!(a.lookup_table(), nres::LookupTable::Canonical);
+        let after = nres_payloads(&new);
+        for (i, (b, n)) in before.iter().zip(&after).enumerate() {
+            if i == index {
+                assert_eq!(n.1, data);
+            } else {
+                assert_eq!(b, n, "entry {i}");
+            }
+            assert_eq!(a.entry(i).unwrap().data_offset % 8, 0);
+        }
+        // The old entries before it did not move.
+        let o = Archive::open(&old).unwrap();
+        for i in 0..index {
+            assert_eq!(
+                o.entry(i).unwrap().data_offset,
+                a.entry(i).unwrap().data_offset
+            );
+        }
+        // Canonical in, canonical out: the writer from the same entries agrees.
+        let mut writer = Writer::new();
+        for i in 0..a.len() {
+            let e = a.entry(i).unwrap();
+            writer
+                .add(
+                    NewEntry {
+                        name: e.name(),
+                        type_id: e.type_id,
+                        attr1: e.attr1,
+                        attr2: e.attr2,
+                        attr3: e.attr3,
+                    },
+                    a.payload(i).unwrap(),
+                )
+                .unwrap();
+        }
+        assert_eq!(writer.finish(), new, "replace {index}");
+    }
+}
+
+#[test]
+fn removing_and_renaming() {
+    let old = odd_nres();
+    let mut editor = nres::Editor::open(&Archive::open(&old).unwrap()).unwrap();
+    editor.remove(0).unwrap(); // "B.DAT", "first!", in a block of its own
+    editor.rename(0, b"A2.DAT").unwrap();
+    assert_eq!(editor.find(b"a2.dat"), Some(0));
+    assert_eq!(
+        editor.rename(0, &[b'x'; 36]),
+        Err(nres::WriteError::NameTooLong { entry: 0, len: 36 })
+    );
+    assert_eq!(
+        editor.remove(9),
+        Err(nres::WriteError::NoSuchEntry { index: 9, count: 2 })
+    );
+    let new = saved(&editor.plan().unwrap(), &old);
+    let a = Archive::open(&new).unwrap();
+    assert_eq!(
+        nres_payloads(&new),
+        [
+            (b"A2.DAT".to_vec(), b"second payload".to_vec()),
+            (b"c.dat".to_vec(), b"ond".to_vec()),
+        ]
+    );
+    assert_eq!(a.lookup_table(), nres::LookupTable::Canonical);
+    assert_eq!(
+        &a.entry(0).unwrap().name_field[6..],
+        &[0u8; 30][..],
+        "renamed: zeroed"
+    );
+    assert_eq!(
+        &a.entry(1).unwrap().name_field[30..35],
+        b"JUNK!",
+        "untouched: kept"
+    );
+    // "first!" had a block of its own: it is cut, the gap before it stays.
+    assert_eq!(&new[16..22], b"GAPGAP");
+    assert!(!new.windows(6).any(|w| w == b"first!"));
+}
+
+#[test]
+fn canonicalize_gives_what_the_writer_writes() {
+    let old = odd_nres();
+    let mut editor = nres::Editor::open(&Archive::open(&old).unwrap()).unwrap();
+    editor.canonicalize().unwrap();
+    let new = saved(&editor.plan().unwrap(), &old);
+    let mut writer = Writer::new();
+    for (i, (name, payload)) in nres_payloads(&old).iter().enumerate() {
+        writer
+            .add(
+                NewEntry {
+                    name,
+                    type_id: i as u32 * 7,
+                    ..NewEntry::default()
+                },
+                payload,
+            )
+            .unwrap();
+    }
+    assert_eq!(new, writer.finish());
+}
+
+/// The key a sort mode orders by, for the reference sort.
+fn reference_key(mode: SortMode, e: &nres::Entry<'_>) -> (Vec<u32>, Vec<u8>) {
+    let name = e.name().to_ascii_lowercase();
+    match mode {
+        SortMode::None => (vec![], vec![]),
+        SortMode::Attr1 => (vec![e.attr1], vec![]),
+        SortMode::Attr2 => (vec![e.attr2], vec![]),
+        SortMode::Attr1Attr2 => (vec![e.attr1, e.attr2], vec![]),
+        SortMode::Type => (vec![e.type_id], vec![]),
+        SortMode::TypeAttr1 | SortMode::TypeAttr1Again => (vec![e.type_id, e.attr1], vec![]),
+        SortMode::TypeAttr1Attr2 => (vec![e.type_id, e.attr1, e.attr2], vec![]),
+        SortMode::Name => (vec![], name),
+        SortMode::TypeName => (vec![e.type_id], name),
+        SortMode::Attr1Name => (vec![e.attr1], name),
+        SortMode::Attr2Name => (vec![e.attr2], name),
+    }
+}
+
+#[test]
+fn the_twelve_sort_modes_are_stable_sorts_on_their_keys() {
+    // 300 entries with few distinct keys: many ties in every mode. Names repeat in
+    // different cases, and use the bytes between 'Z' and 'a' where folding matters.
+    let mut rng = Rng::new(12);
+    let stems = ["a_", "AB", "b", "B", "[x]", "zz", "Zz", "m^"];
+    let mut writer = Writer::new();
+    for i in 0..300u32 {
+        let name = format!("{}{}", stems[rng.below(stems.len())], rng.below(4));
+        writer
+            .add(
+                NewEntry {
+                    name: name.as_bytes(),
+                    type_id: rng.below(3) as u32,
+                    attr1: [0, 0x7FFF_FFFF, 0x8000_0000][rng.below(3)],
+                    attr2: rng.below(2) as u32,
+                    attr3: i,
+                },
+                format!("payload {i}").as_bytes(),
+            )
+            .unwrap();
+    }
+    let old = writer.finish();
+    let original = Archive::open(&old).unwrap();
+    assert_eq!(SortMode::ALL.len(), 12);
+    for (number, mode) in (0u32..).zip(SortMode::ALL) {
+        assert_eq!(SortMode::from_number(number), Some(mode));
+        assert_eq!(SortMode::from_name(mode.name()), Some(mode));
+        assert_eq!(SortMode::from_name(&number.to_string()), Some(mode));
+        // The current order is not the file order: sort once by name first, so ties
+        // must keep that order, not fall back to the original indices.
+        let mut editor = nres::Editor::open(&original).unwrap();
+        editor.sort(SortMode::Attr2Name);
+        let middle = saved(&editor.plan().unwrap(), &old);
+        let middle_archive = Archive::open(&middle).unwrap();
+        let current: Vec<nres::Entry<'_>> = middle_archive.entries().collect();
+        let mut reference: Vec<usize> = (0..current.len()).collect();
+        reference.sort_by(|&a, &b| {
+            reference_key(mode, &current[a]).cmp(&reference_key(mode, &current[b]))
+        });
+
+        editor.sort(mode);
+        let sorted = saved(&editor.plan().unwrap(), &old);
+        let a = Archive::open(&sorted).unwrap();
+        let got: Vec<u32> = a.entries().map(|e| e.attr3).collect();
+        let want: Vec<u32> = reference.iter().map(|&i| current[i].attr3).collect();
+        assert_eq!(got, want, "mode {mode}");
+        assert_eq!(
+            a.lookup_table(),
+            nres::LookupTable::Canonical,
+            "mode {mode}"
+        );
+        assert!(a.problems().next().is_none());
+        for i in 0..a.len() {
+            let e = a.entry(i).unwrap();
+            assert_eq!(
+                a.payload(i).unwrap(),
+                format!("payload {}", e.attr3).as_bytes()
+            );
+            let found = a.find(e.name()).expect("every name is found");
+            assert_eq!(
+                nres::compare_names(a.entry(found).unwrap().name(), e.name()),
+                Ordering::Equal
+            );
+        }
+        // Sorting never moves a payload: only the directory changes.
+        assert_eq!(
+            sorted[16..original.directory_offset() as usize],
+            old[16..original.directory_offset() as usize]
+        );
+    }
+    assert_eq!(SortMode::from_name("type-name"), Some(SortMode::TypeName));
+    assert_eq!(SortMode::from_name("12"), None);
+    assert_eq!(SortMode::from_name("by-size"), None);
+}
+
+/// A library with every method, XOR ones included, under both kinds of table.
+fn keyed_library(presorted: bool, trailer: Option<u32>) -> Vec<u8> {
+    let mut builder = Builder::new();
+    builder
+        .seed(0xBEEF_0042)
+        .presorted(presorted)
+        .media_trailer(trailer);
+    for (name, method) in samples::ALL_METHODS {
+        builder
+            .add(name, method, &samples::all_methods_text(method))
+            .unwrap();
+    }
+    builder.build().unwrap()
+}
+
+#[test]
+fn an_added_entry_that_moves_sort_index_re_keys_the_xor_entries() {
+    for presorted in [true, false] {
+        for trailer in [None, Some(64)] {
+            let old = keyed_library(presorted, trailer);
+            let honour = trailer.is_some();
+            let options = OpenOptions::DEFAULT.with_media_trailer(honour);
+            let lib = Library::open_with(&old, options).unwrap();
+            let mut editor = rsli::Editor::open(&lib).unwrap();
+            // "AAA" sorts before every name: every other entry's slot moves by one.
+            let added = editor
+                .add(b"AAA", Method::XorLzss, b"the newcomer, the newcomer")
+                .unwrap();
+            let plan = editor.plan().unwrap();
+            assert!(plan.rekeys.len() >= 3, "{:?}", plan.rekeys);
+            let new = saved(&plan, &old);
+            let relib = Library::open_with(&new, options).unwrap();
+            assert_eq!(relib.problems().count(), 0);
+            let mut want = rsli_decoded(&old, honour);
+            want.push((b"AAA".to_vec(), b"the newcomer, the newcomer".to_vec()));
+            assert_eq!(rsli_decoded(&new, honour), want);
+            for i in 0..lib.len() {
+                let (before, after) = (lib.entry(i).unwrap(), relib.entry(i).unwrap());
+                let method = before.method().unwrap();
+                if method.uses_xor() {
+                    assert_ne!(before.sort_index, after.sort_index, "{i}: its key moved");
+                    assert_ne!(
+                        lib.packed(i).unwrap(),
+                        relib.packed(i).unwrap(),
+                        "{i}: re-keyed"
+                    );
+                } else {
+                    assert_eq!(
+                        lib.packed(i).unwrap(),
+                        relib.packed(i).unwrap(),
+                        "{i}: unkeyed bytes kept"
+                    );
+                }
+            }
+            assert_eq!(relib.find(b"aaa"), Some(added));
+            if honour {
+                assert_eq!(
+                    &new[new.len() - 6..],
+                    &old[old.len() - 6..],
+                    "the trailer stays last"
+                );
+            }
+            // The same entries through the builder: the editor's bytes are the canonical
+            // ones (the builder puts the new entry last too).
+            let mut builder = Builder::new();
+            builder
+                .seed(0xBEEF_0042)
+                .presorted(presorted)
+                .media_trailer(trailer);
+            for (name, data) in &want {
+                let method = relib
+                    .entry(relib.find(name).unwrap())
+                    .unwrap()
+                    .method()
+                    .unwrap();
+                builder.add(name, method, data).unwrap();
+            }
+            assert_eq!(
+                builder.build().unwrap(),
+                new,
+                "presorted {presorted}, trailer {trailer:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn rsli_replace_remove_rename_and_canonicalize() {
+    let old = keyed_library(false, None);
+    let lib = Library::open(&old).unwrap();
+    let before = rsli_decoded(&old, false);
+
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    let xor = editor.find(b"xor.txt").unwrap();
+    editor
+        .replace(xor, b"replaced, and XORed with its key")
+        .unwrap();
+    let lzss = editor.find(b"LZSS.TXT").unwrap();
+    editor
+        .replace_with(lzss, Method::Lzhuf, b"now LZHUF")
+        .unwrap();
+    let new = saved(&editor.plan().unwrap(), &old);
+    let got = rsli_decoded(&new, false);
+    for (i, (b, g)) in before.iter().zip(&got).enumerate() {
+        match i {
+            _ if i == xor => assert_eq!(g.1, b"replaced, and XORed with its key"),
+            _ if i == lzss => assert_eq!(g.1, b"now LZHUF"),
+            _ => assert_eq!(b, g),
+        }
+    }
+    assert_eq!(
+        Library::open(&new).unwrap().entry(lzss).unwrap().method(),
+        Ok(Method::Lzhuf)
+    );
+
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    editor.remove(0).unwrap();
+    editor.rename(0, b"ZZZ.TXT").unwrap();
+    assert_eq!(
+        editor.rename(1, b"lower"),
+        Err(rsli::BuildError::NameNotUpperCase { entry: 1 })
+    );
+    assert_eq!(
+        editor.rename(1, b"THIRTEEN.CHAR"),
+        Err(rsli::BuildError::NameTooLong { entry: 1, len: 13 })
+    );
+    let new = saved(&editor.plan().unwrap(), &old);
+    let mut want = before[1..].to_vec();
+    want[0].0 = b"ZZZ.TXT".to_vec();
+    assert_eq!(rsli_decoded(&new, false), want);
+
+    // A canonical rebuild of an untouched library built canonically is itself.
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    editor.canonicalize().unwrap();
+    assert_eq!(saved(&editor.plan().unwrap(), &old), old);
+}
