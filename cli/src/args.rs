@@ -115,6 +115,116 @@ pub enum CliCommand {
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
     },
+    /// Every entry as a file in DIR, plus DIR/ngi.toml, a manifest `pack` rebuilds from
+    Unpack {
+        /// Target folder
+        #[arg(
+            short,
+            long,
+            value_name = "DIR",
+            required = true,
+            allow_hyphen_values = true
+        )]
+        output: PathBuf,
+        /// Replace existing regular files (the manifest included)
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        read: ReadFlags,
+        #[arg(value_name = "ARCHIVE")]
+        archive: PathBuf,
+    },
+    /// Rebuild an archive from a folder `unpack` made: byte-identical when nothing changed
+    Pack {
+        /// The archive to write
+        #[arg(
+            short,
+            long,
+            value_name = "ARCHIVE",
+            required = true,
+            allow_hyphen_values = true
+        )]
+        output: PathBuf,
+        /// Replace an existing file
+        #[arg(long)]
+        force: bool,
+        /// The folder holding ngi.toml
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
+    /// A canonical rebuild (no gaps, aligned, rebuilt lookup table), in place or into OUT
+    Repack {
+        /// Write here instead of replacing ARCHIVE
+        #[arg(short, long, value_name = "OUT", allow_hyphen_values = true)]
+        output: Option<PathBuf>,
+        /// Replace an existing OUT
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        read: ReadFlags,
+        #[arg(value_name = "ARCHIVE")]
+        archive: PathBuf,
+    },
+    /// Add files as new entries, in place (old payloads stay where they are)
+    Add {
+        /// The entry's name (one FILE only; default: the file's name, upper-cased for RsLi)
+        #[arg(long, value_name = "NAME")]
+        name: Option<OsString>,
+        /// RsLi: how to pack (stored, xor, lzss, xor-lzss, lzhuf, xor-lzhuf, deflate)
+        #[arg(long, value_name = "M", value_parser = method)]
+        method: Option<ngi_core::Method>,
+        /// NRes: the entry's type_id (a number, 0x for hex)
+        #[arg(long = "type", value_name = "T", value_parser = number)]
+        type_id: Option<u32>,
+        /// NRes: attr1
+        #[arg(long, value_name = "A", value_parser = number)]
+        attr1: Option<u32>,
+        /// NRes: attr2
+        #[arg(long, value_name = "A", value_parser = number)]
+        attr2: Option<u32>,
+        /// NRes: attr3
+        #[arg(long, value_name = "A", value_parser = number)]
+        attr3: Option<u32>,
+        #[command(flatten)]
+        read: ReadFlags,
+        #[arg(value_name = "ARCHIVE")]
+        archive: PathBuf,
+        /// Files to add
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Remove entries, in place
+    Rm {
+        #[command(flatten)]
+        read: ReadFlags,
+        #[arg(value_name = "ARCHIVE")]
+        archive: PathBuf,
+        /// Entries to remove
+        #[arg(value_name = "NAME", required = true)]
+        names: Vec<OsString>,
+    },
+    /// Rename an entry, in place
+    Rename {
+        #[command(flatten)]
+        read: ReadFlags,
+        #[arg(value_name = "ARCHIVE")]
+        archive: PathBuf,
+        #[arg(value_name = "OLD")]
+        old: OsString,
+        #[arg(value_name = "NEW")]
+        new: OsString,
+    },
+    /// Reorder an NRes directory by one of the engine's modes (0-11 or a name: none,
+    /// attr1, attr2, attr1-attr2, type, type-attr1, type-attr1-again, type-attr1-attr2,
+    /// name, type-name, attr1-name, attr2-name), in place
+    Sort {
+        #[command(flatten)]
+        read: ReadFlags,
+        #[arg(value_name = "ARCHIVE")]
+        archive: PathBuf,
+        #[arg(value_name = "MODE", value_parser = sort_mode)]
+        mode: ngi_core::nres::SortMode,
+    },
     /// Print a shell completion script to stdout
     Completions {
         /// The shell the script is for
@@ -169,11 +279,58 @@ pub struct Options {
     pub limits: Limits,
 }
 
+/// The archive an editing command works on, and how to read it.
+#[derive(Debug)]
+pub struct Source {
+    pub archive: PathBuf,
+    pub raw: bool,
+    pub media_trailer: bool,
+    pub limits: Limits,
+}
+
+/// What an editing command does.
+#[derive(Debug)]
+pub enum Edit {
+    Unpack {
+        output: PathBuf,
+        force: bool,
+    },
+    Repack {
+        output: Option<PathBuf>,
+        force: bool,
+    },
+    Add {
+        name: Option<OsString>,
+        method: Option<ngi_core::Method>,
+        type_id: Option<u32>,
+        attrs: [Option<u32>; 3],
+        files: Vec<PathBuf>,
+    },
+    Rm {
+        names: Vec<OsString>,
+    },
+    Rename {
+        old: OsString,
+        new: OsString,
+    },
+    Sort {
+        mode: ngi_core::nres::SortMode,
+    },
+}
+
 /// What to run: one variant per kind of command, each with the struct it consumes.
 #[derive(Debug)]
 pub enum Action {
     /// List, info, cat, extract, verify: one archive read.
     Read(Options),
+    /// Unpack, repack, add, rm, rename, sort: one archive read and written.
+    Edit(Source, Edit),
+    /// Pack: a folder into an archive.
+    Pack {
+        dir: PathBuf,
+        output: PathBuf,
+        force: bool,
+    },
     /// A completion script for the shell.
     Completions(Shell),
 }
@@ -280,11 +437,71 @@ impl CliCommand {
             },
             CliCommand::Verify { read, archive } => options(Command::Verify, read, archive),
             CliCommand::Completions { shell } => return Action::Completions(shell),
+            CliCommand::Pack { output, force, dir } => {
+                return Action::Pack { dir, output, force };
+            }
+            CliCommand::Unpack {
+                output,
+                force,
+                read,
+                archive,
+            } => return Action::Edit(read.source(archive), Edit::Unpack { output, force }),
+            CliCommand::Repack {
+                output,
+                force,
+                read,
+                archive,
+            } => return Action::Edit(read.source(archive), Edit::Repack { output, force }),
+            CliCommand::Add {
+                name,
+                method,
+                type_id,
+                attr1,
+                attr2,
+                attr3,
+                read,
+                archive,
+                files,
+            } => {
+                let edit = Edit::Add {
+                    name,
+                    method,
+                    type_id,
+                    attrs: [attr1, attr2, attr3],
+                    files,
+                };
+                return Action::Edit(read.source(archive), edit);
+            }
+            CliCommand::Rm {
+                read,
+                archive,
+                names,
+            } => return Action::Edit(read.source(archive), Edit::Rm { names }),
+            CliCommand::Rename {
+                read,
+                archive,
+                old,
+                new,
+            } => return Action::Edit(read.source(archive), Edit::Rename { old, new }),
+            CliCommand::Sort {
+                read,
+                archive,
+                mode,
+            } => return Action::Edit(read.source(archive), Edit::Sort { mode }),
         })
     }
 }
 
 impl ReadFlags {
+    fn source(self, archive: PathBuf) -> Source {
+        Source {
+            limits: self.limits(),
+            archive,
+            raw: self.raw,
+            media_trailer: self.media_trailer,
+        }
+    }
+
     fn limits(&self) -> Limits {
         let mut limits = Limits::DEFAULT;
         if let Some(n) = self.max_entry_size {
@@ -307,6 +524,35 @@ pub fn completion_script(shell: Shell) -> Vec<u8> {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "ngi", &mut script);
     script
+}
+
+/// `--method`: a method by the name `list` shows.
+fn method(text: &str) -> Result<ngi_core::Method, String> {
+    method_by_name(text)
+        .ok_or_else(|| "is one of stored, xor, lzss, xor-lzss, lzhuf, xor-lzhuf, deflate".into())
+}
+
+/// The method `list` names `name`.
+pub fn method_by_name(name: &str) -> Option<ngi_core::Method> {
+    [0u16, 0x20, 0x40, 0x60, 0x80, 0xA0, 0x100]
+        .into_iter()
+        .filter_map(|bits| ngi_core::Method::from_flags(bits).ok())
+        .find(|m| m.name() == name)
+}
+
+/// `--type` and `--attrN`: a `u32`, decimal or `0x` hexadecimal.
+fn number(text: &str) -> Result<u32, String> {
+    let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u32::from_str_radix(hex, 16),
+        None => text.parse::<u32>(),
+    };
+    parsed.map_err(|_| "takes a number from 0 to 4294967295 (0x for hexadecimal)".into())
+}
+
+/// `sort`'s MODE: 0 to 11 or a mode's name.
+fn sort_mode(text: &str) -> Result<ngi_core::nres::SortMode, String> {
+    ngi_core::nres::SortMode::from_name(text)
+        .ok_or_else(|| "is 0 to 11 or a mode's name (see 'ngi sort --help')".into())
 }
 
 /// `--max-entry-size` and `--max-total` (see [`parse_size`]).

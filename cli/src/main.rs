@@ -1,5 +1,5 @@
-//! `ngi`: list, inspect, extract and verify the NRes and RsLi archives of
-//! *Parkan: Iron Strategy*.
+//! `ngi`: list, inspect, extract, verify, unpack, pack and edit the NRes and RsLi
+//! archives of *Parkan: Iron Strategy*.
 //!
 //! Exit status: 0 on success, 1 for a bad archive or entry (including a name or index
 //! that is not in the archive) or an I/O failure, 2 for a usage error. Every failure is
@@ -7,9 +7,12 @@
 
 mod args;
 mod commands;
+mod editing;
+mod manifest;
 mod names;
 mod open;
 mod report;
+mod save;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -26,11 +29,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let options = match action {
-        Action::Read(options) => options,
+    let result = match action {
+        Action::Read(options) => commands::run(&options),
+        Action::Edit(source, edit) => commands::edit(&source, &edit),
+        Action::Pack { dir, output, force } => commands::pack::run(&dir, &output, force),
         Action::Completions(shell) => return print_or_fail(&args::completion_script(shell)),
     };
-    match commands::run(&options) {
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Bad(message)) => {
             say(message);

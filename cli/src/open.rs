@@ -89,6 +89,11 @@ impl ArchiveFile {
         self.catalog.find(name)
     }
 
+    /// The open file, for positional reads.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
     /// Up to `len` bytes of the file at `offset` (fewer at its end).
     pub fn read_at(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
         let mut bytes = vec![0u8; len];

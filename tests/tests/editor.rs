@@ -11,7 +11,7 @@ use ngi_core::rsli::{self, Builder, Library};
 use ngi_core::{Limits, Method, OpenOptions};
 use ngi_tests::corpus::Rng;
 use ngi_tests::hostile::{self, Format};
-use ngi_tests::samples;
+use ngi_tests::samples::{self, odd_nres};
 
 /// The file a plan writes, through the std writer (chunked copies), checked against the
 /// in-memory rendering.
@@ -45,38 +45,6 @@ fn rsli_decoded(bytes: &[u8], trailer: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
             )
         })
         .collect()
-}
-
-/// An NRes that no canonical writer would produce: a gap after the header, payloads
-/// unaligned and overlapping, non-zero padding, bytes after names' NULs, and a
-/// permutation that is valid but not the canonical one.
-fn odd_nres() -> Vec<u8> {
-    let mut file = vec![0u8; 16];
-    file.extend_from_slice(b"GAPGAP"); // 16..22: no payload here
-    let payloads: [(&[u8], usize); 3] = [(b"first!", 22), (b"second payload", 28), (b"ond", 31)];
-    file.extend_from_slice(b"first!second payload\xEE\xEE\xEE"); // 22..45
-    let directory_offset = file.len();
-    let names: [&[u8]; 3] = [b"B.DAT", b"a.dat", b"c.dat"];
-    let mut directory = Vec::new();
-    for (i, ((payload, offset), name)) in payloads.iter().zip(names).enumerate() {
-        let mut record = [0u8; 64];
-        record[0..4].copy_from_slice(&(i as u32 * 7).to_le_bytes());
-        record[12..16].copy_from_slice(&(payload.len() as u32).to_le_bytes());
-        record[20..20 + name.len()].copy_from_slice(name);
-        record[50..55].copy_from_slice(b"JUNK!"); // after the NUL
-        record[56..60].copy_from_slice(&(*offset as u32).to_le_bytes());
-        // In range but not the canonical 1, 0, 2.
-        record[60..64].copy_from_slice(&(i as u32).to_le_bytes());
-        directory.extend_from_slice(&record);
-    }
-    file.extend_from_slice(&directory);
-    let total = file.len() as u32;
-    file[0..4].copy_from_slice(b"NRes");
-    file[4..8].copy_from_slice(&0x100u32.to_le_bytes());
-    file[8..12].copy_from_slice(&3u32.to_le_bytes());
-    file[12..16].copy_from_slice(&total.to_le_bytes());
-    assert_eq!(directory_offset, 45);
-    file
 }
 
 fn sample_nres_archives() -> Vec<(String, Vec<u8>)> {

@@ -99,7 +99,7 @@ fn selection(options: &Options, archive: &ArchiveFile) -> Result<Vec<usize>, Fai
 
 /// `file`, or the first of `file~index`, `file~index~2`, ... not yet taken (ignoring
 /// ASCII case); the name returned is marked taken.
-fn unique_file_name(taken: &mut HashSet<String>, file: &str, index: usize) -> String {
+pub(super) fn unique_file_name(taken: &mut HashSet<String>, file: &str, index: usize) -> String {
     let mut candidate = file.to_string();
     let mut attempt = 1usize;
     while !taken.insert(candidate.to_ascii_lowercase()) {
@@ -147,7 +147,7 @@ fn extract_one(
     }
 }
 
-fn create(path: &Path, force: bool) -> std::io::Result<File> {
+pub(super) fn create(path: &Path, force: bool) -> std::io::Result<File> {
     if force {
         if let Ok(meta) = fs::symlink_metadata(path) {
             if !meta.file_type().is_file() {

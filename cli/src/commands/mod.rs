@@ -3,13 +3,16 @@
 //! in bounded chunks.
 
 mod cat;
+mod edit;
 mod extract;
 mod info;
 mod json;
 mod list;
+pub mod pack;
+mod unpack;
 mod verify;
 
-use crate::args::{Command, Options};
+use crate::args::{Command, Edit, Options, Source};
 use crate::open::ArchiveFile;
 use crate::report::Failure;
 
@@ -26,6 +29,20 @@ pub fn run(options: &Options) -> Result<(), Failure> {
         Command::Cat => cat::run(options, &archive),
         Command::Extract => extract::run(options, &archive),
         Command::Verify => verify::run(options, &archive),
+    }
+}
+
+/// Runs an editing command: the archive opened as the read commands open it, then edited.
+pub fn edit(source: &Source, edit: &Edit) -> Result<(), Failure> {
+    let archive = ArchiveFile::open(
+        &source.archive,
+        source.raw,
+        source.media_trailer,
+        &source.limits,
+    )?;
+    match edit {
+        Edit::Unpack { output, force } => unpack::run(source, &archive, output, *force),
+        _ => edit::run(source, &archive, edit),
     }
 }
 
@@ -57,12 +74,12 @@ pub fn select(
 }
 
 #[cfg(unix)]
-fn os_bytes(s: &std::ffi::OsStr) -> Vec<u8> {
+pub fn os_bytes(s: &std::ffi::OsStr) -> Vec<u8> {
     use std::os::unix::ffi::OsStrExt;
     s.as_bytes().to_vec()
 }
 
 #[cfg(not(unix))]
-fn os_bytes(s: &std::ffi::OsStr) -> Vec<u8> {
+pub fn os_bytes(s: &std::ffi::OsStr) -> Vec<u8> {
     s.to_string_lossy().into_owned().into_bytes()
 }

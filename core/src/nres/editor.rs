@@ -455,6 +455,19 @@ impl Editor {
         self.reindex = true;
     }
 
+    /// Moves entry `from` to index `to`, the entries between shifting by one; the save
+    /// rebuilds `sort_index`.
+    pub fn move_entry(&mut self, from: usize, to: usize) -> Result<(), WriteError> {
+        self.item_mut(from)?;
+        self.item_mut(to)?;
+        if from != to {
+            let item = self.items.remove(from);
+            self.items.insert(to, item);
+            self.reindex = true;
+        }
+        Ok(())
+    }
+
     /// Makes the save compute every `sort_index` (SPEC 1.5) even if nothing asked for it.
     pub fn rebuild_sort_index(&mut self) {
         self.reindex = true;

@@ -141,10 +141,29 @@ impl Editor {
         }
         let mut plain = table.to_vec();
         XorStream::new(header.key()).apply(&mut plain);
-        let mut entries: Vec<Entry> = plain
+        let entries: Vec<Entry> = plain
             .chunks_exact(ENTRY_LEN)
             .filter_map(|chunk| chunk.first_chunk().map(Entry::from_bytes))
             .collect();
+        Editor::from_entries(header, entries, file_len, tail, overlay)
+    }
+
+    /// [`from_table`](Editor::from_table) with the table already decrypted: `entries`
+    /// as [`Entry::from_bytes`] reads them, one per entry the header counts.
+    pub fn from_entries(
+        header: &Header,
+        mut entries: Vec<Entry>,
+        file_len: u64,
+        tail: &[u8],
+        overlay: Option<u32>,
+    ) -> Result<Editor, RsliError> {
+        let needed = header.table_end();
+        if entries.len() != usize::from(header.entry_count) || file_len < needed {
+            return Err(RsliError::Truncated {
+                len: file_len,
+                needed,
+            });
+        }
         settle_sort_index(header, &mut entries);
         let overlay_value = overlay.unwrap_or(0);
         let real = |e: &Entry| {
@@ -199,6 +218,30 @@ impl Editor {
         })
     }
 
+    /// Declares that the source holds every packed stream before XOR (as `ngi unpack`
+    /// keeps them), so the save encrypts each with its final key rather than re-keying
+    /// from the key the table gave it.
+    pub fn with_plain_source(mut self) -> Editor {
+        for item in &mut self.items {
+            if let Payload::Original { ref mut key, .. } = item.payload {
+                *key = 0;
+            }
+        }
+        self
+    }
+
+    /// Moves entry `from` to index `to`, the entries between shifting by one.
+    pub fn move_entry(&mut self, from: usize, to: usize) -> Result<(), BuildError> {
+        self.item(from)?;
+        self.item(to)?;
+        if from != to {
+            let item = self.items.remove(from);
+            self.items.insert(to, item);
+            self.reindex = true;
+        }
+        Ok(())
+    }
+
     /// How entries added or replaced from now on are packed (the Deflate level).
     pub fn pack_options(&mut self, options: PackOptions) -> &mut Editor {
         self.pack = options;
@@ -208,6 +251,17 @@ impl Editor {
     /// The number of entries.
     pub fn len(&self) -> usize {
         self.items.len()
+    }
+
+    /// The source's payload region, in real offsets: from the end of the table to the end
+    /// of the file, or to the trailer when it is kept apart.
+    pub fn payload_region(&self) -> Range<u64> {
+        self.region.clone()
+    }
+
+    /// The source's `AO` trailer, when it is kept apart (no payload reaches into it).
+    pub fn trailer(&self) -> Option<[u8; TRAILER_LEN]> {
+        self.trailer
     }
 
     /// Whether there are no entries.

@@ -1,0 +1,159 @@
+//! The commands that change an archive in place (`add`, `rm`, `rename`, `sort`) and
+//! `repack`. Each builds the whole edit first and refuses it (nothing written) if any part
+//! is wrong; the save is atomic and copies the payloads nobody touched from the old file.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use ngi_core::nres::{self, NewEntry};
+use ngi_core::{Method, rsli};
+
+use super::os_bytes;
+use crate::args::{Edit, Source};
+use crate::editing::{AnyEditor, save_plan};
+use crate::names;
+use crate::open::ArchiveFile;
+use crate::report::Failure;
+
+pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Failure> {
+    let path = &source.archive;
+    let shown = path.display();
+    let mut editor = AnyEditor::open(archive, path)?;
+    let bad = |message: String| Failure::Bad(format!("{shown}: {message}"));
+    let mut target: PathBuf = path.clone();
+    match edit {
+        Edit::Add {
+            name,
+            method,
+            type_id,
+            attrs,
+            files,
+        } => add(&mut editor, name.as_ref(), *method, *type_id, *attrs, files).map_err(bad)?,
+        Edit::Rm { names } => {
+            let mut indices = Vec::with_capacity(names.len());
+            for name in names {
+                indices.push(select(archive, name).map_err(bad)?);
+            }
+            indices.sort_unstable();
+            indices.dedup();
+            for &index in indices.iter().rev() {
+                editor.remove(index).map_err(bad)?;
+            }
+        }
+        Edit::Rename { old, new } => {
+            let index = select(archive, old).map_err(bad)?;
+            let name = names::parse_argument(&os_bytes(new));
+            if let Some(other) = editor.find(&name).filter(|&other| other != index) {
+                return Err(bad(format!(
+                    "entry {other} is already named \"{}\"",
+                    names::display(&name)
+                )));
+            }
+            editor.rename(index, &name).map_err(bad)?;
+        }
+        Edit::Sort { mode } => match &mut editor {
+            AnyEditor::Nres(e) => e.sort(*mode),
+            AnyEditor::Rsli(_) => {
+                return Err(bad(
+                    "sort applies to NRes; an RsLi library's order is its table's".into(),
+                ));
+            }
+        },
+        Edit::Repack { output, force } => {
+            editor.canonicalize().map_err(bad)?;
+            if let Some(out) = output {
+                refuse_existing(out, *force)?;
+                target = out.clone();
+            }
+        }
+        Edit::Unpack { .. } => {}
+    }
+    let plan = editor.plan().map_err(bad)?;
+    save_plan(&plan, archive.file(), &target)
+}
+
+/// An existing `path` is refused unless `force` (and then only a regular file).
+pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
+    match std::fs::symlink_metadata(path) {
+        Err(_) => Ok(()),
+        Ok(meta) if force && meta.file_type().is_file() => Ok(()),
+        Ok(meta) if meta.file_type().is_file() => Err(Failure::Bad(format!(
+            "{}: already exists (use --force to replace it)",
+            path.display()
+        ))),
+        Ok(_) => Err(Failure::Bad(format!(
+            "{}: exists and is not a regular file; not replaced",
+            path.display()
+        ))),
+    }
+}
+
+/// The entry NAME means in the archive as it was opened (the format's engine rules).
+fn select(archive: &ArchiveFile, name: &OsString) -> Result<usize, String> {
+    let query = names::parse_argument(&os_bytes(name));
+    archive
+        .find(&query)
+        .ok_or_else(|| format!("no entry named \"{}\"", names::display(&query)))
+}
+
+fn add(
+    editor: &mut AnyEditor,
+    name: Option<&OsString>,
+    method: Option<Method>,
+    type_id: Option<u32>,
+    attrs: [Option<u32>; 3],
+    files: &[PathBuf],
+) -> Result<(), String> {
+    if name.is_some() && files.len() != 1 {
+        return Err("--name needs exactly one FILE".into());
+    }
+    let nres_fields = type_id.is_some() || attrs.iter().any(Option::is_some);
+    match editor {
+        AnyEditor::Nres(_) if method.is_some() => {
+            return Err("--method applies to RsLi; NRes payloads are stored as they are".into());
+        }
+        AnyEditor::Rsli(_) if nres_fields => {
+            return Err("--type and --attr1..3 apply to NRes; RsLi entries have flags".into());
+        }
+        _ => {}
+    }
+    for file in files {
+        let data = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let mut entry_name = match name {
+            Some(n) => names::parse_argument(&os_bytes(n)),
+            None => file
+                .file_name()
+                .map(os_bytes)
+                .ok_or_else(|| format!("{}: has no file name to name the entry", file.display()))?,
+        };
+        if name.is_none() && matches!(editor, AnyEditor::Rsli(_)) {
+            entry_name.make_ascii_uppercase();
+        }
+        if let Some(other) = editor.find(&entry_name) {
+            return Err(format!(
+                "entry {other} is already named \"{}\" (rm it first)",
+                names::display(&entry_name)
+            ));
+        }
+        let shown = names::display(&entry_name);
+        match editor {
+            AnyEditor::Nres(e) => {
+                let [attr1, attr2, attr3] = attrs.map(|a| a.unwrap_or(0));
+                let new = NewEntry {
+                    name: &entry_name,
+                    type_id: type_id.unwrap_or(0),
+                    attr1,
+                    attr2,
+                    attr3,
+                };
+                e.add(new, data)
+                    .map_err(|e: nres::WriteError| format!("\"{shown}\": {e}"))?;
+            }
+            AnyEditor::Rsli(e) => {
+                e.add(&entry_name, method.unwrap_or(Method::Stored), &data)
+                    .map_err(|e: rsli::BuildError| format!("\"{shown}\": {e}"))?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,704 @@
+//! `ngi pack DIR -o ARCHIVE`: the archive rebuilt from a folder `ngi unpack` made.
+//!
+//! The manifest describes the original archive exactly, so `pack` rebuilds it through the
+//! core's editor: the original layout is put back together from the files (each unchanged
+//! entry's bytes at its recorded offset, the gap bytes between them), and only what
+//! differs is edited: a file whose SHA-256 changed is packed again with its entry's method
+//! and replaces it (later payloads shift, keys that move are re-keyed), an entry listed
+//! without an offset is new, an entry no longer listed is cut out. With nothing changed the
+//! result is the unpacked archive, byte for byte.
+//!
+//! Every problem with the folder is found before anything is written and reported as one
+//! line naming the entry and the field.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use ngi_core::codec::{self, PackOptions};
+use ngi_core::io::ReadAt;
+use ngi_core::nres::{self, Fields, NewEntry};
+use ngi_core::{Method, rsli};
+use sha2::{Digest, Sha256};
+
+use super::edit::refuse_existing;
+use crate::args::method_by_name;
+use crate::editing::save_plan;
+use crate::manifest::{EntryRecord, FILE_NAME, Gap, Manifest, VERSION, from_hex};
+use crate::names;
+use crate::report::Failure;
+
+/// NRes payloads start on multiples of this.
+const ALIGN: u64 = 8;
+
+pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
+    let manifest_path = dir.join(FILE_NAME);
+    let at = manifest_path.display().to_string();
+    let bad = |m: String| Failure::Bad(format!("{at}: {m}"));
+    let text = std::fs::read_to_string(&manifest_path).map_err(|e| bad(e.to_string()))?;
+    let manifest: Manifest = toml::from_str(&text)
+        .map_err(|e| bad(format!("does not parse: {}", one_line(&e.to_string()))))?;
+    if manifest.ngi_manifest != VERSION {
+        return Err(bad(format!(
+            "ngi_manifest: version {} (this ngi reads {VERSION})",
+            manifest.ngi_manifest
+        )));
+    }
+    let nres = match manifest.format.as_str() {
+        "nres" => true,
+        "rsli" => false,
+        other => {
+            return Err(bad(format!(
+                "format: \"{other}\" is neither \"nres\" nor \"rsli\""
+            )));
+        }
+    };
+    let canonical = match manifest.lookup.as_str() {
+        "canonical" => true,
+        "as-stored" => false,
+        other => {
+            return Err(bad(format!(
+                "lookup: \"{other}\" is neither \"canonical\" nor \"as-stored\""
+            )));
+        }
+    };
+    let planned = check_entries(&manifest.entry, dir, nres).map_err(&bad)?;
+    let gaps = gap_spans(&manifest, dir).map_err(&bad)?;
+    refuse_existing(output, force)?;
+    let built = if nres {
+        pack_nres(&manifest, &planned, gaps, canonical)
+    } else {
+        pack_rsli(&manifest, &planned, gaps, canonical)
+    };
+    let (editor, source) = built.map_err(&bad)?;
+    let plan = match &editor {
+        Built::Nres(e) => e.plan().map_err(|e| e.to_string()),
+        Built::Rsli(e) => e.plan().map_err(|e| e.to_string()),
+    }
+    .map_err(|e| Failure::Bad(format!("{}: not written: {e}", output.display())))?;
+    save_plan(&plan, &source, output)
+}
+
+enum Built {
+    Nres(nres::Editor),
+    Rsli(rsli::Editor),
+}
+
+/// One entry of the manifest, checked.
+struct Planned {
+    name: Vec<u8>,
+    /// The name field's bytes after the name's NUL.
+    tail: Vec<u8>,
+    /// `data_offset` and size as stored, for an entry of the unpacked archive.
+    original: Option<(u32, u32)>,
+    /// The decoded entry's file.
+    file: Option<PathBuf>,
+    /// Whether the file (or the method) differs from what was unpacked.
+    changed: bool,
+    fields: Fields,
+    sort_index: u32,
+    method: Method,
+    flags: u16,
+    reserved: [u8; 4],
+    unpacked_size: u32,
+    packed: Option<PathBuf>,
+}
+
+fn check_entries(records: &[EntryRecord], dir: &Path, nres: bool) -> Result<Vec<Planned>, String> {
+    let mut planned = Vec::with_capacity(records.len());
+    let mut files: HashMap<PathBuf, usize> = HashMap::new();
+    let mut names_seen: HashMap<Vec<u8>, usize> = HashMap::new();
+    for (i, r) in records.iter().enumerate() {
+        let p =
+            check_entry(r, dir, nres).map_err(|m| format!("entry {i} (\"{}\"): {m}", r.name))?;
+        if let Some(file) = &p.file {
+            if let Some(other) = files.insert(file.clone(), i) {
+                return Err(format!(
+                    "entry {i} (\"{}\"): file: \"{}\" is entry {other}'s file too",
+                    r.name,
+                    file.display()
+                ));
+            }
+        }
+        // Archives may hold equal names (the engine finds the first); a new entry may
+        // not take one.
+        let key = if nres {
+            p.name.to_ascii_lowercase()
+        } else {
+            p.name.clone()
+        };
+        if let Some(&other) = names_seen.get(&key) {
+            if p.original.is_none()
+                || planned
+                    .get(other)
+                    .is_some_and(|o: &Planned| o.original.is_none())
+            {
+                return Err(format!(
+                    "entry {i} (\"{}\"): name: the same as entry {other}'s",
+                    r.name
+                ));
+            }
+        }
+        names_seen.entry(key).or_insert(i);
+        planned.push(p);
+    }
+    Ok(planned)
+}
+
+fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, String> {
+    let name = names::parse_argument(r.name.as_bytes());
+    let (field_len, format) = if nres {
+        (nres::NAME_FIELD_LEN, "NRes")
+    } else {
+        (rsli::NAME_LEN, "RsLi")
+    };
+    let max = if nres { field_len - 1 } else { field_len };
+    if name.is_empty() {
+        return Err("name: empty".into());
+    }
+    if name.len() > max {
+        return Err(format!(
+            "name: {} bytes, {format} names hold at most {max}",
+            name.len()
+        ));
+    }
+    if name.contains(&0) {
+        return Err("name: holds a NUL byte (\\x00)".into());
+    }
+    let tail = match &r.name_tail {
+        Some(hex) => from_hex(hex).ok_or("name_tail: not hex")?,
+        None => Vec::new(),
+    };
+    if !tail.is_empty() && name.len() + 1 + tail.len() > field_len {
+        return Err(format!(
+            "name_tail: {} bytes do not fit after the name in the {field_len}-byte field",
+            tail.len()
+        ));
+    }
+    let original = match (r.offset, r.size) {
+        (Some(o), Some(s)) => Some((o, s)),
+        (None, None) => None,
+        (Some(_), None) => return Err("size: missing (an entry with an offset needs it)".into()),
+        (None, Some(_)) => return Err("offset: missing (an entry with a size needs it)".into()),
+    };
+    let method = match &r.method {
+        Some(m) => method_by_name(m).ok_or_else(|| {
+            format!(
+                "method: \"{m}\" is none of stored, xor, lzss, xor-lzss, lzhuf, xor-lzhuf, deflate"
+            )
+        })?,
+        None => Method::Stored,
+    };
+    if nres && r.method.as_deref().is_some_and(|m| m != "stored") {
+        return Err("method: NRes payloads are stored as they are".into());
+    }
+    let flags = r.flags.unwrap_or(method.bits());
+    if !nres && original.is_none() && name.iter().any(u8::is_ascii_lowercase) {
+        return Err("name: holds a lower-case letter, which rsFind could never find".into());
+    }
+    let reserved = match &r.reserved {
+        Some(hex) => from_hex(hex)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .ok_or("reserved: not 4 bytes of hex")?,
+        None => [0; 4],
+    };
+    let file = r.file.as_ref().map(|f| inside(dir, f)).transpose()?;
+    let packed = r.packed.as_ref().map(|f| inside(dir, f)).transpose()?;
+    if original.is_none() && file.is_none() {
+        return Err("file: missing (a new entry needs its file)".into());
+    }
+    let mut changed = false;
+    if let Some(path) = &file {
+        let digest = sha256_of(path).map_err(|e| format!("file: {}: {e}", path.display()))?;
+        changed = r
+            .sha256
+            .as_deref()
+            .is_none_or(|want| !want.eq_ignore_ascii_case(&digest));
+    }
+    if let Some(path) = &packed {
+        std::fs::metadata(path).map_err(|e| format!("packed: {}: {e}", path.display()))?;
+    }
+    // A new method for the same bytes changes the packed bytes too.
+    if !nres && (flags & 0x1E0) != method.bits() {
+        changed = true;
+    }
+    if !nres && changed && file.is_none() {
+        return Err("file: missing (the method changed, so the data is packed again)".into());
+    }
+    Ok(Planned {
+        name,
+        tail,
+        original,
+        file,
+        changed,
+        fields: Fields {
+            type_id: r.type_id.unwrap_or(0),
+            attr1: r.attr1.unwrap_or(0),
+            attr2: r.attr2.unwrap_or(0),
+            attr3: r.attr3.unwrap_or(0),
+        },
+        sort_index: r.sort_index.unwrap_or(0),
+        method,
+        flags: (flags & !0x1E0) | method.bits(),
+        reserved,
+        unpacked_size: r.unpacked_size.unwrap_or(0),
+        packed,
+    })
+}
+
+/// `file`, a name directly inside `dir`: no separators, no `..`.
+fn inside(dir: &Path, file: &str) -> Result<PathBuf, String> {
+    let plain = !file.is_empty()
+        && file != "."
+        && file != ".."
+        && !file.contains(['/', '\\'])
+        && !file.contains(':');
+    if !plain {
+        return Err(format!(
+            "file: \"{file}\" is not a file name inside the folder"
+        ));
+    }
+    Ok(dir.join(file))
+}
+
+fn sha256_of(path: &Path) -> std::io::Result<String> {
+    let mut file = File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+    }
+    Ok(crate::manifest::hex(&hasher.finalize()))
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The gap bytes, as spans of the gaps file.
+fn gap_spans(manifest: &Manifest, dir: &Path) -> Result<Vec<Span>, String> {
+    if manifest.gap.is_empty() {
+        return Ok(Vec::new());
+    }
+    let name = manifest
+        .gaps
+        .as_deref()
+        .ok_or("gaps: missing (the gap list needs its file)")?;
+    let path = inside(dir, name).map_err(|e| format!("gaps: {e}"))?;
+    let len = std::fs::metadata(&path)
+        .map_err(|e| format!("gaps: {}: {e}", path.display()))?
+        .len();
+    let mut at = 0u64;
+    let mut spans = Vec::with_capacity(manifest.gap.len());
+    for (i, &Gap { offset, len: n }) in manifest.gap.iter().enumerate() {
+        let end = offset.checked_add(n).filter(|&e| e <= manifest.data_end);
+        if offset < manifest.data_start || end.is_none() {
+            return Err(format!(
+                "gap {i}: {n} bytes at {offset} are not inside the data region"
+            ));
+        }
+        spans.push(Span {
+            start: offset,
+            end: offset + n,
+            from: From::File(path.clone(), at),
+        });
+        at += n;
+    }
+    if at != len {
+        return Err(format!(
+            "gaps: {} holds {len} bytes, the gap list {at}",
+            path.display()
+        ));
+    }
+    Ok(spans)
+}
+
+/// The runs of the data region that no listed payload, gap or implied padding covers:
+/// the bytes of entries taken out of the manifest, which the save cuts.
+fn removed_runs(
+    region: std::ops::Range<u64>,
+    payloads: &[(u64, u64)],
+    gaps: &[Span],
+    align: u64,
+) -> Vec<(u64, u64)> {
+    let mut intervals: Vec<(u64, u64)> = payloads.to_vec();
+    intervals.extend(gaps.iter().map(|g| (g.start, g.end)));
+    intervals.sort_unstable();
+    let mut ends: Vec<u64> = payloads.iter().map(|p| p.1).collect();
+    ends.sort_unstable();
+    let mut runs = Vec::new();
+    let mut uncovered = |a: u64, b: u64| {
+        let mut from = a;
+        if align > 1 && a > region.start && ends.binary_search(&a).is_ok() {
+            from = a.next_multiple_of(align).min(b);
+        }
+        if b > from {
+            runs.push((from, b - from));
+        }
+    };
+    let mut pos = region.start;
+    for (start, end) in intervals {
+        if start > pos {
+            uncovered(pos, start);
+        }
+        pos = pos.max(end);
+    }
+    if region.end > pos {
+        uncovered(pos, region.end);
+    }
+    runs
+}
+
+/// The name field of a planned entry: the name, its NUL, the kept tail, zeros.
+fn name_field<const N: usize>(p: &Planned) -> [u8; N] {
+    let mut field = [0u8; N];
+    let bytes = p.name.iter().chain(std::iter::once(&0)).chain(&p.tail);
+    for (dst, src) in field.iter_mut().zip(bytes) {
+        *dst = *src;
+    }
+    field
+}
+
+fn pack_nres(
+    manifest: &Manifest,
+    planned: &[Planned],
+    mut spans: Vec<Span>,
+    canonical: bool,
+) -> Result<(Built, Virtual), String> {
+    let region = nres::HEADER_LEN as u64..manifest.data_end;
+    if manifest.data_start != region.start || region.end < region.start {
+        return Err(format!(
+            "data_start: {} (NRes data starts at 16)",
+            manifest.data_start
+        ));
+    }
+    let originals: Vec<&Planned> = planned.iter().filter(|p| p.original.is_some()).collect();
+    let range = |p: &Planned| {
+        let (o, s) = p.original.unwrap_or_default();
+        let (start, end) = (u64::from(o), u64::from(o) + u64::from(s));
+        (start >= region.start && end <= region.end).then_some((start, end))
+    };
+    let payloads: Vec<(u64, u64)> = originals.iter().filter_map(|p| range(p)).collect();
+    let removed = removed_runs(region.clone(), &payloads, &spans, ALIGN);
+
+    let mut directory = Vec::new();
+    for p in &originals {
+        let (offset, size) = p.original.unwrap_or_default();
+        let mut record = [0u8; nres::ENTRY_LEN];
+        let f = p.fields;
+        for (at, v) in [
+            (0, f.type_id),
+            (4, f.attr1),
+            (8, f.attr2),
+            (12, size),
+            (16, f.attr3),
+            (56, offset),
+            (60, p.sort_index),
+        ] {
+            record[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        record[20..56].copy_from_slice(&name_field::<36>(p));
+        directory.extend_from_slice(&record);
+    }
+    for &(start, len) in &removed {
+        let mut record = [0u8; nres::ENTRY_LEN];
+        record[12..16].copy_from_slice(&(len as u32).to_le_bytes());
+        record[20] = b'~';
+        record[56..60].copy_from_slice(&(start as u32).to_le_bytes());
+        directory.extend_from_slice(&record);
+    }
+    let count = originals.len() + removed.len();
+    let total = region.end + (count * nres::ENTRY_LEN) as u64;
+    let header = nres::Header {
+        entry_count: u32::try_from(count).map_err(|_| "too many entries".to_string())?,
+        total_size: u32::try_from(total).map_err(|_| "data_end: past 4 GiB".to_string())?,
+    };
+    let mut editor =
+        nres::Editor::from_directory(&header, &directory).map_err(|e| e.to_string())?;
+    for k in (originals.len()..count).rev() {
+        editor.remove(k).map_err(|e| e.to_string())?;
+    }
+    for (pos, p) in planned.iter().enumerate() {
+        let at = |m: String| format!("entry {pos} (\"{}\"): {m}", names::display(&p.name));
+        let Some(file) = &p.file else { continue };
+        if p.original.is_none() {
+            let new = NewEntry {
+                name: &p.name,
+                type_id: p.fields.type_id,
+                attr1: p.fields.attr1,
+                attr2: p.fields.attr2,
+                attr3: p.fields.attr3,
+            };
+            let i = editor
+                .add(new, read_file(file).map_err(at)?)
+                .map_err(|e| at(e.to_string()))?;
+            editor.move_entry(i, pos).map_err(|e| at(e.to_string()))?;
+        } else if p.changed {
+            editor
+                .replace(pos, read_file(file).map_err(at)?)
+                .map_err(|e| at(e.to_string()))?;
+        } else if let Some((start, end)) = range(p) {
+            spans.push(Span {
+                start,
+                end,
+                from: From::File(file.clone(), 0),
+            });
+        }
+    }
+    if canonical {
+        editor.rebuild_sort_index();
+    }
+    Ok((Built::Nres(editor), Virtual::new(spans, region.end)))
+}
+
+fn pack_rsli(
+    manifest: &Manifest,
+    planned: &[Planned],
+    mut spans: Vec<Span>,
+    canonical: bool,
+) -> Result<(Built, Virtual), String> {
+    let mut raw: [u8; rsli::HEADER_LEN] = manifest
+        .header
+        .as_deref()
+        .and_then(from_hex)
+        .and_then(|b| b.try_into().ok())
+        .ok_or("header: missing or not 32 bytes of hex")?;
+    if let Some(flag) = manifest.presorted_flag {
+        raw[14..16].copy_from_slice(&flag.to_le_bytes());
+    }
+    if let Some(seed) = manifest.seed {
+        raw[20..24].copy_from_slice(&seed.to_le_bytes());
+    }
+    let table = manifest
+        .data_start
+        .checked_sub(rsli::HEADER_LEN as u64)
+        .filter(|t| t % rsli::ENTRY_LEN as u64 == 0)
+        .map(|t| t / rsli::ENTRY_LEN as u64)
+        .filter(|&n| n <= rsli::MAX_ENTRIES as u64)
+        .ok_or_else(|| {
+            format!(
+                "data_start: {} is not the end of an RsLi table",
+                manifest.data_start
+            )
+        })? as usize;
+    raw[4..6].copy_from_slice(&(table as u16).to_le_bytes());
+    let header = rsli::Header::parse(&raw).map_err(|e| format!("header: {e}"))?;
+    let trailer = match &manifest.trailer {
+        Some(hex) => from_hex(hex)
+            .filter(|t| t.len() == rsli::TRAILER_LEN && rsli::parse_trailer(t).is_some())
+            .ok_or("trailer: not the 6 bytes of an \"AO\" trailer")?,
+        None => Vec::new(),
+    };
+    let overlay = manifest
+        .media_overlay
+        .unwrap_or(false)
+        .then(|| rsli::parse_trailer(&trailer))
+        .flatten();
+    let shift = u64::from(overlay.unwrap_or(0));
+    let region = manifest.data_start..manifest.data_end;
+    if region.end < region.start {
+        return Err("data_end: before data_start".into());
+    }
+    let originals: Vec<&Planned> = planned.iter().filter(|p| p.original.is_some()).collect();
+    let range = |p: &Planned| {
+        let (o, s) = p.original.unwrap_or_default();
+        let start = u64::from(o) + shift;
+        let end = start + u64::from(s);
+        (start >= region.start && end <= region.end).then_some((start, end))
+    };
+    let payloads: Vec<(u64, u64)> = originals.iter().filter_map(|p| range(p)).collect();
+    let removed = removed_runs(region.clone(), &payloads, &spans, 1);
+    if originals.len() + removed.len() > table {
+        return Err(format!(
+            "data_start: a table of {table} entries cannot hold the {} listed",
+            originals.len()
+        ));
+    }
+    let mut entries: Vec<rsli::Entry> = originals
+        .iter()
+        .map(|p| {
+            let (offset, size) = p.original.unwrap_or_default();
+            rsli::Entry {
+                name: name_field::<12>(p),
+                reserved: p.reserved,
+                flags: p.flags,
+                sort_index: p.sort_index as u16,
+                file_sort_index: p.sort_index as u16,
+                unpacked_size: p.unpacked_size,
+                data_offset: offset,
+                packed_size: size,
+            }
+        })
+        .collect();
+    let placeholder = |start: u64, len: u64| -> Result<rsli::Entry, String> {
+        let stored = start
+            .checked_sub(shift)
+            .and_then(|s| u32::try_from(s).ok())
+            .ok_or("an entry taken out lay before the media overlay")?;
+        let mut name = [0u8; 12];
+        name[0] = b'~';
+        Ok(rsli::Entry {
+            name,
+            data_offset: stored,
+            packed_size: len as u32,
+            ..rsli::Entry::default()
+        })
+    };
+    for &(start, len) in &removed {
+        entries.push(placeholder(start, len)?);
+    }
+    while entries.len() < table {
+        entries.push(placeholder(region.start, 0)?);
+    }
+    let file_len = region.end + trailer.len() as u64;
+    let mut editor = rsli::Editor::from_entries(&header, entries, file_len, &trailer, overlay)
+        .map_err(|e| e.to_string())?
+        .with_plain_source();
+    editor.pack_options(PackOptions::default());
+    for k in (originals.len()..table).rev() {
+        editor.remove(k).map_err(|e| e.to_string())?;
+    }
+    for (pos, p) in planned.iter().enumerate() {
+        let at = |m: String| format!("entry {pos} (\"{}\"): {m}", names::display(&p.name));
+        if p.original.is_none() {
+            let Some(file) = &p.file else { continue };
+            let i = editor
+                .add(&p.name, p.method, &read_file(file).map_err(at)?)
+                .map_err(|e| at(e.to_string()))?;
+            editor.move_entry(i, pos).map_err(|e| at(e.to_string()))?;
+        } else if p.changed {
+            let Some(file) = &p.file else { continue };
+            editor
+                .replace_with(pos, p.method, &read_file(file).map_err(at)?)
+                .map_err(|e| at(e.to_string()))?;
+        } else if let Some((start, end)) = range(p) {
+            let plain = match (&p.packed, &p.file) {
+                (Some(packed), _) => read_file(packed).map_err(at)?,
+                (None, Some(file)) => codec::pack(
+                    p.method,
+                    0,
+                    &read_file(file).map_err(at)?,
+                    &PackOptions::default(),
+                )
+                .map_err(|e| at(e.to_string()))?,
+                (None, None) => continue,
+            };
+            if plain.len() as u64 != end - start {
+                return Err(at(format!(
+                    "packing the file gives {} bytes, the manifest's size is {}; keep its packed bytes",
+                    plain.len(),
+                    end - start
+                )));
+            }
+            spans.push(Span {
+                start,
+                end,
+                from: From::Bytes(plain, 0),
+            });
+        }
+    }
+    if canonical {
+        editor.rebuild_sort_index();
+    }
+    Ok((Built::Rsli(editor), Virtual::new(spans, region.end)))
+}
+
+/// Where bytes of the original data region come from.
+enum From {
+    /// A file of the folder, from this offset on.
+    File(PathBuf, u64),
+    /// Bytes in memory (an RsLi packed stream), from this index on.
+    Bytes(Vec<u8>, usize),
+}
+
+struct Span {
+    start: u64,
+    end: u64,
+    from: From,
+}
+
+/// The original archive's data region, put back together from the folder: a source the
+/// editor's plan copies from. Bytes no span covers (padding) read as zeros.
+struct Virtual {
+    spans: Vec<Span>,
+    len: u64,
+}
+
+impl Virtual {
+    /// `spans` in any order, overlapping or not (where payloads share bytes, they agree).
+    fn new(mut spans: Vec<Span>, len: u64) -> Virtual {
+        spans.sort_by_key(|s| s.start);
+        let mut flat: Vec<Span> = Vec::with_capacity(spans.len());
+        let mut covered = 0u64;
+        for mut span in spans {
+            if span.end <= covered {
+                continue;
+            }
+            if span.start < covered {
+                let skip = covered - span.start;
+                span.start = covered;
+                match &mut span.from {
+                    From::File(_, at) => *at += skip,
+                    From::Bytes(_, at) => *at += skip as usize,
+                }
+            }
+            covered = span.end;
+            flat.push(span);
+        }
+        Virtual { spans: flat, len }
+    }
+}
+
+impl ReadAt for Virtual {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+        if offset >= self.len || buf.is_empty() {
+            return Ok(0);
+        }
+        let i = self.spans.partition_point(|s| s.end <= offset);
+        match self.spans.get(i) {
+            Some(span) if span.start <= offset => {
+                let n = (span.end - offset).min(buf.len() as u64) as usize;
+                let skip = offset - span.start;
+                match &span.from {
+                    From::File(path, at) => File::open(path)?.read_at(&mut buf[..n], at + skip),
+                    From::Bytes(bytes, at) => {
+                        let from = at + skip as usize;
+                        let src = bytes.get(from..from + n).unwrap_or_default();
+                        buf[..src.len()].copy_from_slice(src);
+                        Ok(src.len())
+                    }
+                }
+            }
+            next => {
+                let until = next.map_or(self.len, |s| s.start).min(self.len);
+                let n = (until - offset).min(buf.len() as u64) as usize;
+                buf[..n].fill(0);
+                Ok(n)
+            }
+        }
+    }
+
+    fn source_len(&self) -> std::io::Result<u64> {
+        Ok(self.len)
+    }
+}
+
+/// A TOML error as one line: where, then what.
+fn one_line(message: &str) -> String {
+    let mut lines = message
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty());
+    let first = lines.next().unwrap_or("bad TOML").to_string();
+    let last = lines
+        .rfind(|l| !l.starts_with(' ') && !l.contains(" | ") && !l.starts_with('|'));
+    match last {
+        Some(what) if what != first => format!("{first}: {what}"),
+        _ => first,
+    }
+}

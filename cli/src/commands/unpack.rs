@@ -1,0 +1,359 @@
+//! `ngi unpack ARCHIVE -o DIR`: every entry decoded into a file (named as `extract` names
+//! them), and `DIR/ngi.toml`, the manifest `ngi pack` rebuilds the archive from byte for
+//! byte (see `manifest`). An RsLi entry whose packed bytes packing the file again would not
+//! reproduce (a Deflate stream from another compressor, say, or an entry that does not
+//! decode) also keeps its packed stream, before XOR, in `FILE.packed`.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::Path;
+
+use ngi_core::archive::{Lookup, Native};
+use ngi_core::codec::{self, PackOptions};
+use ngi_core::limits::Budget;
+use ngi_core::nres::LookupTable;
+use ngi_core::{Method, rsli};
+use sha2::{Digest, Sha256};
+
+use super::edit::refuse_existing;
+use super::extract::{create, unique_file_name};
+use crate::args::Source;
+use crate::editing::AnyEditor;
+use crate::manifest::{self, EntryRecord, FILE_NAME, GAPS_NAME, Gap, Manifest, hex};
+use crate::names;
+use crate::open::{ArchiveFile, EntryError};
+use crate::report::{Failure, progress_bar, say_over};
+use crate::save::write_atomic;
+
+/// NRes payloads start on multiples of this; zero padding up to it is implied.
+const ALIGN: u64 = 8;
+
+pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> Result<(), Failure> {
+    let shown = source.archive.display();
+    let bad = |m: String| Failure::Bad(format!("{shown}: {m}"));
+    let editor = AnyEditor::open(archive, &source.archive)?;
+    let catalog = &archive.catalog;
+    std::fs::create_dir_all(dir).map_err(|e| Failure::about(dir.display(), e))?;
+    let manifest_path = dir.join(FILE_NAME);
+    refuse_existing(&manifest_path, force)?;
+
+    let (region, trailer, overlay, is_nres) = match &editor {
+        AnyEditor::Nres(_) => (16..catalog.directory_offset(), None, 0u64, true),
+        AnyEditor::Rsli(e) => (
+            e.payload_region(),
+            e.trailer(),
+            u64::from(catalog.overlay().unwrap_or(0)),
+            false,
+        ),
+    };
+    let mut taken: HashSet<String> = [FILE_NAME, GAPS_NAME]
+        .iter()
+        .map(|n| n.to_ascii_lowercase())
+        .collect();
+    let mut budget = Budget::new(source.limits);
+    let mut records = Vec::with_capacity(catalog.len());
+    let mut payloads: Vec<(u64, u64)> = Vec::new();
+    let bar = progress_bar(catalog.len());
+    for (index, entry) in catalog.entries().iter().enumerate() {
+        let file = unique_file_name(&mut taken, &names::file_name(entry.name()), index);
+        bar.set_message(file.clone());
+        let mut record = EntryRecord {
+            name: names::display(entry.name()),
+            ..EntryRecord::default()
+        };
+        let (start, len) = match &entry.native {
+            Native::Nres(r) => {
+                let e = r.entry();
+                record.name_tail = tail_hex(&e.name_field[..], e.name().len());
+                record.type_id = Some(e.type_id);
+                record.attr1 = Some(e.attr1);
+                record.attr2 = Some(e.attr2);
+                record.attr3 = Some(e.attr3);
+                record.sort_index = Some(e.sort_index);
+                record.offset = Some(e.data_offset);
+                record.size = Some(e.size);
+                (u64::from(e.data_offset), u64::from(e.size))
+            }
+            Native::Rsli(e) => {
+                record.name_tail = tail_hex(&e.name, e.name().len());
+                record.method = entry.method.map(|m| m.name().to_string());
+                record.flags = Some(e.flags);
+                record.reserved = (e.reserved != [0; 4]).then(|| hex(&e.reserved));
+                record.unpacked_size = Some(e.unpacked_size);
+                record.sort_index = Some(u32::from(e.file_sort_index));
+                record.offset = Some(e.data_offset);
+                record.size = Some(e.packed_size);
+                (u64::from(e.data_offset) + overlay, u64::from(e.packed_size))
+            }
+        };
+        // A payload outside the data region (SPEC 2.7's Deflate entry one byte past the
+        // end of the file, a broken record) stays where its record says: its bytes in the
+        // region are kept as gap bytes, the record as it is.
+        let inside = start >= region.start && start + len <= region.end;
+        if inside {
+            payloads.push((start, start + len));
+        }
+        let outcome = if is_nres {
+            unpack_nres(archive, index, dir, &file, force, &mut budget, &mut record)
+        } else {
+            let range = (start, len);
+            unpack_rsli(
+                archive,
+                index,
+                range,
+                dir,
+                &file,
+                force,
+                &mut budget,
+                &mut taken,
+                &mut record,
+            )
+        };
+        match outcome {
+            Ok(()) => {}
+            Err(Stop::Entry(message)) => say_over(
+                &bar,
+                format_args!(
+                    "{shown}: entry {index} (\"{}\") not decoded, {}: {message}",
+                    names::display(entry.name()),
+                    if record.packed.is_some() {
+                        "its packed bytes kept"
+                    } else {
+                        "its record kept"
+                    }
+                ),
+            ),
+            Err(Stop::All(message)) => return Err(bad(format!("entry {index}: {message}"))),
+        }
+        records.push(record);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+
+    let (gaps, gap_bytes) =
+        gaps(archive, &region, &mut payloads, is_nres).map_err(|e| bad(e.to_string()))?;
+    let gaps_file = (!gaps.is_empty()).then(|| GAPS_NAME.to_string());
+    if gaps_file.is_some() {
+        write_new(&dir.join(GAPS_NAME), force, &gap_bytes)?;
+    }
+    let lookup = match (catalog.lookup_table(), &editor) {
+        (Lookup::Nres(LookupTable::Canonical), _) => true,
+        (Lookup::Rsli(_), AnyEditor::Rsli(_)) => rsli_is_canonical(catalog.entries()),
+        _ => false,
+    };
+    let header = match catalog.header() {
+        ngi_core::archive::Header::Rsli(h) => Some(*h),
+        _ => None,
+    };
+    let manifest = Manifest {
+        ngi_manifest: manifest::VERSION,
+        format: if is_nres { "nres" } else { "rsli" }.into(),
+        lookup: if lookup { "canonical" } else { "as-stored" }.into(),
+        data_start: region.start,
+        data_end: region.end,
+        header: header.map(|h| hex(&h.raw)),
+        seed: header.map(|h| h.seed),
+        presorted_flag: header.map(|h| h.presorted_flag),
+        trailer: trailer.map(|t| hex(&t)),
+        media_overlay: header.map(|_| catalog.overlay().is_some()),
+        gaps: gaps_file,
+        gap: gaps,
+        entry: records,
+    };
+    let text = toml::to_string_pretty(&manifest).map_err(|e| bad(e.to_string()))?;
+    let text = format!(
+        "# Made by `ngi unpack`; `ngi pack {} -o ARCHIVE` rebuilds the archive from it.\n{text}",
+        dir.display()
+    );
+    write_atomic(&manifest_path, |out| out.write_all(text.as_bytes()))
+        .map_err(|e| Failure::about(manifest_path.display(), e))
+}
+
+/// Why an entry was not unpacked in full: it alone (kept packed), or the whole run.
+enum Stop {
+    Entry(String),
+    All(String),
+}
+
+fn unpack_nres(
+    archive: &ArchiveFile,
+    index: usize,
+    dir: &Path,
+    file: &str,
+    force: bool,
+    budget: &mut Budget,
+    record: &mut EntryRecord,
+) -> Result<(), Stop> {
+    let path = dir.join(file);
+    let mut out =
+        create(&path, force).map_err(|e| Stop::All(format!("{}: {e}", path.display())))?;
+    let mut hashing = Hashing {
+        inner: &mut out,
+        hasher: Sha256::new(),
+    };
+    match archive.stream(index, &mut hashing, budget) {
+        Ok(_) => {
+            record.sha256 = Some(hex(&hashing.hasher.finalize()));
+            record.file = Some(file.to_string());
+            out.flush()
+                .map_err(|e| Stop::All(format!("{}: {e}", path.display())))
+        }
+        Err(e) => {
+            drop(out);
+            let _ = std::fs::remove_file(&path);
+            Err(match e {
+                EntryError::Archive(m) => Stop::Entry(m),
+                EntryError::Total(m) => Stop::All(m),
+                EntryError::Output(e) => Stop::All(format!("{}: {e}", path.display())),
+            })
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn unpack_rsli(
+    archive: &ArchiveFile,
+    index: usize,
+    (start, len): (u64, u64),
+    dir: &Path,
+    file: &str,
+    force: bool,
+    budget: &mut Budget,
+    taken: &mut HashSet<String>,
+    record: &mut EntryRecord,
+) -> Result<(), Stop> {
+    let Some(entry) = archive.entry(index) else {
+        return Ok(());
+    };
+    let Native::Rsli(native) = entry.native else {
+        return Ok(());
+    };
+    let packed_len = usize::try_from(len).map_err(|_| Stop::All("too large".into()))?;
+    let mut plain = archive
+        .read_at(start, packed_len)
+        .map_err(|e| Stop::All(format!("reading its packed bytes: {e}")))?;
+    let method = entry.method;
+    if let Some(m) = method {
+        let xor_len = match m {
+            Method::Xor => plain.len().min(native.unpacked_size as usize),
+            Method::XorLzss | Method::XorLzhuf => plain.len(),
+            _ => 0,
+        };
+        if let Some(bytes) = plain.get_mut(..xor_len) {
+            codec::xor::XorStream::new(entry.key).apply(bytes);
+        }
+    }
+    let mut decoded = Vec::new();
+    let result = match archive.stream(index, &mut decoded, budget) {
+        Ok(_) => Ok(()),
+        Err(EntryError::Total(m)) => return Err(Stop::All(m)),
+        Err(EntryError::Archive(m)) => Err(m),
+        Err(EntryError::Output(e)) => Err(e.to_string()),
+    };
+    let reproduced = result.is_ok()
+        && method.is_some_and(|m| {
+            codec::pack(m, 0, &decoded, &PackOptions::default()).is_ok_and(|p| p == plain)
+        });
+    if result.is_ok() {
+        write_new(&dir.join(file), force, &decoded).map_err(|e| Stop::All(e.message().into()))?;
+        record.sha256 = Some(hex(&Sha256::digest(&decoded)));
+        record.file = Some(file.to_string());
+    }
+    if !reproduced {
+        let packed = unique_file_name(taken, &format!("{file}.packed"), index);
+        write_new(&dir.join(&packed), force, &plain).map_err(|e| Stop::All(e.message().into()))?;
+        record.packed = Some(packed);
+    }
+    result.map_err(Stop::Entry)
+}
+
+/// The data region's bytes outside every payload, as runs and their bytes, but for the
+/// zero padding to a multiple of 8 right after an NRes payload (implied).
+fn gaps(
+    archive: &ArchiveFile,
+    region: &std::ops::Range<u64>,
+    payloads: &mut [(u64, u64)],
+    is_nres: bool,
+) -> std::io::Result<(Vec<Gap>, Vec<u8>)> {
+    payloads.sort_unstable();
+    let ends: Vec<u64> = {
+        let mut e: Vec<u64> = payloads.iter().map(|p| p.1).collect();
+        e.sort_unstable();
+        e
+    };
+    let mut uncovered = Vec::new();
+    let mut pos = region.start;
+    for &(start, end) in payloads.iter() {
+        if start > pos {
+            uncovered.push((pos, start));
+        }
+        pos = pos.max(end);
+    }
+    if region.end > pos {
+        uncovered.push((pos, region.end));
+    }
+    let (mut gaps, mut bytes) = (Vec::new(), Vec::new());
+    for (a, b) in uncovered {
+        let mut from = a;
+        if is_nres && a > region.start && ends.binary_search(&a).is_ok() {
+            let pad_end = a.next_multiple_of(ALIGN).min(b);
+            let pad = archive.read_at(a, (pad_end - a) as usize)?;
+            if pad.iter().all(|&x| x == 0) {
+                from = pad_end;
+            }
+        }
+        if b > from {
+            let run = archive.read_at(from, (b - from) as usize)?;
+            bytes.extend_from_slice(&run);
+            gaps.push(Gap {
+                offset: from,
+                len: b - from,
+            });
+        }
+    }
+    Ok((gaps, bytes))
+}
+
+/// Whether every stored `sort_index` is the engine's permutation, so that `pack` may
+/// rebuild it.
+fn rsli_is_canonical(entries: &[ngi_core::archive::Entry]) -> bool {
+    let mut table: Vec<rsli::Entry> = entries
+        .iter()
+        .filter_map(|e| match e.native {
+            Native::Rsli(r) => Some(r),
+            Native::Nres(_) => None,
+        })
+        .collect();
+    rsli::compute_permutation(&mut table);
+    table.iter().all(|e| e.sort_index == e.file_sort_index)
+}
+
+/// The bytes of `field` after the name and its NUL, in hex, when any is not zero.
+fn tail_hex(field: &[u8], name_len: usize) -> Option<String> {
+    let tail = field.get(name_len + 1..).unwrap_or_default();
+    tail.iter().any(|&b| b != 0).then(|| hex(tail))
+}
+
+fn write_new(path: &Path, force: bool, bytes: &[u8]) -> Result<(), Failure> {
+    let mut file = create(path, force).map_err(|e| Failure::about(path.display(), e))?;
+    file.write_all(bytes)
+        .and_then(|()| file.flush())
+        .map_err(|e| Failure::about(path.display(), e))
+}
+
+/// A writer that hashes what goes through it.
+struct Hashing<'a, W: Write> {
+    inner: &'a mut W,
+    hasher: Sha256,
+}
+
+impl<W: Write> Write for Hashing<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}

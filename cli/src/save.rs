@@ -1,0 +1,161 @@
+//! Atomic file writes: every file `ngi` writes over (an archive edited in place, `pack`'s
+//! and `repack`'s output, `unpack`'s manifest) is written to a temporary file in the
+//! target's folder, flushed to disk, renamed over the target and the folder flushed too.
+//! A crash or a kill at any moment leaves either the old file or the new one, never a mix;
+//! on any error the target is untouched and the temporary file removed.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Writes `path` atomically with what `fill` writes. An existing target keeps its
+/// permissions. `fill` may fail at any point: the target is then as it was.
+pub fn write_atomic(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let (temp, file) = create_temp(&folder, path)?;
+    let result = fill_and_sync(file, fill, path)
+        .and_then(|()| fs::rename(&temp, path))
+        .and_then(|()| sync_folder(&folder));
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    result
+}
+
+fn fill_and_sync(
+    file: File,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    target: &Path,
+) -> io::Result<()> {
+    if let Ok(meta) = fs::metadata(target) {
+        file.set_permissions(meta.permissions())?;
+    }
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    fill(&mut out)?;
+    let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
+    file.sync_all()
+}
+
+/// A new file next to `target`, named after it, that no other run can be using.
+fn create_temp(folder: &Path, target: &Path) -> io::Result<(PathBuf, File)> {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let stem = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let temp = folder.join(format!(".{stem}.ngi-{}-{n}.tmp", std::process::id()));
+        match OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(file) => return Ok((temp, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Makes the rename itself durable.
+fn sync_folder(folder: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        File::open(folder)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = folder;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer that fails once `left` bytes have gone through.
+    struct FailAfter<'a> {
+        inner: &'a mut dyn Write,
+        left: usize,
+    }
+
+    impl Write for FailAfter<'_> {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.left == 0 {
+                return Err(io::Error::other("injected failure"));
+            }
+            let n = buf.len().min(self.left);
+            self.left -= n;
+            self.inner.write(&buf[..n])
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            self.inner.flush()
+        }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("ngi-save-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_failure_at_every_4k_step_leaves_the_target_and_no_temp_file() {
+        let dir = scratch("fail");
+        let target = dir.join("archive.res");
+        let old: Vec<u8> = (0..50_000u32).map(|i| (i % 251) as u8).collect();
+        fs::write(&target, &old).unwrap();
+        let new: Vec<u8> = (0..70_000u32).map(|i| (i % 13) as u8).collect();
+        let mut steps = 0;
+        for fail_at in (0..new.len()).step_by(4096) {
+            let result = write_atomic(&target, |out| {
+                let mut failing = FailAfter {
+                    inner: out,
+                    left: fail_at,
+                };
+                for chunk in new.chunks(1000) {
+                    failing.write_all(chunk)?;
+                }
+                Ok(())
+            });
+            assert_eq!(result.unwrap_err().to_string(), "injected failure");
+            assert_eq!(fs::read(&target).unwrap(), old, "failed at {fail_at}");
+            let names: Vec<_> = fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(names, vec![std::ffi::OsString::from("archive.res")]);
+            steps += 1;
+        }
+        assert_eq!(steps, 18);
+        write_atomic(&target, |out| out.write_all(&new)).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), new);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_target_keeps_its_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch("mode");
+        let target = dir.join("a.lib");
+        fs::write(&target, b"old").unwrap();
+        fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&target, |out| out.write_all(b"new")).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+        assert_eq!(
+            fs::metadata(&target).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
+        // A new file gets the usual mode of a created file.
+        write_atomic(&dir.join("b.lib"), |out| out.write_all(b"b")).unwrap();
+        assert_eq!(fs::read(dir.join("b.lib")).unwrap(), b"b");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,781 @@
+//! Editing and packing through the real binary: `unpack` then `pack` gives the archive
+//! back byte for byte (samples, every method, RsLi with and without 0xABBA and a trailer,
+//! Deflate streams of zlib, libdeflate and 7-Zip, every hostile archive that opens with
+//! every entry readable); a changed file changes only its entry; bad folders are one line
+//! and nothing written; in-place edits; atomic saves under SIGKILL; memory of `add` on a
+//! 2 GiB archive.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use ngi_core::Limits;
+use ngi_core::nres::{self, NewEntry, Writer};
+use ngi_core::rsli::{self, Builder};
+use ngi_tests::corpus::Rng;
+use ngi_tests::hostile::{self, Expect, Produce};
+use ngi_tests::samples;
+
+fn ngi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ngi"))
+        .args(args)
+        .output()
+        .expect("ngi runs")
+}
+
+fn ok(args: &[&str]) -> Output {
+    let o = ngi(args);
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+/// Exit status 1 with exactly one line on stderr, which is returned.
+fn fails(args: &[&str]) -> String {
+    let o = ngi(args);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ngi-edit-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Unpacks `bytes` (written as `name` in `dir`) and packs the folder again; returns the
+/// folder and the packed file's bytes.
+fn round_trip(dir: &Path, name: &str, bytes: &[u8], flags: &[&str]) -> (PathBuf, Vec<u8>) {
+    let archive = dir.join(name);
+    fs::write(&archive, bytes).unwrap();
+    let folder = dir.join(format!("{name}.d"));
+    let mut args = vec!["unpack", s(&archive), "-o", s(&folder)];
+    args.extend_from_slice(flags);
+    ok(&args);
+    let packed = dir.join(format!("{name}.packed"));
+    ok(&["pack", s(&folder), "-o", s(&packed)]);
+    (folder, fs::read(&packed).unwrap())
+}
+
+fn assert_same(name: &str, got: &[u8], want: &[u8]) {
+    if got != want {
+        let at = got
+            .iter()
+            .zip(want)
+            .position(|(a, b)| a != b)
+            .unwrap_or(got.len().min(want.len()));
+        panic!(
+            "{name}: {} bytes against {}, first difference at {at}",
+            got.len(),
+            want.len()
+        );
+    }
+}
+
+/// The library every method in, under both tables, with and without a trailer.
+fn rsli_variants() -> Vec<(String, Vec<u8>, bool)> {
+    let mut out = Vec::new();
+    for presorted in [true, false] {
+        for trailer in [None, Some(0), Some(100)] {
+            let mut builder = Builder::new();
+            builder
+                .seed(0x0BAD_5EED)
+                .presorted(presorted)
+                .media_trailer(trailer);
+            for (name, method) in samples::ALL_METHODS {
+                builder
+                    .add(name, method, &samples::all_methods_text(method))
+                    .unwrap();
+            }
+            let bytes = builder.build().unwrap();
+            let honoured = trailer.is_some_and(|t| t > 0);
+            let name = format!("p{presorted}-t{trailer:?}");
+            out.push((name, bytes, honoured));
+        }
+    }
+    out
+}
+
+#[test]
+fn unpack_then_pack_is_byte_identical() {
+    let dir = scratch("round");
+    let mut cases: Vec<(String, Vec<u8>, bool)> = vec![
+        ("sample.nres".into(), samples::nres(), false),
+        ("sample.rsli".into(), samples::rsli(), false),
+        ("all-methods.rsli".into(), samples::all_methods(), false),
+        ("odd.nres".into(), samples::odd_nres(), false),
+        ("empty.nres".into(), Writer::new().finish(), false),
+        ("empty.rsli".into(), Builder::new().build().unwrap(), false),
+    ];
+    let mut writer = Writer::new();
+    let mut rng = Rng::new(3);
+    for i in 0..200u32 {
+        let name = format!(
+            "Entry_{:03}.{}",
+            (i * 37) % 200,
+            ["tex", "MSH"][i as usize % 2]
+        );
+        let len = rng.below(2000);
+        let entry = NewEntry {
+            name: name.as_bytes(),
+            type_id: i % 5,
+            attr1: i,
+            attr2: u32::MAX - i,
+            attr3: 7,
+        };
+        writer.add(entry, &rng.bytes(len)).unwrap();
+    }
+    cases.push(("many.nres".into(), writer.finish(), false));
+    cases.extend(rsli_variants());
+    for (name, bytes, trailer) in &cases {
+        let flags: &[&str] = if *trailer { &["--media-trailer"] } else { &[] };
+        let (_, packed) = round_trip(&dir, name, bytes, flags);
+        assert_same(name, &packed, bytes);
+        // Opened without the trailer flag, a library with one still comes back.
+        if *trailer {
+            let (_, packed) = round_trip(&dir, &format!("{name}-plain"), bytes, &[]);
+            assert_same(name, &packed, bytes);
+        }
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// The raw Deflate stream inside a gzip member (RFC 1952).
+fn gzip_payload(gz: &[u8]) -> Vec<u8> {
+    assert_eq!(&gz[..3], &[0x1F, 0x8B, 8]);
+    let flags = gz[3];
+    let mut at = 10;
+    if flags & 4 != 0 {
+        at += 2 + usize::from(u16::from_le_bytes([gz[at], gz[at + 1]]));
+    }
+    for bit in [8u8, 16] {
+        if flags & bit != 0 {
+            at += gz[at..].iter().position(|&b| b == 0).unwrap() + 1;
+        }
+    }
+    if flags & 2 != 0 {
+        at += 2;
+    }
+    gz[at..gz.len() - 8].to_vec()
+}
+
+fn run_tool(program: &str, args: &[&str]) -> Vec<u8> {
+    let o = Command::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{program} is missing ({e}); scripts/test.sh installs it"));
+    assert!(
+        o.status.success(),
+        "{program}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o.stdout
+}
+
+/// An RsLi (seed 0: a plain table) of Deflate entries whose streams come from `streams`.
+fn library_of_streams(entries: &[(&[u8], Vec<u8>, usize)]) -> Vec<u8> {
+    let mut file = vec![0u8; 32];
+    file[..4].copy_from_slice(b"NL\x00\x01");
+    file[4..6].copy_from_slice(&(entries.len() as u16).to_le_bytes());
+    let mut at = 32 + 32 * entries.len();
+    let mut table = Vec::new();
+    for (name, stream, unpacked) in entries {
+        let mut e = rsli::Entry::default();
+        e.name[..name.len()].copy_from_slice(name);
+        e.flags = 0x100;
+        e.unpacked_size = *unpacked as u32;
+        e.packed_size = stream.len() as u32;
+        e.data_offset = at as u32;
+        at += stream.len();
+        table.extend_from_slice(&e.to_bytes());
+    }
+    // The engine sorts names itself (no 0xABBA): store its permutation.
+    let mut parsed: Vec<rsli::Entry> = table
+        .chunks(32)
+        .map(|c| rsli::Entry::from_bytes(c.try_into().unwrap()))
+        .collect();
+    rsli::compute_permutation(&mut parsed);
+    for e in &mut parsed {
+        e.file_sort_index = e.sort_index;
+        file.extend_from_slice(&e.to_bytes());
+    }
+    for (_, stream, _) in entries {
+        file.extend_from_slice(stream);
+    }
+    file
+}
+
+#[test]
+fn deflate_streams_of_other_compressors_are_kept_as_they_were() {
+    let dir = scratch("foreign");
+    let text = ngi_tests::corpus::text(100_000);
+    let input = dir.join("input.txt");
+    fs::write(&input, &text).unwrap();
+    let zlib = run_tool(
+        "python3",
+        &[
+            "-c",
+            "import sys, zlib; c = zlib.compressobj(9, zlib.DEFLATED, -15); \
+             sys.stdout.buffer.write(c.compress(open(sys.argv[1], 'rb').read()) + c.flush())",
+            s(&input),
+        ],
+    );
+    let libdeflate = gzip_payload(&run_tool("libdeflate-gzip", &["-c", "-12", s(&input)]));
+    let seven_out = dir.join("input.gz");
+    run_tool(
+        "7z",
+        &[
+            "a",
+            "-tgzip",
+            "-mx=9",
+            "-bso0",
+            "-bsp0",
+            s(&seven_out),
+            s(&input),
+        ],
+    );
+    let seven = gzip_payload(&fs::read(&seven_out).unwrap());
+    let library = library_of_streams(&[
+        (b"ZLIB.TXT", zlib, text.len()),
+        (b"LIBDEFL.TXT", libdeflate, text.len()),
+        (b"7ZIP.TXT", seven, text.len()),
+    ]);
+    let (folder, packed) = round_trip(&dir, "foreign.rsli", &library, &[]);
+    assert_same("foreign.rsli", &packed, &library);
+    for name in ["ZLIB.TXT", "LIBDEFL.TXT", "7ZIP.TXT"] {
+        assert_eq!(fs::read(folder.join(name)).unwrap(), text, "{name} decoded");
+        assert!(
+            folder.join(format!("{name}.packed")).exists(),
+            "{name}: its stream is kept"
+        );
+    }
+    // The entries ngi packs itself need no kept stream.
+    let (folder, _) = round_trip(&dir, "own.rsli", &samples::all_methods(), &[]);
+    let kept: Vec<_> = fs::read_dir(&folder)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".packed"))
+        .collect();
+    assert!(kept.is_empty(), "{kept:?}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn every_hostile_archive_the_engine_accepts_round_trips() {
+    let dir = scratch("hostile");
+    let mut tried = 0;
+    for (i, case) in hostile::catalogue().into_iter().enumerate() {
+        let Expect::Opens(opens) = &case.expect else {
+            continue;
+        };
+        if case.limits != Limits::DEFAULT
+            || !opens.problems.is_empty()
+            || !opens.entries.iter().all(|e| matches!(e, Produce::Bytes(_)))
+        {
+            continue;
+        }
+        let flags: &[&str] = if case.media_trailer {
+            &["--media-trailer"]
+        } else {
+            &[]
+        };
+        let (_, packed) = round_trip(&dir, &format!("case{i}"), &case.bytes, flags);
+        assert_same(&case.name, &packed, &case.bytes);
+        tried += 1;
+    }
+    assert!(tried >= 15, "only {tried} cases");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+fn cat(archive: &Path, name: &str) -> Vec<u8> {
+    ok(&["cat", s(archive), name]).stdout
+}
+
+#[test]
+fn a_changed_file_changes_only_its_entry() {
+    let dir = scratch("changed");
+    for (name, bytes) in [
+        ("a.rsli", samples::all_methods()),
+        ("b.nres", samples::nres()),
+    ] {
+        let archive = dir.join(name);
+        fs::write(&archive, &bytes).unwrap();
+        let folder = dir.join(format!("{name}.d"));
+        ok(&["unpack", s(&archive), "-o", s(&folder)]);
+        let entries: Vec<String> = {
+            let json: serde_json::Value =
+                serde_json::from_slice(&ok(&["list", "--json", s(&archive)]).stdout).unwrap();
+            json.as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["name"].as_str().unwrap().to_string())
+                .collect()
+        };
+        for changed in [0, entries.len() / 2, entries.len() - 1] {
+            let file = folder.join(ngi_name_file(&folder, changed));
+            let old = fs::read(&file).unwrap();
+            let new_bytes = format!(
+                "changed entry {changed}: {}",
+                "new text ".repeat(changed * 40)
+            )
+            .into_bytes();
+            fs::write(&file, &new_bytes).unwrap();
+            let out = dir.join(format!("{name}.{changed}"));
+            ok(&["pack", s(&folder), "-o", s(&out)]);
+            fs::write(&file, &old).unwrap();
+            ok(&["verify", s(&out)]);
+            for (i, entry) in entries.iter().enumerate() {
+                let got = cat(&out, entry);
+                if i == changed {
+                    assert_eq!(got, new_bytes, "{name}: {entry}");
+                } else {
+                    assert_eq!(got, cat(&archive, entry), "{name}: {entry} as before");
+                }
+            }
+        }
+        // Back as it was: the original bytes.
+        let again = dir.join(format!("{name}.again"));
+        ok(&["pack", s(&folder), "-o", s(&again)]);
+        assert_same(name, &fs::read(&again).unwrap(), &bytes);
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// The file of the manifest's entry `index`.
+fn ngi_name_file(folder: &Path, index: usize) -> String {
+    let manifest: toml::Table = fs::read_to_string(folder.join("ngi.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    manifest["entry"].as_array().unwrap()[index]["file"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Rewrites the manifest of `folder` with `edit`.
+fn edit_manifest(folder: &Path, edit: impl FnOnce(&mut toml::Table)) {
+    let path = folder.join("ngi.toml");
+    let mut manifest: toml::Table = fs::read_to_string(&path).unwrap().parse().unwrap();
+    edit(&mut manifest);
+    fs::write(&path, toml::to_string(&manifest).unwrap()).unwrap();
+}
+
+fn entry_mut(manifest: &mut toml::Table, index: usize) -> &mut toml::Table {
+    manifest["entry"].as_array_mut().unwrap()[index]
+        .as_table_mut()
+        .unwrap()
+}
+
+#[test]
+fn a_file_added_to_the_manifest_becomes_an_entry_and_a_removed_one_goes() {
+    let dir = scratch("added");
+    let archive = dir.join("s.nres");
+    fs::write(&archive, samples::nres()).unwrap();
+    let folder = dir.join("d");
+    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    fs::write(folder.join("new.txt"), b"a new entry").unwrap();
+    edit_manifest(&folder, |m| {
+        let entries = m["entry"].as_array_mut().unwrap();
+        let removed = entries.remove(1);
+        assert_eq!(removed["name"].as_str(), Some("Steel.mat"));
+        let mut new = toml::Table::new();
+        new.insert("file".into(), "new.txt".into());
+        new.insert("name".into(), "new.txt".into());
+        new.insert("type_id".into(), 0x54584554.into());
+        entries.insert(2, toml::Value::Table(new));
+    });
+    let out = dir.join("out.nres");
+    ok(&["pack", s(&folder), "-o", s(&out)]);
+    ok(&["verify", s(&out)]);
+    let json: serde_json::Value =
+        serde_json::from_slice(&ok(&["list", "--json", s(&out)]).stdout).unwrap();
+    let names: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names[2], "new.txt");
+    assert!(!names.contains(&"Steel.mat"));
+    assert_eq!(cat(&out, "new.txt"), b"a new entry");
+    // "Steel.mat" and "STEEL.MAT" are one name to lookups: what is left is entry 6's.
+    assert_eq!(
+        cat(&out, "STEEL.MAT"),
+        ok(&["cat", "--index", "6", s(&archive)]).stdout
+    );
+    // The removed payload's bytes are cut, not left as a hole.
+    let steel = ok(&["cat", "--index", "1", s(&archive)]).stdout;
+    assert!(
+        !fs::read(&out)
+            .unwrap()
+            .windows(steel.len())
+            .any(|w| w == steel.as_slice())
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_folders_are_one_line_and_nothing_is_written() {
+    let dir = scratch("bad");
+    let archive = dir.join("s.rsli");
+    fs::write(&archive, samples::rsli()).unwrap();
+    let nres_archive = dir.join("s.nres");
+    fs::write(&nres_archive, samples::nres()).unwrap();
+    let fresh = |format: &str| {
+        let folder = dir.join(format!("d-{format}"));
+        let _ = fs::remove_dir_all(&folder);
+        let source = if format == "rsli" {
+            &archive
+        } else {
+            &nres_archive
+        };
+        ok(&["unpack", s(source), "-o", s(&folder)]);
+        folder
+    };
+    let out = dir.join("out.bin");
+    let check = |folder: &Path, wants: &[&str]| {
+        let err = fails(&["pack", s(folder), "-o", s(&out)]);
+        for want in wants {
+            assert!(err.contains(want), "{err:?} lacks {want:?}");
+        }
+        assert!(!out.exists(), "nothing written: {err}");
+    };
+    let folder = fresh("rsli");
+    fs::write(
+        folder.join("ngi.toml"),
+        "format = \"rsli\"\n[[entry]\nname = 1\n",
+    )
+    .unwrap();
+    check(&folder, &["ngi.toml", "does not parse", "line"]);
+
+    let folder = fresh("rsli");
+    fs::remove_file(folder.join("LZSS.TXT")).unwrap();
+    check(&folder, &["entry 4 (\"LZSS.TXT\")", "file", "LZSS.TXT"]);
+
+    let folder = fresh("rsli");
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 2).insert("method".into(), "zstd".into());
+    });
+    check(&folder, &["entry 2 (\"MISSION.DAT\")", "method", "zstd"]);
+
+    let folder = fresh("rsli");
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 0).insert("name".into(), "THIRTEEN.CHRS".into());
+    });
+    check(&folder, &["entry 0", "name", "13 bytes", "at most 12"]);
+
+    let folder = fresh("nres");
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 1).insert("name".into(), "x".repeat(36).into());
+    });
+    check(&folder, &["entry 1", "name", "36 bytes", "at most 35"]);
+
+    // A new entry may not take a name the archive has.
+    let folder = fresh("nres");
+    fs::write(folder.join("dup.txt"), b"dup").unwrap();
+    edit_manifest(&folder, |m| {
+        let mut new = toml::Table::new();
+        new.insert("file".into(), "dup.txt".into());
+        new.insert("name".into(), "README.TXT".into());
+        m["entry"]
+            .as_array_mut()
+            .unwrap()
+            .push(toml::Value::Table(new));
+    });
+    check(&folder, &["entry 8 (\"README.TXT\")", "name", "entry 0"]);
+
+    // An existing archive is refused without --force, kept as it was.
+    let folder = fresh("rsli");
+    fs::write(&out, b"precious").unwrap();
+    let err = fails(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(err.contains("--force"), "{err}");
+    assert_eq!(fs::read(&out).unwrap(), b"precious");
+    ok(&["pack", s(&folder), "-o", s(&out), "--force"]);
+    assert_eq!(fs::read(&out).unwrap(), samples::rsli());
+    // unpack over an existing manifest too.
+    let err = fails(&["unpack", s(&archive), "-o", s(&folder)]);
+    assert!(err.contains("ngi.toml") && err.contains("--force"), "{err}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn in_place_edits_add_rm_rename_sort_and_repack() {
+    let dir = scratch("inplace");
+    let archive = dir.join("s.nres");
+    let old = samples::nres();
+    fs::write(&archive, &old).unwrap();
+    let old_archive = nres::Archive::open(&old).unwrap();
+    let file = dir.join("hello.txt");
+    fs::write(&file, b"hello, world").unwrap();
+    ok(&[
+        "add",
+        s(&archive),
+        s(&file),
+        "--type",
+        "0x54584554",
+        "--attr2",
+        "9",
+    ]);
+    let new = fs::read(&archive).unwrap();
+    let a = nres::Archive::open(&new).unwrap();
+    // niCreateResFile: every old payload byte where it was.
+    let data_end = old_archive.directory_offset() as usize;
+    assert_eq!(new[16..data_end], old[16..data_end]);
+    let added = a.find(b"HELLO.TXT").unwrap();
+    let e = a.entry(added).unwrap();
+    assert_eq!(
+        (e.type_id, e.attr2, e.data_offset as usize),
+        (0x54584554, 9, data_end)
+    );
+    assert_eq!(cat(&archive, "hello.txt"), b"hello, world");
+
+    let err = fails(&["add", s(&archive), s(&file)]);
+    assert!(err.contains("already named \"hello.txt\""), "{err}");
+    let err = fails(&["add", s(&archive), s(&file), "--name", &"n".repeat(36)]);
+    assert!(err.contains("36 bytes"), "{err}");
+    let err = fails(&["add", s(&archive), s(&file), "--method", "lzss"]);
+    assert!(err.contains("--method applies to RsLi"), "{err}");
+    assert_eq!(
+        fs::read(&archive).unwrap(),
+        new,
+        "refused edits write nothing"
+    );
+
+    ok(&["rename", s(&archive), "HELLO.TXT", "greeting.txt"]);
+    assert_eq!(cat(&archive, "greeting.txt"), b"hello, world");
+    let err = fails(&["rename", s(&archive), "greeting.txt", "readme.txt"]);
+    assert!(err.contains("already named"), "{err}");
+    ok(&["sort", s(&archive), "type-name"]);
+    let sorted = fs::read(&archive).unwrap();
+    let a = nres::Archive::open(&sorted).unwrap();
+    let types: Vec<u32> = a.entries().map(|e| e.type_id).collect();
+    assert!(types.windows(2).all(|w| w[0] <= w[1]), "{types:?}");
+    assert_eq!(a.lookup_table(), nres::LookupTable::Canonical);
+    ok(&["rm", s(&archive), "greeting.txt", "sky.tex"]);
+    ok(&["verify", s(&archive)]);
+    let err = fails(&["rm", s(&archive), "sky.tex"]);
+    assert!(err.contains("no entry named \"sky.tex\""), "{err}");
+    let a = fs::read(&archive).unwrap();
+    assert_eq!(
+        nres::Archive::open(&a).unwrap().len(),
+        old_archive.len() - 1
+    );
+
+    // repack: canonical, and what verify passes without a note.
+    let odd = dir.join("odd.nres");
+    fs::write(&odd, samples::odd_nres()).unwrap();
+    let canonical = dir.join("canonical.nres");
+    ok(&["repack", s(&odd), "-o", s(&canonical)]);
+    let v = ok(&["verify", s(&canonical)]);
+    assert!(
+        v.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&v.stderr)
+    );
+    let bytes = fs::read(&canonical).unwrap();
+    assert_eq!(
+        nres::Archive::open(&bytes).unwrap().lookup_table(),
+        nres::LookupTable::Canonical
+    );
+    for name in ["B.DAT", "a.dat", "c.dat"] {
+        assert_eq!(cat(&canonical, name), cat(&odd, name));
+    }
+    let err = fails(&["repack", s(&odd), "-o", s(&canonical)]);
+    assert!(err.contains("--force"), "{err}");
+
+    // RsLi: add with a method, sort refused.
+    let lib = dir.join("s.rsli");
+    fs::write(&lib, samples::all_methods()).unwrap();
+    ok(&["add", s(&lib), s(&file), "--method", "xor-lzhuf"]);
+    assert_eq!(cat(&lib, "HELLO.TXT"), b"hello, world");
+    for (name, method) in samples::ALL_METHODS {
+        let name = std::str::from_utf8(name).unwrap();
+        assert_eq!(cat(&lib, name), samples::all_methods_text(method), "{name}");
+    }
+    ok(&["verify", s(&lib)]);
+    let err = fails(&["sort", s(&lib), "name"]);
+    assert!(err.contains("NRes"), "{err}");
+    let o = ngi(&["sort", s(&archive), "by-size"]);
+    assert_eq!(o.status.code(), Some(2));
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// SHA-256-free identity: length and a sampled checksum would do, but the files are small
+/// enough to compare whole.
+fn same_file(path: &Path, want: &[u8]) -> bool {
+    fs::read(path).is_ok_and(|got| got == want)
+}
+
+#[test]
+fn pack_killed_at_any_moment_leaves_the_old_archive_or_the_new() {
+    // A 64 MiB NRes: 64 entries of 1 MiB.
+    let dir = scratch("kill");
+    let mut writer = Writer::new();
+    let mut rng = Rng::new(64);
+    for i in 0..64u32 {
+        let name = format!("chunk{i:02}.bin");
+        let entry = NewEntry {
+            name: name.as_bytes(),
+            ..NewEntry::default()
+        };
+        writer.add(entry, &rng.bytes(1 << 20)).unwrap();
+    }
+    let a_bytes = writer.finish();
+    let source = dir.join("source.nres");
+    fs::write(&source, &a_bytes).unwrap();
+    let folder = dir.join("d");
+    ok(&["unpack", s(&source), "-o", s(&folder)]);
+    // B: one file changed in place of A's.
+    let changed = folder.join("chunk00.bin");
+    let a_file = fs::read(&changed).unwrap();
+    let b_file: Vec<u8> = a_file.iter().map(|b| b ^ 0x5A).collect();
+    fs::write(&changed, &b_file).unwrap();
+    let target = dir.join("target.nres");
+    ok(&["pack", s(&folder), "-o", s(&target)]);
+    let b_bytes = fs::read(&target).unwrap();
+    assert_ne!(a_bytes, b_bytes);
+    fs::write(&target, &a_bytes).unwrap();
+
+    // How long one pack takes, to kill within it.
+    let start = Instant::now();
+    ok(&["pack", s(&folder), "-o", s(&target), "--force"]);
+    let full = start.elapsed().max(Duration::from_millis(20));
+    let mut states = [0usize; 2];
+    let mut rng = Rng::new(9);
+    let deadline = Instant::now() + Duration::from_secs(600);
+    for round in 0..100 {
+        assert!(Instant::now() < deadline, "the loop is bounded in time too");
+        // Alternate which archive the folder makes, so each run replaces the other.
+        let (file, want_new) = if round % 2 == 0 {
+            (&a_file, &a_bytes)
+        } else {
+            (&b_file, &b_bytes)
+        };
+        fs::write(&changed, file).unwrap();
+        let old = fs::read(&target).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ngi"))
+            .args(["pack", s(&folder), "-o", s(&target), "--force"])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let wait = full.mul_f64(rng.below(1200) as f64 / 1000.0);
+        std::thread::sleep(wait);
+        let _ = child.kill(); // SIGKILL
+        child.wait().unwrap();
+        let now_old = same_file(&target, &old);
+        let now_new = same_file(&target, want_new);
+        assert!(
+            now_old || now_new,
+            "round {round}: the target is neither the old nor the new archive"
+        );
+        states[usize::from(now_new && !now_old)] += 1;
+        // A killed run leaves its temporary file; nothing else.
+        for entry in fs::read_dir(&dir).unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".tmp") {
+                assert!(name.starts_with(".target.nres.ngi-"), "{name}");
+                fs::remove_file(entry.path()).unwrap();
+            }
+        }
+    }
+    println!(
+        "killed runs: {} left the old archive, {} the new",
+        states[0], states[1]
+    );
+    assert!(
+        states[0] > 0 && states[1] > 0,
+        "kills landed both before and after the rename: {states:?}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Runs `ngi args` under Python, which reports the child's peak RSS (KiB).
+fn peak_rss_kib(args: &[&str]) -> u64 {
+    let script = "import resource, subprocess, sys\n\
+                  r = subprocess.run(sys.argv[1:])\n\
+                  sys.stderr.write('exit %d\\n' % r.returncode)\n\
+                  sys.stderr.write('%d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n";
+    let o = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_ngi"))
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let mut lines = err.lines().rev();
+    let peak = lines.next().and_then(|l| l.parse().ok()).expect("the peak");
+    assert_eq!(lines.next(), Some("exit 0"), "{args:?}: {err}");
+    peak
+}
+
+#[test]
+fn add_to_a_2_gib_archive_stays_under_64_mib() {
+    use std::io::{Seek, SeekFrom, Write};
+    let dir = scratch("big");
+    let path = dir.join("big.nres");
+    // Sparse: a 2 GiB payload of zeros, then a 1 KiB one, then the directory.
+    const BIG: u64 = 2 << 30;
+    let small: Vec<u8> = (0..1024u32).map(|i| (i * 7) as u8).collect();
+    let len = 16 + BIG + 1024 + 2 * 64;
+    {
+        let mut f = fs::File::create(&path).unwrap();
+        f.set_len(len).unwrap();
+        let header = nres::Header {
+            entry_count: 2,
+            total_size: len as u32,
+        };
+        f.write_all(&header.to_bytes()).unwrap();
+        f.seek(SeekFrom::Start(16 + BIG)).unwrap();
+        f.write_all(&small).unwrap();
+        for (name, size, at) in [
+            (&b"zeros.bin"[..], BIG as u32, 16u32),
+            (b"small.bin", 1024, (16 + BIG) as u32),
+        ] {
+            let mut field = [0u8; 36];
+            field[..name.len()].copy_from_slice(name);
+            let e = nres::Entry {
+                index: 0,
+                type_id: 0,
+                attr1: 0,
+                attr2: 0,
+                size,
+                attr3: 0,
+                name_field: &field,
+                data_offset: at,
+                sort_index: 0,
+            };
+            f.write_all(&e.to_bytes()).unwrap();
+        }
+    }
+    // Names: small.bin < zeros.bin, so slot 0 is entry 1.
+    {
+        let mut f = fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.seek(SeekFrom::Start(len - 128 + 60)).unwrap();
+        f.write_all(&1u32.to_le_bytes()).unwrap();
+        f.seek(SeekFrom::Start(len - 64 + 60)).unwrap();
+        f.write_all(&0u32.to_le_bytes()).unwrap();
+    }
+    let added = dir.join("added.txt");
+    fs::write(&added, b"one more").unwrap();
+    let peak = peak_rss_kib(&["add", s(&path), s(&added)]);
+    println!("ngi add to a {len}-byte archive: peak RSS {peak} KiB");
+    assert!(peak < 64 * 1024, "peak {peak} KiB");
+    assert_eq!(fs::metadata(&path).unwrap().len(), len + 8 + 64);
+    assert_eq!(cat(&path, "added.txt"), b"one more");
+    assert_eq!(cat(&path, "small.bin"), small);
+    let _ = fs::remove_dir_all(&dir);
+}
