@@ -61,6 +61,13 @@ impl AnyEditor {
         }
     }
 
+    pub fn len(&self) -> usize {
+        match self {
+            AnyEditor::Nres(e) => e.len(),
+            AnyEditor::Rsli(e) => e.len(),
+        }
+    }
+
     pub fn remove(&mut self, index: usize) -> Result<(), String> {
         match self {
             AnyEditor::Nres(e) => e.remove(index).map_err(|e| e.to_string()),

@@ -37,6 +37,13 @@ pub fn output_failed(error: io::Error) -> Failure {
     Failure::Bad(format!("cannot write output: {error}"))
 }
 
+/// One line on stdout saying what a command that writes files did. The files are written
+/// by then, so a stdout that cannot take the line loses only the line.
+pub fn done(line: impl Display) {
+    let mut out = io::stdout().lock();
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+}
+
 /// One line on stderr, prefixed `ngi: `. A stderr that cannot be written loses the line,
 /// which is all that can be done about it.
 pub fn say(line: impl Display) {

@@ -13,7 +13,7 @@ use crate::args::{Edit, Source};
 use crate::editing::{AnyEditor, save_plan};
 use crate::names;
 use crate::open::ArchiveFile;
-use crate::report::Failure;
+use crate::report::{Failure, done};
 
 pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Failure> {
     let path = &source.archive;
@@ -21,14 +21,18 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
     let mut editor = AnyEditor::open(archive, path)?;
     let bad = |message: String| Failure::Bad(format!("{shown}: {message}"));
     let mut target: PathBuf = path.clone();
-    match edit {
+    let before = editor.len();
+    let what = match edit {
         Edit::Add {
             name,
             method,
             type_id,
             attrs,
             files,
-        } => add(&mut editor, name.as_ref(), *method, *type_id, *attrs, files).map_err(bad)?,
+        } => {
+            add(&mut editor, name.as_ref(), *method, *type_id, *attrs, files).map_err(bad)?;
+            format!("{} added", count(files.len()))
+        }
         Edit::Rm { names } => {
             let mut indices = Vec::with_capacity(names.len());
             for name in names {
@@ -39,6 +43,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
             for &index in indices.iter().rev() {
                 editor.remove(index).map_err(bad)?;
             }
+            format!("{} removed", count(indices.len()))
         }
         Edit::Rename { old, new } => {
             let index = select(archive, old).map_err(bad)?;
@@ -50,9 +55,13 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
                 )));
             }
             editor.rename(index, &name).map_err(bad)?;
+            format!("entry {index} renamed \"{}\"", names::display(&name))
         }
         Edit::Sort { mode } => match &mut editor {
-            AnyEditor::Nres(e) => e.sort(*mode),
+            AnyEditor::Nres(e) => {
+                e.sort(*mode);
+                format!("sorted by mode {mode}")
+            }
             AnyEditor::Rsli(_) => {
                 return Err(bad(
                     "sort applies to NRes; an RsLi library's order is its table's".into(),
@@ -65,11 +74,24 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
                 refuse_existing(out, *force)?;
                 target = out.clone();
             }
+            "rebuilt canonically".to_string()
         }
-        Edit::Unpack { .. } => {}
-    }
+        Edit::Unpack { .. } => return Ok(()),
+    };
     let plan = editor.plan().map_err(bad)?;
-    save_plan(&plan, archive.file(), &target)
+    save_plan(&plan, archive.file(), &target)?;
+    done(format_args!(
+        "{}: {what}; {} (was {before}), {} bytes",
+        target.display(),
+        count(editor.len()),
+        plan.len()
+    ));
+    Ok(())
+}
+
+/// "1 entry", "2 entries".
+pub fn count(n: usize) -> String {
+    format!("{n} {}", if n == 1 { "entry" } else { "entries" })
 }
 
 /// An existing `path` is refused unless `force` (and then only a regular file).

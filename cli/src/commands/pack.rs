@@ -27,7 +27,7 @@ use crate::args::method_by_name;
 use crate::editing::save_plan;
 use crate::manifest::{EntryRecord, FILE_NAME, Gap, Manifest, VERSION, from_hex};
 use crate::names;
-use crate::report::Failure;
+use crate::report::{Failure, done};
 
 /// NRes payloads start on multiples of this.
 const ALIGN: u64 = 8;
@@ -77,7 +77,20 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
         Built::Rsli(e) => e.plan().map_err(|e| e.to_string()),
     }
     .map_err(|e| Failure::Bad(format!("{}: not written: {e}", output.display())))?;
-    save_plan(&plan, &source, output)
+    save_plan(&plan, &source, output)?;
+    let changed = planned
+        .iter()
+        .filter(|p| p.original.is_some() && p.changed)
+        .count();
+    let added = planned.iter().filter(|p| p.original.is_none()).count();
+    done(format_args!(
+        "{}: {} from {} ({changed} packed again, {added} added), {} bytes",
+        output.display(),
+        super::edit::count(planned.len()),
+        dir.display(),
+        plan.len()
+    ));
+    Ok(())
 }
 
 enum Built {
@@ -695,8 +708,7 @@ fn one_line(message: &str) -> String {
         .map(str::trim_end)
         .filter(|l| !l.trim().is_empty());
     let first = lines.next().unwrap_or("bad TOML").to_string();
-    let last = lines
-        .rfind(|l| !l.starts_with(' ') && !l.contains(" | ") && !l.starts_with('|'));
+    let last = lines.rfind(|l| !l.starts_with(' ') && !l.contains(" | ") && !l.starts_with('|'));
     match last {
         Some(what) if what != first => format!("{first}: {what}"),
         _ => first,

@@ -22,7 +22,7 @@ use crate::editing::AnyEditor;
 use crate::manifest::{self, EntryRecord, FILE_NAME, GAPS_NAME, Gap, Manifest, hex};
 use crate::names;
 use crate::open::{ArchiveFile, EntryError};
-use crate::report::{Failure, progress_bar, say_over};
+use crate::report::{Failure, done, progress_bar, say_over};
 use crate::save::write_atomic;
 
 /// NRes payloads start on multiples of this; zero padding up to it is implied.
@@ -166,7 +166,16 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
         dir.display()
     );
     write_atomic(&manifest_path, |out| out.write_all(text.as_bytes()))
-        .map_err(|e| Failure::about(manifest_path.display(), e))
+        .map_err(|e| Failure::about(manifest_path.display(), e))?;
+    let files = manifest.entry.iter().filter(|e| e.file.is_some()).count();
+    let kept = manifest.entry.iter().filter(|e| e.packed.is_some()).count();
+    done(format_args!(
+        "{}: {} of {shown} unpacked ({files} files, {kept} packed streams kept), manifest {}",
+        dir.display(),
+        super::edit::count(manifest.entry.len()),
+        manifest_path.display()
+    ));
+    Ok(())
 }
 
 /// Why an entry was not unpacked in full: it alone (kept packed), or the whole run.
