@@ -14,7 +14,7 @@
 //! seed = 0x12345678
 //! presorted_flag = 0xabba
 //! trailer = "414f10000000" # RsLi: the "AO" media trailer, when the file ends with one
-//! media_overlay = true     # RsLi: offsets are relative to the trailer's overlay
+//! media_overlay = 16       # RsLi read with the trailer: the stored offsets are relative to it
 //! gaps = "ngi-gaps.bin"    # bytes of the data region outside every payload, back to back
 //!
 //! [[gap]]
@@ -59,7 +59,7 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trailer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub media_overlay: Option<bool>,
+    pub media_overlay: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gaps: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -90,6 +90,10 @@ pub struct EntryRecord {
     /// The name field's bytes after the name's NUL, in hex, when they are not all zero.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name_tail: Option<String>,
+    /// NRes: the whole 36-byte name field in hex, for a name with no NUL in it (the
+    /// engine reads past such a field; `pack` keeps it as it is and ignores `name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name_field: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub type_id: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

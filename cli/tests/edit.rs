@@ -1,7 +1,6 @@
 //! Editing and packing through the real binary: `unpack` then `pack` gives the archive
 //! back byte for byte (samples, every method, RsLi with and without 0xABBA and a trailer,
-//! Deflate streams of zlib, libdeflate and 7-Zip, every hostile archive that opens with
-//! every entry readable); a changed file changes only its entry; bad folders are one line
+//! Deflate streams of zlib, libdeflate and 7-Zip, every hostile archive that opens); a changed file changes only its entry; bad folders are one line
 //! and nothing written; in-place edits; atomic saves under SIGKILL; memory of `add` on a
 //! 2 GiB archive.
 
@@ -275,17 +274,17 @@ fn deflate_streams_of_other_compressors_are_kept_as_they_were() {
 #[test]
 fn every_hostile_archive_the_engine_accepts_round_trips() {
     let dir = scratch("hostile");
-    let mut tried = 0;
+    let (mut tried, mut broken) = (0, 0);
     for (i, case) in hostile::catalogue().into_iter().enumerate() {
+        // Every case that opens, broken entries and all: unpack keeps what it cannot
+        // decode as packed bytes or as the record alone.
         let Expect::Opens(opens) = &case.expect else {
             continue;
         };
-        if case.limits != Limits::DEFAULT
-            || !opens.problems.is_empty()
-            || !opens.entries.iter().all(|e| matches!(e, Produce::Bytes(_)))
-        {
+        if case.limits != Limits::DEFAULT {
             continue;
         }
+        broken += usize::from(!opens.entries.iter().all(|e| matches!(e, Produce::Bytes(_))));
         let flags: &[&str] = if case.media_trailer {
             &["--media-trailer"]
         } else {
@@ -295,7 +294,10 @@ fn every_hostile_archive_the_engine_accepts_round_trips() {
         assert_same(&case.name, &packed, &case.bytes);
         tried += 1;
     }
-    assert!(tried >= 15, "only {tried} cases");
+    assert!(
+        tried >= 40 && broken >= 10,
+        "{tried} cases, {broken} with broken entries"
+    );
     let _ = fs::remove_dir_all(&dir);
 }
 

@@ -111,7 +111,8 @@ struct Planned {
     changed: bool,
     fields: Fields,
     sort_index: u32,
-    method: Method,
+    /// `None` for RsLi flags that name no method (kept as they are, never packed again).
+    method: Option<Method>,
     flags: u16,
     reserved: [u8; 4],
     unpacked_size: u32,
@@ -160,7 +161,19 @@ fn check_entries(records: &[EntryRecord], dir: &Path, nres: bool) -> Result<Vec<
 }
 
 fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, String> {
-    let name = names::parse_argument(r.name.as_bytes());
+    let raw_field = match &r.name_field {
+        Some(hex) if nres => Some(
+            from_hex(hex)
+                .and_then(|b| <[u8; nres::NAME_FIELD_LEN]>::try_from(b).ok())
+                .ok_or("name_field: not 36 bytes of hex")?,
+        ),
+        Some(_) => return Err("name_field: only NRes entries have one".into()),
+        None => None,
+    };
+    let name = match raw_field {
+        Some(field) => field.to_vec(),
+        None => names::parse_argument(r.name.as_bytes()),
+    };
     let (field_len, format) = if nres {
         (nres::NAME_FIELD_LEN, "NRes")
     } else {
@@ -170,7 +183,7 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
     if name.is_empty() {
         return Err("name: empty".into());
     }
-    if name.len() > max {
+    if name.len() > max && raw_field.is_none() {
         return Err(format!(
             "name: {} bytes, {format} names hold at most {max}",
             name.len()
@@ -196,17 +209,19 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
         (None, Some(_)) => return Err("offset: missing (an entry with a size needs it)".into()),
     };
     let method = match &r.method {
-        Some(m) => method_by_name(m).ok_or_else(|| {
+        Some(m) => Some(method_by_name(m).ok_or_else(|| {
             format!(
                 "method: \"{m}\" is none of stored, xor, lzss, xor-lzss, lzhuf, xor-lzhuf, deflate"
             )
-        })?,
-        None => Method::Stored,
+        })?),
+        // Unpack leaves it out only for flags that name no method.
+        None if !nres && r.flags.is_some() => None,
+        None => Some(Method::Stored),
     };
     if nres && r.method.as_deref().is_some_and(|m| m != "stored") {
         return Err("method: NRes payloads are stored as they are".into());
     }
-    let flags = r.flags.unwrap_or(method.bits());
+    let flags = r.flags.unwrap_or(method.map_or(0, Method::bits));
     if !nres && original.is_none() && name.iter().any(u8::is_ascii_lowercase) {
         return Err("name: holds a lower-case letter, which rsFind could never find".into());
     }
@@ -233,11 +248,16 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
         std::fs::metadata(path).map_err(|e| format!("packed: {}: {e}", path.display()))?;
     }
     // A new method for the same bytes changes the packed bytes too.
-    if !nres && (flags & 0x1E0) != method.bits() {
+    if !nres && method.is_some_and(|m| (flags & 0x1E0) != m.bits()) {
         changed = true;
     }
     if !nres && changed && file.is_none() {
         return Err("file: missing (the method changed, so the data is packed again)".into());
+    }
+    if !nres && method.is_none() && (changed || original.is_none()) {
+        return Err(format!(
+            "method: the flags {flags:#06x} name no method, so the file cannot be packed"
+        ));
     }
     Ok(Planned {
         name,
@@ -253,11 +273,28 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
         },
         sort_index: r.sort_index.unwrap_or(0),
         method,
-        flags: (flags & !0x1E0) | method.bits(),
+        flags: method.map_or(flags, |m| (flags & !0x1E0) | m.bits()),
         reserved,
         unpacked_size: r.unpacked_size.unwrap_or(0),
         packed,
     })
+}
+
+impl Planned {
+    /// The RsLi table entry of an entry of the unpacked library.
+    fn rsli_entry(&self) -> rsli::Entry {
+        let (offset, size) = self.original.unwrap_or_default();
+        rsli::Entry {
+            name: name_field::<12>(self),
+            reserved: self.reserved,
+            flags: self.flags,
+            sort_index: self.sort_index as u16,
+            file_sort_index: self.sort_index as u16,
+            unpacked_size: self.unpacked_size,
+            data_offset: offset,
+            packed_size: size,
+        }
+    }
 }
 
 /// `file`, a name directly inside `dir`: no separators, no `..`.
@@ -507,11 +544,7 @@ fn pack_rsli(
             .ok_or("trailer: not the 6 bytes of an \"AO\" trailer")?,
         None => Vec::new(),
     };
-    let overlay = manifest
-        .media_overlay
-        .unwrap_or(false)
-        .then(|| rsli::parse_trailer(&trailer))
-        .flatten();
+    let overlay = manifest.media_overlay;
     let shift = u64::from(overlay.unwrap_or(0));
     let region = manifest.data_start..manifest.data_end;
     if region.end < region.start {
@@ -519,9 +552,9 @@ fn pack_rsli(
     }
     let originals: Vec<&Planned> = planned.iter().filter(|p| p.original.is_some()).collect();
     let range = |p: &Planned| {
-        let (o, s) = p.original.unwrap_or_default();
+        let (o, _) = p.original.unwrap_or_default();
         let start = u64::from(o) + shift;
-        let end = start + u64::from(s);
+        let end = start + rsli::span_len(&p.rsli_entry());
         (start >= region.start && end <= region.end).then_some((start, end))
     };
     let payloads: Vec<(u64, u64)> = originals.iter().filter_map(|p| range(p)).collect();
@@ -532,22 +565,7 @@ fn pack_rsli(
             originals.len()
         ));
     }
-    let mut entries: Vec<rsli::Entry> = originals
-        .iter()
-        .map(|p| {
-            let (offset, size) = p.original.unwrap_or_default();
-            rsli::Entry {
-                name: name_field::<12>(p),
-                reserved: p.reserved,
-                flags: p.flags,
-                sort_index: p.sort_index as u16,
-                file_sort_index: p.sort_index as u16,
-                unpacked_size: p.unpacked_size,
-                data_offset: offset,
-                packed_size: size,
-            }
-        })
-        .collect();
+    let mut entries: Vec<rsli::Entry> = originals.iter().map(|p| p.rsli_entry()).collect();
     let placeholder = |start: u64, len: u64| -> Result<rsli::Entry, String> {
         let stored = start
             .checked_sub(shift)
@@ -578,22 +596,23 @@ fn pack_rsli(
     }
     for (pos, p) in planned.iter().enumerate() {
         let at = |m: String| format!("entry {pos} (\"{}\"): {m}", names::display(&p.name));
+        let method = p.method.unwrap_or(Method::Stored);
         if p.original.is_none() {
             let Some(file) = &p.file else { continue };
             let i = editor
-                .add(&p.name, p.method, &read_file(file).map_err(at)?)
+                .add(&p.name, method, &read_file(file).map_err(at)?)
                 .map_err(|e| at(e.to_string()))?;
             editor.move_entry(i, pos).map_err(|e| at(e.to_string()))?;
         } else if p.changed {
             let Some(file) = &p.file else { continue };
             editor
-                .replace_with(pos, p.method, &read_file(file).map_err(at)?)
+                .replace_with(pos, method, &read_file(file).map_err(at)?)
                 .map_err(|e| at(e.to_string()))?;
         } else if let Some((start, end)) = range(p) {
             let plain = match (&p.packed, &p.file) {
                 (Some(packed), _) => read_file(packed).map_err(at)?,
                 (None, Some(file)) => codec::pack(
-                    p.method,
+                    method,
                     0,
                     &read_file(file).map_err(at)?,
                     &PackOptions::default(),

@@ -12,7 +12,7 @@ use ngi_core::archive::{Lookup, Native};
 use ngi_core::codec::{self, PackOptions};
 use ngi_core::limits::Budget;
 use ngi_core::nres::LookupTable;
-use ngi_core::{Method, rsli};
+use ngi_core::rsli;
 use sha2::{Digest, Sha256};
 
 use super::edit::refuse_existing;
@@ -65,6 +65,9 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
             Native::Nres(r) => {
                 let e = r.entry();
                 record.name_tail = tail_hex(&e.name_field[..], e.name().len());
+                if !e.name_field.contains(&0) {
+                    record.name_field = Some(hex(&e.name_field[..]));
+                }
                 record.type_id = Some(e.type_id);
                 record.attr1 = Some(e.attr1);
                 record.attr2 = Some(e.attr2);
@@ -83,7 +86,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
                 record.sort_index = Some(u32::from(e.file_sort_index));
                 record.offset = Some(e.data_offset);
                 record.size = Some(e.packed_size);
-                (u64::from(e.data_offset) + overlay, u64::from(e.packed_size))
+                (u64::from(e.data_offset) + overlay, rsli::span_len(e))
             }
         };
         // A payload outside the data region (SPEC 2.7's Deflate entry one byte past the
@@ -155,7 +158,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
         seed: header.map(|h| h.seed),
         presorted_flag: header.map(|h| h.presorted_flag),
         trailer: trailer.map(|t| hex(&t)),
-        media_overlay: header.map(|_| catalog.overlay().is_some()),
+        media_overlay: catalog.overlay(),
         gaps: gaps_file,
         gap: gaps,
         entry: records,
@@ -242,15 +245,10 @@ fn unpack_rsli(
         .read_at(start, packed_len)
         .map_err(|e| Stop::All(format!("reading its packed bytes: {e}")))?;
     let method = entry.method;
-    if let Some(m) = method {
-        let xor_len = match m {
-            Method::Xor => plain.len().min(native.unpacked_size as usize),
-            Method::XorLzss | Method::XorLzhuf => plain.len(),
-            _ => 0,
-        };
-        if let Some(bytes) = plain.get_mut(..xor_len) {
-            codec::xor::XorStream::new(entry.key).apply(bytes);
-        }
+    let xor_len = usize::try_from(rsli::xor_len(&native)).unwrap_or(usize::MAX);
+    let end = xor_len.min(plain.len());
+    if let Some(bytes) = plain.get_mut(..end) {
+        codec::xor::XorStream::new(entry.key).apply(bytes);
     }
     let mut decoded = Vec::new();
     let result = match archive.stream(index, &mut decoded, budget) {

@@ -168,7 +168,7 @@ impl Editor {
         let overlay_value = overlay.unwrap_or(0);
         let real = |e: &Entry| {
             let start = u64::from(e.data_offset) + u64::from(overlay_value);
-            (start, start + u64::from(e.packed_size))
+            (start, start + span_len(e))
         };
 
         // A trailer is kept apart only when no payload runs into it, so that adding a
@@ -422,6 +422,8 @@ impl Editor {
                     })?;
             entry.data_offset =
                 u32::try_from(stored).map_err(|_| BuildError::TooLarge { entry: entry_id(i) })?;
+            // Kept payloads keep their sizes as stored (the span may be longer than
+            // `packed_size`: see `span_len`); new ones were sized when packed.
             let (len, from) = match item.payload {
                 Payload::Original { len, key, .. } | Payload::Moved { len, key, .. } => {
                     (len, Some(key))
@@ -429,8 +431,6 @@ impl Editor {
                 Payload::New { ref plain, .. } => (plain.len() as u64, None),
                 Payload::Outside => continue,
             };
-            entry.packed_size =
-                u32::try_from(len).map_err(|_| BuildError::TooLarge { entry: entry_id(i) })?;
             if let Some(from) = from {
                 let xor_len = xor_len(entry);
                 let rekey = xor_len > 0 && from != entry.sort_index;
@@ -538,11 +538,23 @@ impl Item {
     }
 }
 
-/// How many packed bytes the entry's XOR covers: all of them for 0x60 and 0xA0, the
-/// `unpacked_size` the engine XORs for 0x20 (SPEC 2.7), none otherwise.
-fn xor_len(entry: &Entry) -> u64 {
+/// The bytes of the file an entry's payload takes, from its offset: `packed_size`, but
+/// for stored and XOR entries at least `unpacked_size`, which is what the engine reads
+/// for them whatever `packed_size` says (SPEC 2.7). A save keeps all of them together.
+pub fn span_len(entry: &Entry) -> u64 {
+    let packed = u64::from(entry.packed_size);
     match entry.method() {
-        Ok(Method::Xor) => u64::from(entry.unpacked_size.min(entry.packed_size)),
+        Ok(Method::Stored | Method::Xor) => packed.max(u64::from(entry.unpacked_size)),
+        _ => packed,
+    }
+}
+
+/// How many bytes of the payload the entry's XOR covers: all of the packed stream for
+/// 0x60 and 0xA0, the `unpacked_size` bytes the engine XORs for 0x20 (SPEC 2.7), none
+/// otherwise.
+pub fn xor_len(entry: &Entry) -> u64 {
+    match entry.method() {
+        Ok(Method::Xor) => u64::from(entry.unpacked_size),
         Ok(Method::XorLzss | Method::XorLzhuf) => u64::from(entry.packed_size),
         _ => 0,
     }

@@ -68,7 +68,7 @@ pub use builder::Builder;
 #[cfg(feature = "deflate")]
 pub use builder::{DEFAULT_DEFLATE_LEVEL, MAX_DEFLATE_LEVEL};
 #[cfg(feature = "alloc")]
-pub use editor::Editor;
+pub use editor::{Editor, span_len, xor_len};
 pub use entry::Entry;
 #[cfg(feature = "alloc")]
 pub use error::BuildError;
