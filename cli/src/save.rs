@@ -15,6 +15,11 @@ pub fn write_atomic(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
+    // Through a symbolic link, the file it names is the one replaced (the link stays).
+    let resolved = fs::canonicalize(path)
+        .ok()
+        .filter(|_| fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()));
+    let path = resolved.as_deref().unwrap_or(path);
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

@@ -781,3 +781,53 @@ fn add_to_a_2_gib_archive_stays_under_64_mib() {
     assert_eq!(cat(&path, "small.bin"), small);
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[cfg(unix)]
+#[test]
+fn links_and_limits_are_handled_as_a_user_expects() {
+    let dir = scratch("links");
+    // An in-place edit through a symbolic link edits the archive it names; the link stays.
+    let real = dir.join("real.rsli");
+    fs::write(&real, samples::rsli()).unwrap();
+    let link = dir.join("link.rsli");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    ok(&["rm", s(&link), "README.TXT"]);
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let o = ngi(&["cat", s(&real), "README.TXT"]);
+    assert_eq!(o.status.code(), Some(1), "removed from the real file");
+
+    // pack does not follow a link a folder holds in place of an entry's file.
+    let folder = dir.join("d");
+    ok(&["unpack", s(&real), "-o", s(&folder)]);
+    let secret = dir.join("secret");
+    fs::write(&secret, b"not for the archive").unwrap();
+    fs::remove_file(folder.join("LZSS.TXT")).unwrap();
+    std::os::unix::fs::symlink(&secret, folder.join("LZSS.TXT")).unwrap();
+    let out = dir.join("out.rsli");
+    let err = fails(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(
+        err.contains("LZSS.TXT") && err.contains("not a regular file"),
+        "{err}"
+    );
+    assert!(!out.exists());
+
+    // An NRes payload unpack cannot write out fails the unpack instead of coming back as
+    // zeros.
+    let nres_file = dir.join("s.nres");
+    fs::write(&nres_file, samples::nres()).unwrap();
+    let err = fails(&[
+        "unpack",
+        s(&nres_file),
+        "-o",
+        s(&dir.join("n")),
+        "--max-entry-size",
+        "16",
+    ]);
+    assert!(err.contains("--max-entry-size"), "{err}");
+    let _ = fs::remove_dir_all(&dir);
+}

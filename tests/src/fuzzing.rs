@@ -11,9 +11,11 @@
 //! Sizes drawn from the input are bounded (64 KiB for a codec's output, 1 MiB for an
 //! archive entry, see [`MAX_ENTRY`]) to keep the fuzzer fast; they are not limits of ngi.
 
+mod editor;
 pub mod seeds;
 mod tokio_reader;
 
+pub use editor::editor;
 pub use tokio_reader::{archive_error, tokio_reader};
 
 use std::cmp::Ordering;
@@ -33,7 +35,7 @@ use crate::verdict::Verdict;
 pub type Body = fn(&[u8]);
 
 /// Every fuzz target, by its name in `fuzz/Cargo.toml`, with its body.
-pub const TARGETS: [(&str, Body); 13] = [
+pub const TARGETS: [(&str, Body); 14] = [
     ("lzss", lzss),
     ("lzhuf", lzhuf),
     ("inflate", inflate),
@@ -47,6 +49,7 @@ pub const TARGETS: [(&str, Body); 13] = [
     ("opener", opener),
     ("reader", reader),
     ("tokio_reader", tokio_reader),
+    ("editor", editor),
 ];
 
 /// Archive entries larger than this are not unpacked (to keep the fuzzer fast).

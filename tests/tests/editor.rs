@@ -521,3 +521,102 @@ fn rsli_replace_remove_rename_and_canonicalize() {
     editor.canonicalize().unwrap();
     assert_eq!(saved(&editor.plan().unwrap(), &old), old);
 }
+
+#[test]
+fn an_empty_entry_in_padding_does_not_move_later_payloads() {
+    // a at 16 (10 bytes + 6 padding), b at 32, z: empty, at 26 inside a's padding.
+    let mut writer = Writer::new();
+    writer
+        .add(
+            NewEntry {
+                name: b"a",
+                ..NewEntry::default()
+            },
+            b"0123456789",
+        )
+        .unwrap();
+    writer
+        .add(
+            NewEntry {
+                name: b"b",
+                ..NewEntry::default()
+            },
+            b"bbbb",
+        )
+        .unwrap();
+    writer
+        .add(
+            NewEntry {
+                name: b"z",
+                ..NewEntry::default()
+            },
+            b"",
+        )
+        .unwrap();
+    let mut old = writer.finish();
+    let z = old.len() - 64;
+    old[z + 56..z + 60].copy_from_slice(&26u32.to_le_bytes());
+    let mut editor = nres::Editor::open(&Archive::open(&old).unwrap()).unwrap();
+    editor.replace(0, b"9876543210".to_vec()).unwrap();
+    let new = saved(&editor.plan().unwrap(), &old);
+    let a = Archive::open(&new).unwrap();
+    assert_eq!(a.entry(1).unwrap().data_offset, 32, "b stays where it was");
+    assert_eq!(a.payload(1).unwrap(), b"bbbb");
+    assert_eq!(a.payload(0).unwrap(), b"9876543210");
+    assert!(a.problems().next().is_none());
+    // Removing a: z, in a's cut bytes, lands where they were, and stays valid.
+    let mut editor = nres::Editor::open(&Archive::open(&old).unwrap()).unwrap();
+    editor.remove(0).unwrap();
+    let new = saved(&editor.plan().unwrap(), &old);
+    let a = Archive::open(&new).unwrap();
+    assert_eq!(
+        nres_payloads(&new),
+        [(b"b".to_vec(), b"bbbb".to_vec()), (b"z".to_vec(), vec![])]
+    );
+    assert!(a.problems().next().is_none());
+}
+
+/// SPEC 2.7's retail quirk: a Deflate entry whose `packed_size` runs one byte past the end
+/// of the file.
+fn overrun_library() -> (Vec<u8>, Vec<u8>) {
+    let text =
+        b"INTERF8: a Deflate stream that decodes without its last declared byte. ".repeat(20);
+    let stream = miniz_oxide::deflate::compress_to_vec(&text, 6);
+    let mut file = vec![0u8; 32];
+    file[..4].copy_from_slice(b"NL\x00\x01");
+    file[4] = 2;
+    let mut a = rsli::Entry::default();
+    a.name[..5].copy_from_slice(b"A.TXT");
+    (a.unpacked_size, a.packed_size, a.data_offset) = (5, 5, 96);
+    let mut d = rsli::Entry::default();
+    d.name[..11].copy_from_slice(b"INTERF8.TEX");
+    d.flags = 0x100;
+    (d.unpacked_size, d.packed_size, d.data_offset) =
+        (text.len() as u32, stream.len() as u32 + 1, 101);
+    (a.file_sort_index, d.file_sort_index) = (0, 1);
+    file.extend_from_slice(&a.to_bytes());
+    file.extend_from_slice(&d.to_bytes());
+    file.extend_from_slice(b"hello");
+    file.extend_from_slice(&stream);
+    (file, text)
+}
+
+#[test]
+fn the_deflate_entry_one_byte_past_the_end_survives_edits() {
+    let (old, text) = overrun_library();
+    let lib = Library::open(&old).unwrap();
+    assert_eq!(lib.unpack_to_vec(1, &Limits::DEFAULT).unwrap(), text);
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    editor.add(b"NEW.TXT", Method::Lzss, b"new entry").unwrap();
+    let new = saved(&editor.plan().unwrap(), &old);
+    let want = vec![
+        (b"A.TXT".to_vec(), b"hello".to_vec()),
+        (b"INTERF8.TEX".to_vec(), text.clone()),
+        (b"NEW.TXT".to_vec(), b"new entry".to_vec()),
+    ];
+    assert_eq!(rsli_decoded(&new, false), want);
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    editor.remove(0).unwrap();
+    let new = saved(&editor.plan().unwrap(), &old);
+    assert_eq!(rsli_decoded(&new, false), want[1..2]);
+}

@@ -90,6 +90,7 @@ replay_tests!(
     opener,
     reader,
     tokio_reader,
+    editor,
 );
 
 /// `fuzz/Cargo.toml` declares one binary per body, each `fuzz_targets/<name>.rs` calls

@@ -180,7 +180,8 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
         (rsli::NAME_LEN, "RsLi")
     };
     let max = if nres { field_len - 1 } else { field_len };
-    if name.is_empty() {
+    // Archives may hold an empty name (the engine reads it); a new entry may not.
+    if name.is_empty() && r.offset.is_none() {
         return Err("name: empty".into());
     }
     if name.len() > max && raw_field.is_none() {
@@ -224,6 +225,9 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
     let flags = r.flags.unwrap_or(method.map_or(0, Method::bits));
     if !nres && original.is_none() && name.iter().any(u8::is_ascii_lowercase) {
         return Err("name: holds a lower-case letter, which rsFind could never find".into());
+    }
+    if !nres && r.sort_index.is_some_and(|i| i > u32::from(u16::MAX)) {
+        return Err("sort_index: RsLi holds 16 bits (at most 65535)".into());
     }
     let reserved = match &r.reserved {
         Some(hex) => from_hex(hex)
@@ -297,7 +301,8 @@ impl Planned {
     }
 }
 
-/// `file`, a name directly inside `dir`: no separators, no `..`.
+/// `file`, a regular file directly inside `dir`: no separators, no `..`, no link (a
+/// folder from someone else must not pull other files of this machine into the archive).
 fn inside(dir: &Path, file: &str) -> Result<PathBuf, String> {
     let plain = !file.is_empty()
         && file != "."
@@ -309,7 +314,13 @@ fn inside(dir: &Path, file: &str) -> Result<PathBuf, String> {
             "file: \"{file}\" is not a file name inside the folder"
         ));
     }
-    Ok(dir.join(file))
+    let path = dir.join(file);
+    match std::fs::symlink_metadata(&path) {
+        Ok(meta) if !meta.file_type().is_file() => Err(format!(
+            "file: \"{file}\" is not a regular file (links are not followed)"
+        )),
+        _ => Ok(path),
+    }
 }
 
 fn sha256_of(path: &Path) -> std::io::Result<String> {
@@ -475,7 +486,16 @@ fn pack_nres(
     }
     for (pos, p) in planned.iter().enumerate() {
         let at = |m: String| format!("entry {pos} (\"{}\"): {m}", names::display(&p.name));
-        let Some(file) = &p.file else { continue };
+        let Some(file) = &p.file else {
+            // A record without a payload in the data region keeps no bytes; one with a
+            // payload there needs its file, or the payload would come back as zeros.
+            if range(p).is_some_and(|(start, end)| end > start) {
+                return Err(at(
+                    "file: missing (its payload lies in the data region)".into()
+                ));
+            }
+            continue;
+        };
         if p.original.is_none() {
             let new = NewEntry {
                 name: &p.name,
@@ -554,8 +574,8 @@ fn pack_rsli(
     let range = |p: &Planned| {
         let (o, _) = p.original.unwrap_or_default();
         let start = u64::from(o) + shift;
-        let end = start + rsli::span_len(&p.rsli_entry());
-        (start >= region.start && end <= region.end).then_some((start, end))
+        let end = (start + rsli::span_len(&p.rsli_entry())).min(region.end);
+        (start >= region.start && start < region.end).then_some((start, end))
     };
     let payloads: Vec<(u64, u64)> = originals.iter().filter_map(|p| range(p)).collect();
     let removed = removed_runs(region.clone(), &payloads, &spans, 1);

@@ -92,14 +92,34 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
         // A payload outside the data region (SPEC 2.7's Deflate entry one byte past the
         // end of the file, a broken record) stays where its record says: its bytes in the
         // region are kept as gap bytes, the record as it is.
-        let inside = start >= region.start && start + len <= region.end;
+        // An RsLi payload that runs past the end keeps the bytes that exist, as the
+        // editor keeps them.
+        let inside = if is_nres {
+            start >= region.start && start + len <= region.end
+        } else {
+            start >= region.start && start < region.end
+        };
         if inside {
-            payloads.push((start, start + len));
+            payloads.push((start, (start + len).min(region.end)));
         }
         let outcome = if is_nres {
-            unpack_nres(archive, index, dir, &file, force, &mut budget, &mut record)
+            unpack_nres(
+                archive,
+                index,
+                inside,
+                dir,
+                &file,
+                force,
+                &mut budget,
+                &mut record,
+            )
         } else {
-            let range = (start, len);
+            let kept = if inside {
+                (start + len).min(region.end) - start
+            } else {
+                len
+            };
+            let range = (start, kept);
             unpack_rsli(
                 archive,
                 index,
@@ -187,9 +207,11 @@ enum Stop {
     All(String),
 }
 
+#[allow(clippy::too_many_arguments)]
 fn unpack_nres(
     archive: &ArchiveFile,
     index: usize,
+    inside: bool,
     dir: &Path,
     file: &str,
     force: bool,
@@ -214,6 +236,9 @@ fn unpack_nres(
             drop(out);
             let _ = std::fs::remove_file(&path);
             Err(match e {
+                // A payload in the data region is part of the archive's bytes: without
+                // its file, pack could not give them back.
+                EntryError::Archive(m) if inside => Stop::All(m),
                 EntryError::Archive(m) => Stop::Entry(m),
                 EntryError::Total(m) => Stop::All(m),
                 EntryError::Output(e) => Stop::All(format!("{}: {e}", path.display())),
@@ -240,7 +265,9 @@ fn unpack_rsli(
     let Native::Rsli(native) = entry.native else {
         return Ok(());
     };
-    let packed_len = usize::try_from(len).map_err(|_| Stop::All("too large".into()))?;
+    // A record may claim more than the file holds: read only what is there.
+    let there = archive.catalog.file_len().saturating_sub(start).min(len);
+    let packed_len = usize::try_from(there).map_err(|_| Stop::All("too large".into()))?;
     let mut plain = archive
         .read_at(start, packed_len)
         .map_err(|e| Stop::All(format!("reading its packed bytes: {e}")))?;

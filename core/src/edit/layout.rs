@@ -85,7 +85,10 @@ pub(crate) fn lay_out(
 
     let mut cover = vec![0i64; blocks + 1];
     for slot in slots {
-        if let Slot::Kept { start, len } = *slot {
+        // An empty payload holds no byte, so it keeps no block alive.
+        if let Slot::Kept { start, len } = *slot
+            && len > 0
+        {
             let blocks = reach(start, len);
             cover[blocks.start] += 1;
             cover[blocks.end] -= 1;
@@ -123,7 +126,10 @@ pub(crate) fn lay_out(
     let lead_end = starts.first().copied().unwrap_or(region.end);
     layout.copy(region.start, lead_end.saturating_sub(region.start));
     let mut shift = vec![0i128; blocks];
+    // Where each block's bytes start in the output (a dead block: where they would have).
+    let mut block_out = vec![0u64; blocks];
     for k in 0..blocks {
+        block_out[k] = layout.end;
         if live[k] {
             shift[k] = i128::from(layout.end) - i128::from(starts[k]);
             layout.copy(starts[k], block_end(k) - starts[k]);
@@ -138,8 +144,19 @@ pub(crate) fn lay_out(
         }
     }
     for (i, slot) in slots.iter().enumerate() {
-        if let Slot::Kept { start, .. } = *slot {
-            let moved = i128::from(start) + shift.get(block_of(start)).copied().unwrap_or(0);
+        if let Slot::Kept { start, len } = *slot {
+            let k = block_of(start);
+            let leading = starts.first().is_none_or(|&first| start < first);
+            let moved = match live.get(k) {
+                // Before every block: the leading gap, copied first as it is.
+                _ if leading => {
+                    i128::from(start) - i128::from(region.start) + i128::from(out_start)
+                }
+                Some(true) => i128::from(start) + shift.get(k).copied().unwrap_or(0),
+                // An empty payload in bytes that were cut: where they were.
+                _ if len == 0 => i128::from(block_out.get(k).copied().unwrap_or(layout.end)),
+                _ => i128::from(start) + shift.get(k).copied().unwrap_or(0),
+            };
             layout.offsets[i] = u64::try_from(moved).ok();
         }
     }
@@ -151,13 +168,15 @@ impl Layout {
         if len == 0 {
             return;
         }
-        self.end += len;
+        // Saturating: a region near u64::MAX (a caller's `file_len`) cannot wrap; the
+        // formats refuse such a total when they convert offsets to 32 bits.
+        self.end = self.end.saturating_add(len);
         if let Some(Event::Copy {
             offset: last,
             len: last_len,
         }) = self.events.last_mut()
         {
-            if *last + *last_len == offset {
+            if last.checked_add(*last_len) == Some(offset) {
                 *last_len += len;
                 return;
             }
@@ -171,11 +190,15 @@ impl Layout {
         };
         self.offsets[i] = Some(self.end);
         self.events.push(Event::New(i));
-        self.end += len;
-        let pad = self.end.next_multiple_of(align.max(1)) - self.end;
+        self.end = self.end.saturating_add(len);
+        let aligned = self
+            .end
+            .checked_next_multiple_of(align.max(1))
+            .unwrap_or(self.end);
+        let pad = aligned - self.end;
         if pad > 0 {
             self.events.push(Event::Zeros(pad));
-            self.end += pad;
+            self.end = aligned;
         }
     }
 }

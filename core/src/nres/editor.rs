@@ -6,7 +6,10 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::fmt;
 
-use super::entry::record_at;
+use super::entry::{
+    ATTR1_AT, ATTR2_AT, ATTR3_AT, DATA_OFFSET_AT, NAME_AT, SIZE_AT, SORT_INDEX_AT, TYPE_ID_AT,
+    record_at,
+};
 use super::name::c_str;
 use super::writer::{ALIGN, canonical_order, fits, name_field};
 use super::{
@@ -15,16 +18,6 @@ use super::{
 };
 use crate::edit::layout::{Event, Slot, lay_out};
 use crate::edit::{Piece, Plan};
-
-/// Offsets of the fields the editor changes inside a 64-byte record.
-const TYPE_ID_AT: usize = 0;
-const ATTR1_AT: usize = 4;
-const ATTR2_AT: usize = 8;
-const SIZE_AT: usize = 12;
-const ATTR3_AT: usize = 16;
-const NAME_AT: usize = 20;
-const DATA_OFFSET_AT: usize = 56;
-const SORT_INDEX_AT: usize = 60;
 
 /// The engine's twelve directory orders (SPEC 1.9). Each is a stable sort: entries with
 /// equal keys keep their current order. Numbers and names as [`SortMode::from_number`]
@@ -301,7 +294,8 @@ impl Editor {
             let entry = Entry::parse(index as u32, record);
             let (start, len) = (u64::from(entry.data_offset), u64::from(entry.size));
             let inside = start >= HEADER_LEN as u64 && start + len <= data_end;
-            if inside {
+            // An empty payload cuts no block: it would split a payload from its padding.
+            if inside && len > 0 {
                 starts.push(start);
             }
             items.push(Item {

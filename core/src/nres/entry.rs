@@ -4,14 +4,14 @@ use super::name::c_str;
 use super::{ENTRY_LEN, NAME_FIELD_LEN};
 
 /// Offsets of the fields inside a 64-byte record.
-const TYPE_ID_AT: usize = 0;
-const ATTR1_AT: usize = 4;
-const ATTR2_AT: usize = 8;
-const SIZE_AT: usize = 12;
-const ATTR3_AT: usize = 16;
-const NAME_AT: usize = 20;
-const DATA_OFFSET_AT: usize = 56;
-const SORT_INDEX_AT: usize = 60;
+pub(super) const TYPE_ID_AT: usize = 0;
+pub(super) const ATTR1_AT: usize = 4;
+pub(super) const ATTR2_AT: usize = 8;
+pub(super) const SIZE_AT: usize = 12;
+pub(super) const ATTR3_AT: usize = 16;
+pub(super) const NAME_AT: usize = 20;
+pub(super) const DATA_OFFSET_AT: usize = 56;
+pub(super) const SORT_INDEX_AT: usize = 60;
 
 /// The absolute file offset of the name field of entry `index` in a directory at
 /// `directory_offset`. Saturates, since callers may pass any directory offset.

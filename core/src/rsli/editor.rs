@@ -171,14 +171,15 @@ impl Editor {
             (start, start + span_len(e))
         };
 
-        // A trailer is kept apart only when no payload runs into it, so that adding a
-        // payload can go before it.
+        // The trailer is kept apart, so that it stays last whatever is added before it,
+        // when the offsets are read with it (it must stay last for them to mean the same),
+        // or when no payload runs into its bytes (they are then no payload's).
         let trailer = parse_trailer(tail)
             .and_then(|_| tail.first_chunk::<TRAILER_LEN>().copied())
             .filter(|_| {
                 let trailer_start = file_len - TRAILER_LEN as u64;
                 file_len >= needed + TRAILER_LEN as u64
-                    && entries.iter().all(|e| real(e).1 <= trailer_start)
+                    && (overlay.is_some() || entries.iter().all(|e| real(e).1 <= trailer_start))
             });
         let region_end = file_len - trailer.map_or(0, |t| t.len() as u64);
         let region = needed..region_end;
@@ -188,15 +189,20 @@ impl Editor {
             .into_iter()
             .map(|entry| {
                 let (start, end) = real(&entry);
-                let inside = start >= region.start && end <= region.end;
-                if inside {
+                // A payload that runs past the end of the region keeps the bytes that
+                // exist: a Deflate stream that decodes without its declared last byte
+                // (SPEC 2.7, a retail entry) moves with its bytes like any other.
+                let inside = start >= region.start && start < region.end
+                    || start == region.end && end == start;
+                // An empty payload cuts no block: it would split the bytes around it.
+                if inside && end > start {
                     starts.push(start);
                 }
                 Item {
                     payload: if inside {
                         Payload::Original {
                             start,
-                            len: end - start,
+                            len: end.min(region.end) - start,
                             key: entry.sort_index,
                         }
                     } else {
@@ -273,6 +279,17 @@ impl Editor {
     /// library out; `sort_index` is the key the save would use if nothing else changed.
     pub fn entry(&self, index: usize) -> Option<&Entry> {
         self.items.get(index).map(|item| &item.entry)
+    }
+
+    /// The range of the source (real offsets) entry `index`'s packed bytes come from, if
+    /// they still come from the source and lie in its payload region.
+    pub fn source_range(&self, index: usize) -> Option<Range<u64>> {
+        match self.items.get(index)?.payload {
+            Payload::Original { start, len, .. } | Payload::Moved { start, len, .. } => {
+                Some(start..start + len)
+            }
+            Payload::Outside | Payload::New { .. } => None,
+        }
     }
 
     /// The first entry, in table order, that `rsFind` would take `name` to mean: the
@@ -397,6 +414,16 @@ impl Editor {
         if count > MAX_ENTRIES {
             return Err(BuildError::TooManyEntries);
         }
+        let edited = self.reindex
+            || self
+                .items
+                .iter()
+                .any(|item| matches!(item.payload, Payload::New { .. } | Payload::Moved { .. }));
+        if edited && self.overlay != 0 && self.trailer.is_none() {
+            return Err(BuildError::TrailerInTable {
+                overlay: self.overlay,
+            });
+        }
         let mut entries: Vec<Entry> = self.items.iter().map(|item| item.entry).collect();
         if self.reindex {
             compute_permutation(&mut entries);
@@ -432,7 +459,9 @@ impl Editor {
                 Payload::Outside => continue,
             };
             if let Some(from) = from {
-                let xor_len = xor_len(entry);
+                // Never past the bytes kept: a payload cut at the end of the region has
+                // no more to re-key, and the bytes after it are another payload's.
+                let xor_len = xor_len(entry).min(len);
                 let rekey = xor_len > 0 && from != entry.sort_index;
                 if rekey {
                     rekeys.push(Rekey {

@@ -351,6 +351,12 @@ pub enum BuildError {
         /// The entry.
         entry: u32,
     },
+    /// The offsets are read with the media overlay, but the `AO` trailer that gives it
+    /// overlaps the header or the table, so an edited library could not keep it last.
+    TrailerInTable {
+        /// The overlay.
+        overlay: u32,
+    },
 }
 
 #[cfg(feature = "alloc")]
@@ -404,6 +410,11 @@ impl fmt::Display for BuildError {
                 f,
                 "entry {entry}: its packed bytes are shared with entry {other}, so they \
                  cannot be re-keyed for its new sort_index"
+            ),
+            BuildError::TrailerInTable { overlay } => write!(
+                f,
+                "the media trailer (overlay {overlay}) overlaps the table, so an edited \
+                 library could not keep it at the end"
             ),
             BuildError::PayloadOutside { entry } => write!(
                 f,

@@ -381,6 +381,46 @@ pub fn seeds() -> Vec<Seed> {
             }
         }
     }
+
+    // editor: [flags, ops, 4 * ops script bytes, archive]: the samples, a library of every
+    // method with a trailer, and an NRes with gaps and overlaps, each untouched, then
+    // edited by scripts that add, replace, remove, rename, sort, move and canonicalize.
+    let mut trailed = Builder::new();
+    trailed.seed(0x7EED).presorted(true).media_trailer(Some(40));
+    for (name, method) in samples::ALL_METHODS {
+        trailed
+            .add(name, method, &samples::all_methods_text(method)[..300])
+            .expect("valid");
+    }
+    let editable = [
+        ("nres", 0u8, samples::nres()),
+        ("odd-nres", 0, samples::odd_nres()),
+        ("rsli", 0, samples::rsli()),
+        ("rsli-trailer", 1, trailed.build().expect("builds")),
+    ];
+    let scripts: [(&str, &[[u8; 4]]); 4] = [
+        ("untouched", &[]),
+        ("add-replace", &[[0, 1, 2, 30], [1, 0, 40, 3], [0, 9, 9, 0]]),
+        (
+            "remove-rename-sort",
+            &[[2, 1, 0, 0], [3, 0, 7, 0], [4, 0, 9, 0], [4, 0, 8, 0]],
+        ),
+        (
+            "move-fields-canonical",
+            &[[5, 0, 3, 0], [6, 1, 2, 3], [7, 0, 0, 0], [1, 2, 5, 1]],
+        ),
+    ];
+    for (what, flags, archive) in &editable {
+        for (how, script) in scripts {
+            let head = [*flags, script.len() as u8];
+            let body: Vec<u8> = script.iter().flatten().copied().collect();
+            add(
+                "editor",
+                format!("{what}-{how}"),
+                [&head[..], &body, archive].concat(),
+            );
+        }
+    }
     out
 }
 
