@@ -66,6 +66,19 @@ pub struct Archive {
     cached_inline: bool,
 }
 
+impl Archive {
+    /// Whether `self` and `other` are the same open archive (clones of one `open`), as
+    /// [`Cache::get`](crate::Cache::get) hands out.
+    pub fn is_same_open(&self, other: &Archive) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// How many `Archive` values share this open archive (the cache's included).
+    pub(crate) fn holders(&self) -> usize {
+        Arc::strong_count(&self.shared)
+    }
+}
+
 struct Shared {
     catalog: Catalog<Vec<Entry>>,
     source: Source,

@@ -15,6 +15,9 @@
 //!   else on tokio's blocking pool.
 //! * [`EntryStream`] ([`Archive::stream`]): the same as 64 KiB `Bytes` chunks.
 //! * [`DecodeReader`]: any packed stream read from a caller's `AsyncBufRead`.
+//! * [`Cache`]: the engine's archive cache (SPEC 1.7) for servers: one shared `Archive`
+//!   per path, opened once for concurrent requests, closed after 10 s unheld unless
+//!   pinned, reopened when the file changes on disk, bounded (LRU).
 //!
 //! There is no codec logic here: every reader drives the core's
 //! [`StreamDecoder`](ngi_core::io::StreamDecoder) from one poll loop, so the rules are the
@@ -58,6 +61,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod archive;
+mod cache;
 mod decode;
 mod entry;
 mod error;
@@ -67,6 +71,7 @@ mod packed;
 mod poll;
 
 pub use archive::{Archive, DEFAULT_READ_CHUNK};
+pub use cache::{Cache, DEFAULT_IDLE, DEFAULT_MAX_OPEN};
 pub use decode::DecodeReader;
 pub use entry::{DEFAULT_STREAM_CHUNK, EntryReader, EntryStream};
 pub use ngi_core::archive::{Entry, Format};
@@ -92,6 +97,7 @@ const _: () = {
     >() {
     }
     archive::<Archive>();
+    archive::<Cache>();
     reader::<EntryReader>();
     reader::<DecodeReader<&'static [u8]>>();
     reader::<DecodeReader<tokio::io::BufReader<tokio::fs::File>>>();

@@ -1,0 +1,149 @@
+//! ngi-tokio's archive cache under tokio's paused clock: one open for many concurrent
+//! first requests, the idle close after 10 s of nobody holding an archive, pinned archives
+//! kept, a file replaced on disk opened afresh while the old archive still reads, and the
+//! bound on open archives.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use ngi_core::nres::{NewEntry, Writer};
+use ngi_tokio::{Archive, Cache};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ngi-cache-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn archive_with(payload: &[u8]) -> Vec<u8> {
+    let mut w = Writer::new();
+    w.add(
+        NewEntry {
+            name: b"entry.bin",
+            ..NewEntry::default()
+        },
+        payload,
+    )
+    .unwrap();
+    w.finish()
+}
+
+async fn read(archive: &Archive) -> Vec<u8> {
+    archive.read(0).await.unwrap().to_vec()
+}
+
+/// Lets the sweeping task run through `secs` of paused time.
+async fn wait(secs: u64) {
+    for _ in 0..secs * 4 {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn concurrent_first_requests_share_one_open() {
+    let dir = scratch("once");
+    let path = dir.join("a.res");
+    std::fs::write(&path, archive_with(b"one")).unwrap();
+    let cache = Cache::new();
+    let tasks: Vec<_> = (0..50)
+        .map(|_| {
+            let (cache, path) = (cache.clone(), path.clone());
+            tokio::spawn(async move { cache.get(&path).await.unwrap() })
+        })
+        .collect();
+    let mut archives = Vec::new();
+    for t in tasks {
+        archives.push(t.await.unwrap());
+    }
+    assert!(
+        archives.iter().all(|a| a.is_same_open(&archives[0])),
+        "one open for all"
+    );
+    assert_eq!(cache.len(), 1);
+    assert_eq!(read(&archives[0]).await, b"one");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(start_paused = true)]
+async fn idle_archives_close_after_the_idle_time_unless_held_or_pinned() {
+    let dir = scratch("idle");
+    let (a, b) = (dir.join("a.res"), dir.join("b.res"));
+    std::fs::write(&a, archive_with(b"a")).unwrap();
+    std::fs::write(&b, archive_with(b"b")).unwrap();
+    let cache = Cache::new();
+    let held = cache.get(&a).await.unwrap();
+    drop(cache.pin(&b).await.unwrap());
+    wait(30).await;
+    assert!(cache.contains(&a), "held: stays");
+    assert!(cache.contains(&b), "pinned: stays");
+    drop(held);
+    wait(5).await;
+    assert!(cache.contains(&a), "idle for 5 s of 10: stays");
+    wait(8).await;
+    assert!(!cache.contains(&a), "idle past 10 s: closed");
+    assert!(cache.contains(&b));
+    assert!(cache.unpin(&b));
+    wait(14).await;
+    assert!(cache.is_empty(), "unpinned, then idle: closed");
+    // A shorter idle time is honoured too.
+    let quick = Cache::new().with_idle(Duration::from_secs(1));
+    drop(quick.get(&a).await.unwrap());
+    wait(2).await;
+    assert!(quick.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_file_replaced_on_disk_is_opened_afresh_and_old_readers_go_on() {
+    let dir = scratch("replace");
+    let path = dir.join("a.res");
+    std::fs::write(&path, archive_with(b"old contents")).unwrap();
+    let cache = Cache::new();
+    let old = cache.get(&path).await.unwrap();
+    let same = cache.get(&path).await.unwrap();
+    assert!(old.is_same_open(&same));
+    // Replaced as editors do: a new file renamed over the old one.
+    let temp = dir.join("a.res.tmp");
+    std::fs::write(&temp, archive_with(b"new contents, longer")).unwrap();
+    std::fs::rename(&temp, &path).unwrap();
+    let new = cache.get(&path).await.unwrap();
+    assert!(!new.is_same_open(&old));
+    assert_eq!(read(&new).await, b"new contents, longer");
+    assert_eq!(
+        read(&old).await,
+        b"old contents",
+        "the old archive reads its own file"
+    );
+    assert_eq!(cache.len(), 1);
+    // A missing file is an error, and nothing is cached for it.
+    assert!(cache.get(dir.join("missing.res")).await.is_err());
+    assert_eq!(cache.len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(start_paused = true)]
+async fn beyond_the_bound_the_least_recently_used_go() {
+    let dir = scratch("lru");
+    let paths: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("{i}.res"))).collect();
+    for (i, p) in paths.iter().enumerate() {
+        std::fs::write(p, archive_with(format!("archive {i}").as_bytes())).unwrap();
+    }
+    let cache = Cache::new().with_max_open(2);
+    let get = |p: &Path| {
+        let (cache, p) = (cache.clone(), p.to_path_buf());
+        async move { cache.get(&p).await.unwrap() }
+    };
+    drop(get(&paths[0]).await);
+    tokio::time::advance(Duration::from_millis(10)).await;
+    drop(get(&paths[1]).await);
+    tokio::time::advance(Duration::from_millis(10)).await;
+    drop(get(&paths[0]).await); // 0 is now the more recent
+    tokio::time::advance(Duration::from_millis(10)).await;
+    let two = get(&paths[2]).await;
+    assert_eq!(cache.len(), 2);
+    assert!(cache.contains(&paths[0]) && cache.contains(&paths[2]));
+    assert!(!cache.contains(&paths[1]), "the least recently used went");
+    assert_eq!(read(&two).await, b"archive 2");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,320 @@
+//! The engine's archive cache (SPEC 1.7) for servers and library users: one shared
+//! [`Archive`] per path, opened once however many tasks ask at the same moment, closed
+//! after an idle time when nobody holds it (unless pinned), reopened when the file on disk
+//! changes, and bounded in how many it keeps open.
+
+use std::collections::HashMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+use std::time::{Duration, SystemTime};
+
+use tokio::sync::OnceCell;
+use tokio::time::Instant;
+
+use crate::{Archive, OpenOptions};
+
+/// The engine's idle time before an unused archive is unloaded.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(10);
+/// Archives a cache keeps open at most by default.
+pub const DEFAULT_MAX_OPEN: usize = 256;
+
+/// What tells a file on disk from the one that was opened: its size, its modification
+/// time and (on Unix) its device and inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity {
+    len: u64,
+    modified: Option<SystemTime>,
+    inode: (u64, u64),
+}
+
+impl Identity {
+    fn of(meta: &std::fs::Metadata) -> Identity {
+        #[cfg(unix)]
+        let inode = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.dev(), meta.ino())
+        };
+        #[cfg(not(unix))]
+        let inode = (0, 0);
+        Identity {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            inode,
+        }
+    }
+}
+
+/// One path's archive: opened once (the cell, shared by every request for this open),
+/// with what the sweeps need.
+#[derive(Debug)]
+struct Slot {
+    cell: Arc<OnceCell<Archive>>,
+    /// The identity of the file when the open started: a file that differs is reopened.
+    identity: Identity,
+    pinned: bool,
+    last_used: Instant,
+    /// When the cache became the only holder (`None` while someone else holds it).
+    idle_since: Option<Instant>,
+}
+
+#[derive(Debug)]
+struct State {
+    slots: HashMap<PathBuf, Slot>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    idle: Duration,
+    max_open: usize,
+    options: OpenOptions,
+    state: Mutex<State>,
+    sweeper: std::sync::Once,
+}
+
+/// A cache of open archives, shared by cloning (`Clone + Send + Sync`).
+///
+/// * [`get`](Cache::get) gives the archive at a path, opening it if needed; tasks that ask
+///   for it at the same moment share one open (one read of the header and directory).
+/// * An archive that nobody but the cache holds is closed once it has been idle for the
+///   idle time ([`DEFAULT_IDLE`], 10 s as in the engine, or
+///   [`with_idle`](Cache::with_idle)), checked by a task on the runtime every quarter of
+///   it; a [`pin`](Cache::pin)ned one stays.
+/// * Every `get` compares the file's size, modification time and inode with the open
+///   one's: a file replaced or rewritten on disk is opened again for new requests, while
+///   readers of the old archive go on reading the file they opened.
+/// * Beyond [`with_max_open`](Cache::with_max_open) archives, the least recently used ones
+///   that are not pinned are dropped from the cache (their holders keep them).
+///
+/// ```no_run
+/// # async fn serve() -> std::io::Result<()> {
+/// use ngi_tokio::Cache;
+///
+/// let cache = Cache::new();
+/// let archive = cache.get("data/textures.res").await?; // opened
+/// let again = cache.get("data/textures.res").await?; // the same archive
+/// # drop((archive, again));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Cache {
+    inner: Arc<Inner>,
+}
+
+impl Default for Cache {
+    fn default() -> Self {
+        Cache::new()
+    }
+}
+
+impl Cache {
+    /// A cache with the engine's policy: 10 s idle time, at most [`DEFAULT_MAX_OPEN`]
+    /// archives, archives opened with [`OpenOptions::DEFAULT`].
+    pub fn new() -> Cache {
+        Cache::build(DEFAULT_IDLE, DEFAULT_MAX_OPEN, OpenOptions::DEFAULT)
+    }
+
+    fn build(idle: Duration, max_open: usize, options: OpenOptions) -> Cache {
+        Cache {
+            inner: Arc::new(Inner {
+                idle,
+                max_open: max_open.max(1),
+                options,
+                state: Mutex::new(State {
+                    slots: HashMap::new(),
+                }),
+                sweeper: std::sync::Once::new(),
+            }),
+        }
+    }
+
+    /// The same cache settings with another idle time (for a new, empty cache).
+    pub fn with_idle(self, idle: Duration) -> Cache {
+        Cache::build(idle, self.inner.max_open, self.inner.options)
+    }
+
+    /// The same cache settings with another bound on open archives (at least 1).
+    pub fn with_max_open(self, max_open: usize) -> Cache {
+        Cache::build(self.inner.idle, max_open, self.inner.options)
+    }
+
+    /// The same cache settings with other options for opening (limits, media trailer).
+    pub fn with_options(self, options: OpenOptions) -> Cache {
+        Cache::build(self.inner.idle, self.inner.max_open, options)
+    }
+
+    /// The archive at `path`, opened if it is not open or its file changed.
+    pub async fn get(&self, path: impl AsRef<Path>) -> io::Result<Archive> {
+        self.fetch(path.as_ref(), false).await
+    }
+
+    /// [`get`](Cache::get), and keep the archive open however long it is idle.
+    pub async fn pin(&self, path: impl AsRef<Path>) -> io::Result<Archive> {
+        self.fetch(path.as_ref(), true).await
+    }
+
+    /// Lets the archive at `path` be closed when idle again; whether it was pinned.
+    pub fn unpin(&self, path: impl AsRef<Path>) -> bool {
+        let mut state = self.lock();
+        state
+            .slots
+            .get_mut(path.as_ref())
+            .is_some_and(|slot| std::mem::replace(&mut slot.pinned, false))
+    }
+
+    /// How many archives the cache holds (open or opening).
+    pub fn len(&self) -> usize {
+        self.lock().slots.len()
+    }
+
+    /// Whether the cache holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the cache holds the archive at `path`.
+    pub fn contains(&self, path: impl AsRef<Path>) -> bool {
+        self.lock().slots.contains_key(path.as_ref())
+    }
+
+    /// Closes the archives idle for the idle time now (the background task does this every
+    /// quarter of it); returns how many.
+    pub fn sweep(&self) -> usize {
+        sweep(&self.inner, Instant::now())
+    }
+
+    async fn fetch(&self, path: &Path, pin: bool) -> io::Result<Archive> {
+        self.start_sweeper();
+        let identity = Identity::of(&tokio::fs::metadata(path).await?);
+        let cell = {
+            let mut state = self.lock();
+            let now = Instant::now();
+            let reuse = state
+                .slots
+                .get(path)
+                .is_some_and(|s| s.identity == identity);
+            if !reuse {
+                // Not cached, or the file changed: a new open for new requests; holders
+                // of the old archive keep it.
+                state.slots.insert(
+                    path.to_path_buf(),
+                    Slot {
+                        cell: Arc::new(OnceCell::new()),
+                        identity,
+                        pinned: false,
+                        last_used: now,
+                        idle_since: None,
+                    },
+                );
+            }
+            let cell = match state.slots.get_mut(path) {
+                Some(slot) => {
+                    slot.pinned |= pin;
+                    slot.last_used = now;
+                    slot.idle_since = None;
+                    Arc::clone(&slot.cell)
+                }
+                None => Arc::new(OnceCell::new()),
+            };
+            evict(&mut state, self.inner.max_open, path);
+            cell
+        };
+        let options = self.inner.options;
+        let opened = cell
+            .get_or_try_init(|| Archive::open_with(path, options))
+            .await;
+        match opened {
+            Ok(archive) => Ok(archive.clone()),
+            Err(e) => {
+                // A failed open is not cached: the next request tries again.
+                let mut state = self.lock();
+                if state
+                    .slots
+                    .get(path)
+                    .is_some_and(|s| Arc::ptr_eq(&s.cell, &cell) && s.cell.get().is_none())
+                {
+                    state.slots.remove(path);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn start_sweeper(&self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let weak: Weak<Inner> = Arc::downgrade(&self.inner);
+        let every = (self.inner.idle / 4).max(Duration::from_millis(10));
+        self.inner.sweeper.call_once(|| {
+            runtime.spawn(async move {
+                let mut tick = tokio::time::interval(every);
+                tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                loop {
+                    tick.tick().await;
+                    // The cache is gone: so is the task.
+                    let Some(inner) = weak.upgrade() else {
+                        return;
+                    };
+                    sweep(&inner, Instant::now());
+                }
+            });
+        });
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        lock(&self.inner)
+    }
+}
+
+fn lock(inner: &Inner) -> MutexGuard<'_, State> {
+    // A panic while holding the lock leaves the map consistent: each change is one insert
+    // or remove.
+    inner
+        .state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Closes what has been idle (held by the cache alone) for the idle time.
+fn sweep(inner: &Inner, now: Instant) -> usize {
+    let mut state = lock(inner);
+    let before = state.slots.len();
+    state.slots.retain(|_, slot| {
+        let Some(archive) = slot.cell.get() else {
+            return true; // still opening
+        };
+        if slot.pinned || archive.holders() > 1 {
+            slot.idle_since = None;
+            return true;
+        }
+        match slot.idle_since {
+            None => {
+                slot.idle_since = Some(now);
+                true
+            }
+            Some(since) => now.duration_since(since) < inner.idle,
+        }
+    });
+    before - state.slots.len()
+}
+
+/// Drops the least recently used unpinned archives beyond `max_open` (never `keep`).
+fn evict(state: &mut State, max_open: usize, keep: &Path) {
+    while state.slots.len() > max_open {
+        let oldest = state
+            .slots
+            .iter()
+            .filter(|(p, s)| !s.pinned && p.as_path() != keep)
+            .min_by_key(|(_, s)| s.last_used)
+            .map(|(p, _)| p.clone());
+        match oldest {
+            Some(p) => {
+                state.slots.remove(&p);
+            }
+            None => return,
+        }
+    }
+}
