@@ -88,17 +88,7 @@ fn rsli_variants() -> Vec<(String, Vec<u8>, bool)> {
     let mut out = Vec::new();
     for presorted in [true, false] {
         for trailer in [None, Some(0), Some(100)] {
-            let mut builder = Builder::new();
-            builder
-                .seed(0x0BAD_5EED)
-                .presorted(presorted)
-                .media_trailer(trailer);
-            for (name, method) in samples::ALL_METHODS {
-                builder
-                    .add(name, method, &samples::all_methods_text(method))
-                    .unwrap();
-            }
-            let bytes = builder.build().unwrap();
+            let bytes = samples::every_method_library(0x0BAD_5EED, presorted, trailer);
             let honoured = trailer.is_some_and(|t| t > 0);
             let name = format!("p{presorted}-t{trailer:?}");
             out.push((name, bytes, honoured));
@@ -704,26 +694,6 @@ fn pack_killed_at_any_moment_leaves_the_old_archive_or_the_new() {
     let _ = fs::remove_dir_all(&dir);
 }
 
-/// Runs `ngi args` under Python, which reports the child's peak RSS (KiB).
-fn peak_rss_kib(args: &[&str]) -> u64 {
-    let script = "import resource, subprocess, sys\n\
-                  r = subprocess.run(sys.argv[1:])\n\
-                  sys.stderr.write('exit %d\\n' % r.returncode)\n\
-                  sys.stderr.write('%d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n";
-    let o = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(env!("CARGO_BIN_EXE_ngi"))
-        .args(args)
-        .output()
-        .expect("python3 runs");
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    let mut lines = err.lines().rev();
-    let peak = lines.next().and_then(|l| l.parse().ok()).expect("the peak");
-    assert_eq!(lines.next(), Some("exit 0"), "{args:?}: {err}");
-    peak
-}
-
 #[test]
 fn add_to_a_2_gib_archive_stays_under_64_mib() {
     use std::io::{Seek, SeekFrom, Write};
@@ -773,7 +743,8 @@ fn add_to_a_2_gib_archive_stays_under_64_mib() {
     }
     let added = dir.join("added.txt");
     fs::write(&added, b"one more").unwrap();
-    let peak = peak_rss_kib(&["add", s(&path), s(&added)]);
+    let (_, peak) =
+        ngi_tests::peak::run_measured(env!("CARGO_BIN_EXE_ngi"), &["add", s(&path), s(&added)]);
     println!("ngi add to a {len}-byte archive: peak RSS {peak} KiB");
     assert!(peak < 64 * 1024, "peak {peak} KiB");
     assert_eq!(fs::metadata(&path).unwrap().len(), len + 8 + 64);

@@ -7,7 +7,6 @@
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use ngi_core::nres;
 use ngi_core::rsli;
@@ -77,26 +76,9 @@ fn sparse_rsli(path: &Path) {
     write_at(&mut file, LEN - 1024, &payload());
 }
 
-/// Runs `ngi args` under Python, which reports the child's peak RSS (KiB) on stderr's last
-/// line; returns stdout and the peak.
+/// `ngi args` with its peak RSS (KiB), measured by `ngi_tests::peak::run_measured`.
 fn run_measured(args: &[&str]) -> (Vec<u8>, u64) {
-    let script = "import resource, subprocess, sys\n\
-                  r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE)\n\
-                  sys.stdout.buffer.write(r.stdout)\n\
-                  sys.stderr.write('exit %d\\n' % r.returncode)\n\
-                  sys.stderr.write('%d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n";
-    let o = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(env!("CARGO_BIN_EXE_ngi"))
-        .args(args)
-        .output()
-        .expect("python3 runs (CPython is on every machine of ours)");
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    let mut lines = err.lines().rev();
-    let peak: u64 = lines.next().and_then(|l| l.parse().ok()).expect("the peak");
-    assert_eq!(lines.next(), Some("exit 0"), "{args:?}: {err}");
-    (o.stdout, peak)
+    ngi_tests::peak::run_measured(env!("CARGO_BIN_EXE_ngi"), args)
 }
 
 #[test]

@@ -15,6 +15,7 @@ pub mod fuzzing;
 pub mod hostile;
 pub mod jlha;
 pub mod lha;
+pub mod peak;
 pub mod pylzss;
 pub mod samples;
 pub mod streams;

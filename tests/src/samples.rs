@@ -237,3 +237,19 @@ pub fn odd_nres() -> Vec<u8> {
     assert_eq!(directory_offset, 45);
     file
 }
+
+/// A library of one entry per method ([`ALL_METHODS`], the texts of [`all_methods_text`])
+/// with the given seed, table kind and trailer: the editors' and packers' variants.
+pub fn every_method_library(seed: u32, presorted: bool, trailer: Option<u32>) -> Vec<u8> {
+    let mut builder = Builder::new();
+    builder
+        .seed(seed)
+        .presorted(presorted)
+        .media_trailer(trailer);
+    for (name, method) in ALL_METHODS {
+        builder
+            .add(name, method, &all_methods_text(method))
+            .expect("fixture entry is valid");
+    }
+    builder.build().expect("fixture library builds")
+}

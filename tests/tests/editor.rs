@@ -387,17 +387,7 @@ fn the_twelve_sort_modes_are_stable_sorts_on_their_keys() {
 
 /// A library with every method, XOR ones included, under both kinds of table.
 fn keyed_library(presorted: bool, trailer: Option<u32>) -> Vec<u8> {
-    let mut builder = Builder::new();
-    builder
-        .seed(0xBEEF_0042)
-        .presorted(presorted)
-        .media_trailer(trailer);
-    for (name, method) in samples::ALL_METHODS {
-        builder
-            .add(name, method, &samples::all_methods_text(method))
-            .unwrap();
-    }
-    builder.build().unwrap()
+    samples::every_method_library(0xBEEF_0042, presorted, trailer)
 }
 
 #[test]

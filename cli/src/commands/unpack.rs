@@ -57,38 +57,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
     for (index, entry) in catalog.entries().iter().enumerate() {
         let file = unique_file_name(&mut taken, &names::file_name(entry.name()), index);
         bar.set_message(file.clone());
-        let mut record = EntryRecord {
-            name: names::display(entry.name()),
-            ..EntryRecord::default()
-        };
-        let (start, len) = match &entry.native {
-            Native::Nres(r) => {
-                let e = r.entry();
-                record.name_tail = tail_hex(&e.name_field[..], e.name().len());
-                if !e.name_field.contains(&0) {
-                    record.name_field = Some(hex(&e.name_field[..]));
-                }
-                record.type_id = Some(e.type_id);
-                record.attr1 = Some(e.attr1);
-                record.attr2 = Some(e.attr2);
-                record.attr3 = Some(e.attr3);
-                record.sort_index = Some(e.sort_index);
-                record.offset = Some(e.data_offset);
-                record.size = Some(e.size);
-                (u64::from(e.data_offset), u64::from(e.size))
-            }
-            Native::Rsli(e) => {
-                record.name_tail = tail_hex(&e.name, e.name().len());
-                record.method = entry.method.map(|m| m.name().to_string());
-                record.flags = Some(e.flags);
-                record.reserved = (e.reserved != [0; 4]).then(|| hex(&e.reserved));
-                record.unpacked_size = Some(e.unpacked_size);
-                record.sort_index = Some(u32::from(e.file_sort_index));
-                record.offset = Some(e.data_offset);
-                record.size = Some(e.packed_size);
-                (u64::from(e.data_offset) + overlay, rsli::span_len(e))
-            }
-        };
+        let (mut record, (start, len)) = record_of(entry, overlay);
         // A payload outside the data region (SPEC 2.7's Deflate entry one byte past the
         // end of the file, a broken record) stays where its record says: its bytes in the
         // region are kept as gap bytes, the record as it is.
@@ -159,30 +128,14 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
     if gaps_file.is_some() {
         write_new(&dir.join(GAPS_NAME), force, &gap_bytes)?;
     }
-    let lookup = match (catalog.lookup_table(), &editor) {
-        (Lookup::Nres(LookupTable::Canonical), _) => true,
-        (Lookup::Rsli(_), AnyEditor::Rsli(_)) => rsli_is_canonical(catalog.entries()),
-        _ => false,
-    };
-    let header = match catalog.header() {
-        ngi_core::archive::Header::Rsli(h) => Some(*h),
-        _ => None,
-    };
-    let manifest = Manifest {
-        ngi_manifest: manifest::VERSION,
-        format: if is_nres { "nres" } else { "rsli" }.into(),
-        lookup: if lookup { "canonical" } else { "as-stored" }.into(),
-        data_start: region.start,
-        data_end: region.end,
-        header: header.map(|h| hex(&h.raw)),
-        seed: header.map(|h| h.seed),
-        presorted_flag: header.map(|h| h.presorted_flag),
-        trailer: trailer.map(|t| hex(&t)),
-        media_overlay: catalog.overlay(),
-        gaps: gaps_file,
-        gap: gaps,
-        entry: records,
-    };
+    let manifest = manifest_of(
+        archive,
+        &editor,
+        &region,
+        trailer,
+        (gaps, gaps_file),
+        records,
+    );
     let text = toml::to_string_pretty(&manifest).map_err(|e| bad(e.to_string()))?;
     let text = format!(
         "# Made by `ngi unpack`; `ngi pack {} -o ARCHIVE` rebuilds the archive from it.\n{text}",
@@ -199,6 +152,81 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
         manifest_path.display()
     ));
     Ok(())
+}
+
+/// The manifest record of `entry`, every field as stored, and its payload's range in the
+/// file (RsLi: real offset, with `overlay`; the span the engine reads).
+fn record_of(entry: &ngi_core::archive::Entry, overlay: u64) -> (EntryRecord, (u64, u64)) {
+    let mut record = EntryRecord {
+        name: names::display(entry.name()),
+        ..EntryRecord::default()
+    };
+    let range = match &entry.native {
+        Native::Nres(r) => {
+            let e = r.entry();
+            record.name_tail = tail_hex(&e.name_field[..], e.name().len());
+            if !e.name_field.contains(&0) {
+                record.name_field = Some(hex(&e.name_field[..]));
+            }
+            record.type_id = Some(e.type_id);
+            record.attr1 = Some(e.attr1);
+            record.attr2 = Some(e.attr2);
+            record.attr3 = Some(e.attr3);
+            record.sort_index = Some(e.sort_index);
+            record.offset = Some(e.data_offset);
+            record.size = Some(e.size);
+            (u64::from(e.data_offset), u64::from(e.size))
+        }
+        Native::Rsli(e) => {
+            record.name_tail = tail_hex(&e.name, e.name().len());
+            record.method = entry.method.map(|m| m.name().to_string());
+            record.flags = Some(e.flags);
+            record.reserved = (e.reserved != [0; 4]).then(|| hex(&e.reserved));
+            record.unpacked_size = Some(e.unpacked_size);
+            record.sort_index = Some(u32::from(e.file_sort_index));
+            record.offset = Some(e.data_offset);
+            record.size = Some(e.packed_size);
+            (u64::from(e.data_offset) + overlay, rsli::span_len(e))
+        }
+    };
+    (record, range)
+}
+
+/// The manifest of the unpacked archive.
+fn manifest_of(
+    archive: &ArchiveFile,
+    editor: &AnyEditor,
+    region: &std::ops::Range<u64>,
+    trailer: Option<[u8; rsli::TRAILER_LEN]>,
+    (gaps, gaps_file): (Vec<Gap>, Option<String>),
+    records: Vec<EntryRecord>,
+) -> Manifest {
+    let catalog = &archive.catalog;
+    let is_nres = matches!(editor, AnyEditor::Nres(_));
+    let lookup = match (catalog.lookup_table(), editor) {
+        (Lookup::Nres(LookupTable::Canonical), _) => true,
+        (Lookup::Rsli(_), AnyEditor::Rsli(_)) => rsli_is_canonical(catalog.entries()),
+        _ => false,
+    };
+    let header = match catalog.header() {
+        ngi_core::archive::Header::Rsli(h) => Some(*h),
+        _ => None,
+    };
+    Manifest {
+        ngi_manifest: manifest::VERSION,
+        format: if is_nres { "nres" } else { "rsli" }.into(),
+        lookup: if lookup { "canonical" } else { "as-stored" }.into(),
+        data_start: region.start,
+        data_end: region.end,
+        header: header.map(|h| hex(&h.raw)),
+        seed: header.map(|h| h.seed),
+        presorted_flag: header.map(|h| h.presorted_flag),
+        trailer: trailer.map(|t| hex(&t)),
+        media_overlay: catalog.overlay(),
+        gaps: gaps_file,
+        gap: gaps,
+        entry: records,
+    }
 }
 
 /// Why an entry was not unpacked in full: it alone (kept packed), or the whole run.
