@@ -225,6 +225,51 @@ pub enum CliCommand {
         #[arg(value_name = "MODE", value_parser = sort_mode)]
         mode: ngi_core::nres::SortMode,
     },
+    /// HTTP server of the archives under DIR: listings (JSON, or HTML for browsers) and
+    /// decoded entries, `GET /PATH/NAME`
+    Serve {
+        /// Address to listen on (port 0: any free port)
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+        listen: std::net::SocketAddr,
+        /// Honour the RsLi "AO" media trailer (engine flag 2)
+        #[arg(long)]
+        media_trailer: bool,
+        /// Largest decoded entry served (default 256M); a larger one is refused (403)
+        #[arg(long, value_name = "N", value_parser = size)]
+        max_entry_size: Option<u64>,
+        /// Most entries an archive may have (default 1M)
+        #[arg(long, value_name = "N", value_parser = entry_count)]
+        max_entries: Option<u32>,
+        /// Entries up to N are decoded whole before the response starts (a corrupt one is
+        /// a 500); larger ones stream
+        #[arg(long, value_name = "N", value_parser = size, default_value = "1M")]
+        buffer_up_to: u64,
+        /// Most entry bodies being sent at once; beyond it, 503 with Retry-After
+        #[arg(long, value_name = "N", default_value_t = 256)]
+        max_streams: usize,
+        /// Most open connections; beyond it, new ones wait in the listen queue
+        #[arg(long, value_name = "N", default_value_t = 1024)]
+        max_connections: usize,
+        /// Seconds a request may take until its response starts (then 503), and a client
+        /// may take to send its request headers
+        #[arg(long, value_name = "SECS", value_parser = seconds, default_value = "30")]
+        request_timeout: std::time::Duration,
+        /// Seconds a connection may go without sending or receiving a byte
+        #[arg(long, value_name = "SECS", value_parser = seconds, default_value = "60")]
+        idle_timeout: std::time::Duration,
+        /// Seconds an unused archive stays open (the engine's 10)
+        #[arg(long, value_name = "SECS", value_parser = seconds, default_value = "10")]
+        cache_idle: std::time::Duration,
+        /// Cache-Control max-age of entries and listings, in seconds
+        #[arg(long, value_name = "SECS", default_value_t = 60)]
+        max_age: u64,
+        /// Seconds in-flight responses get to finish on SIGINT/SIGTERM
+        #[arg(long, value_name = "SECS", value_parser = seconds, default_value = "30")]
+        shutdown_timeout: std::time::Duration,
+        /// The folder whose archives are served (recursively)
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
     /// Print a shell completion script to stdout
     Completions {
         /// The shell the script is for
@@ -331,8 +376,27 @@ pub enum Action {
         output: PathBuf,
         force: bool,
     },
+    /// Serve: an HTTP server over a folder.
+    Serve(Serve),
     /// A completion script for the shell.
     Completions(Shell),
+}
+
+/// `ngi serve`'s settings.
+#[derive(Debug, Clone)]
+pub struct Serve {
+    pub dir: PathBuf,
+    pub listen: std::net::SocketAddr,
+    pub media_trailer: bool,
+    pub limits: Limits,
+    pub buffer_up_to: u64,
+    pub max_streams: usize,
+    pub max_connections: usize,
+    pub request_timeout: std::time::Duration,
+    pub idle_timeout: std::time::Duration,
+    pub cache_idle: std::time::Duration,
+    pub max_age: u64,
+    pub shutdown_timeout: std::time::Duration,
 }
 
 #[derive(Debug)]
@@ -437,6 +501,39 @@ impl CliCommand {
             },
             CliCommand::Verify { read, archive } => options(Command::Verify, read, archive),
             CliCommand::Completions { shell } => return Action::Completions(shell),
+            CliCommand::Serve {
+                listen,
+                media_trailer,
+                max_entry_size,
+                max_entries,
+                buffer_up_to,
+                max_streams,
+                max_connections,
+                request_timeout,
+                idle_timeout,
+                cache_idle,
+                max_age,
+                shutdown_timeout,
+                dir,
+            } => {
+                let mut limits = Limits::DEFAULT;
+                limits.max_entry_size = max_entry_size.unwrap_or(limits.max_entry_size);
+                limits.max_entries = max_entries.unwrap_or(limits.max_entries);
+                return Action::Serve(Serve {
+                    dir,
+                    listen,
+                    media_trailer,
+                    limits,
+                    buffer_up_to,
+                    max_streams: max_streams.max(1),
+                    max_connections: max_connections.max(1),
+                    request_timeout,
+                    idle_timeout,
+                    cache_idle,
+                    max_age,
+                    shutdown_timeout,
+                });
+            }
             CliCommand::Pack { output, force, dir } => {
                 return Action::Pack { dir, output, force };
             }
@@ -559,6 +656,14 @@ fn sort_mode(text: &str) -> Result<ngi_core::nres::SortMode, String> {
 fn size(text: &str) -> Result<u64, String> {
     parse_size(text)
         .ok_or_else(|| "takes a number of bytes such as 4096, 64K, 256M or 4G, or 'none'".into())
+}
+
+/// A time in seconds, fractions allowed (`0.5`), at most a day.
+fn seconds(text: &str) -> Result<std::time::Duration, String> {
+    match text.parse::<f64>() {
+        Ok(s) if (0.0..=86_400.0).contains(&s) => Ok(std::time::Duration::from_secs_f64(s)),
+        _ => Err("takes a number of seconds from 0 to 86400, such as 30 or 0.5".into()),
+    }
 }
 
 /// `--max-entries`: as [`size`], at most `u32::MAX`; `none` is `u32::MAX`.

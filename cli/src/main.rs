@@ -13,6 +13,7 @@ mod names;
 mod open;
 mod report;
 mod save;
+mod serve;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -33,6 +34,7 @@ fn main() -> ExitCode {
         Action::Read(options) => commands::run(&options),
         Action::Edit(source, edit) => commands::edit(&source, &edit),
         Action::Pack { dir, output, force } => commands::pack::run(&dir, &output, force),
+        Action::Serve(settings) => serve::run(&settings),
         Action::Completions(shell) => return print_or_fail(&args::completion_script(shell)),
     };
     match result {

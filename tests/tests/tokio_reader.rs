@@ -116,6 +116,53 @@ async fn every_entry_reads_the_same_in_any_sizes() {
     }
 }
 
+/// `reader_from` at the start, one byte in, the middle, one byte before the end and the
+/// end, for every entry of every method, from a file and from memory: the entry's bytes
+/// from there on, through `read_to_end`, random-sized reads and `AsyncBufRead`. Past the
+/// end is `InvalidInput`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_entry_reads_the_same_from_any_offset() {
+    let mut rng = Rng::new(0x0FF5);
+    for f in fixtures() {
+        for (how, archive) in opened(f).await {
+            for (i, e) in f.expected.iter().enumerate() {
+                let size = e.plain.len() as u64;
+                let starts = [
+                    0,
+                    1,
+                    size / 2,
+                    size.saturating_sub(1),
+                    size,
+                    rng.below(9000) as u64,
+                ];
+                for start in starts.into_iter().filter(|&s| s <= size) {
+                    let what = format!("{} {how} {} from {start}", f.name, e.name);
+                    let want = &e.plain[start as usize..];
+                    let reader = archive.reader_from(i, start).unwrap();
+                    assert_eq!(reader.unpacked_size(), size, "{what}");
+                    assert_eq!(reader.remaining(), size - start, "{what}");
+                    let got = read_sized(reader, || 1 + rng.below(9000)).await;
+                    assert!(got == want, "{what}: random reads");
+                    let mut buffered = archive.reader_from(i, start).unwrap();
+                    let mut got = Vec::new();
+                    loop {
+                        let chunk = buffered.fill_buf().await.unwrap();
+                        if chunk.is_empty() {
+                            break;
+                        }
+                        let n = chunk.len().min(1 + rng.below(5000));
+                        got.extend_from_slice(&chunk[..n]);
+                        buffered.consume(n);
+                    }
+                    assert!(got == want, "{what}: fill_buf");
+                }
+                let past = archive.reader_from(i, size + 1).unwrap_err();
+                assert_eq!(past.kind(), std::io::ErrorKind::InvalidInput, "{}", e.name);
+            }
+        }
+    }
+}
+
 #[tokio::test]
 async fn every_entry_reads_the_same_through_async_buf_read() {
     let mut rng = Rng::new(0xB0F);

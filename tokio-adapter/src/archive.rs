@@ -83,6 +83,8 @@ struct Shared {
     catalog: Catalog<Vec<Entry>>,
     source: Source,
     options: OpenOptions,
+    /// The opened file's metadata, taken from its handle at open.
+    metadata: Option<std::fs::Metadata>,
 }
 
 enum Source {
@@ -111,19 +113,23 @@ impl Archive {
     pub async fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> io::Result<Archive> {
         let runtime = Handle::try_current().map_err(io::Error::other)?;
         let path = path.as_ref().to_owned();
-        let (file, catalog) = runtime
+        let opened = runtime
             .spawn_blocking(move || -> io::Result<_> {
                 let file = File::open(path)?;
+                // From the handle, not the path: what was opened, whatever the path
+                // names by now.
+                let metadata = file.metadata()?;
                 let catalog = ngi_core::io::open_at(&file, options)?;
-                Ok((file, catalog))
+                Ok((file, catalog, metadata))
             })
             .await
             .map_err(join_error)??;
+        let (file, catalog, metadata) = opened;
         let source = Source::File {
             file: Arc::new(file),
             runtime,
         };
-        Ok(Archive::new(catalog, source, options))
+        Ok(Archive::new(catalog, source, options, Some(metadata)))
     }
 
     /// An archive in memory, with the default options: readers decode straight from
@@ -142,15 +148,21 @@ impl Archive {
     /// [`from_bytes`](Archive::from_bytes) under `options`.
     pub fn from_bytes_with(bytes: Bytes, options: OpenOptions) -> io::Result<Archive> {
         let catalog = Catalog::open(&bytes, options)?;
-        Ok(Archive::new(catalog, Source::Memory(bytes), options))
+        Ok(Archive::new(catalog, Source::Memory(bytes), options, None))
     }
 
-    fn new(catalog: Catalog<Vec<Entry>>, source: Source, options: OpenOptions) -> Archive {
+    fn new(
+        catalog: Catalog<Vec<Entry>>,
+        source: Source,
+        options: OpenOptions,
+        metadata: Option<std::fs::Metadata>,
+    ) -> Archive {
         Archive {
             shared: Arc::new(Shared {
                 catalog,
                 source,
                 options,
+                metadata,
             }),
             read_chunk: DEFAULT_READ_CHUNK,
             cached_inline: true,
@@ -225,6 +237,13 @@ impl Archive {
         &self.shared.catalog
     }
 
+    /// The metadata of the file the archive was opened from (size, modification time,
+    /// inode), read from the open handle when it was opened: what an HTTP server builds
+    /// its validators from (`ETag`, `Last-Modified`). `None` for an archive in memory.
+    pub fn file_metadata(&self) -> Option<&std::fs::Metadata> {
+        self.shared.metadata.as_ref()
+    }
+
     /// The options the archive was opened with.
     pub fn options(&self) -> OpenOptions {
         self.shared.options
@@ -263,6 +282,67 @@ impl Archive {
             )),
         };
         Ok(EntryReader::new(index, packed, core))
+    }
+
+    /// A reader of entry `index`'s decoded bytes from byte `start` on (an HTTP range, a
+    /// resumed download), checked as [`reader`](Archive::reader) checks. A stored entry
+    /// (NRes, RsLi method 0) reads only its bytes from `start` on; a packed one is decoded
+    /// from its beginning and its first `start` bytes are thrown away as they come, so
+    /// that a corrupt stream before `start` is still an error. `start` past the entry's
+    /// size is an error of kind `InvalidInput`; at the end, the reader gives nothing.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// use tokio::io::AsyncReadExt;
+    ///
+    /// let archive = ngi_tokio::Archive::open("../samples/sample.nres").await?;
+    /// let index = archive.find(b"readme.txt").expect("the sample has it");
+    /// let whole = archive.read(index).await?;
+    /// let mut tail = Vec::new();
+    /// archive.reader_from(index, 4)?.read_to_end(&mut tail).await?;
+    /// assert_eq!(tail, whole[4..]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn reader_from(&self, index: usize, start: u64) -> io::Result<EntryReader> {
+        let catalog = &self.shared.catalog;
+        let range = catalog.packed_range(index)?;
+        catalog.check_limits(index, &self.shared.options.limits)?;
+        let entry = catalog.get(index)?;
+        if start > entry.size {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "entry {}: start {start} is past its size {}",
+                    entry.index, entry.size
+                ),
+            ));
+        }
+        if start == 0 || entry.method != Some(ngi_core::Method::Stored) {
+            return Ok(self.reader(index)?.skipping(start));
+        }
+        // Stored: the decoder starts at `start`, as does the range it reads.
+        let from = range.start.saturating_add(start).min(range.end);
+        let unpacker = ngi_core::Unpacker::new(ngi_core::Method::Stored, 0, entry.size - start);
+        let core = ngi_core::io::StreamDecoder::from_decoder(unpacker.into_boxed())
+            .at(Some(entry.index), from);
+        let packed = match &self.shared.source {
+            Source::Memory(bytes) => {
+                let packed = catalog.packed(index, bytes)?;
+                let offset = usize::try_from(from - range.start).unwrap_or(packed.len());
+                Packed::Memory(bytes.slice_ref(&packed[offset.min(packed.len())..]))
+            }
+            Source::File { file, runtime } => Packed::File(FileRange::new(
+                entry.index,
+                Arc::clone(file),
+                runtime.clone(),
+                from..range.end,
+                self.read_chunk,
+                self.cached_inline,
+            )),
+        };
+        Ok(EntryReader::new(index, packed, core).starting_at(start))
     }
 
     /// Entry `index`'s decoded bytes as a `Stream` of [`Bytes`] chunks of

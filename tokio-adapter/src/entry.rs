@@ -54,6 +54,9 @@ pub const DEFAULT_STREAM_CHUNK: usize = 64 * 1024;
 #[derive(Debug)]
 pub struct EntryReader {
     index: usize,
+    /// The entry's bytes before the first the decoder produces (a stored entry read from
+    /// an offset).
+    base: u64,
     decoding: Decoding<Packed>,
 }
 
@@ -61,8 +64,21 @@ impl EntryReader {
     pub(crate) fn new(index: usize, packed: Packed, core: StreamDecoder<BoxedDecoder>) -> Self {
         EntryReader {
             index,
+            base: 0,
             decoding: Decoding::new(packed, core),
         }
+    }
+
+    /// The same reader, whose decoder starts `base` bytes into the entry.
+    pub(crate) fn starting_at(mut self, base: u64) -> Self {
+        self.base = base;
+        self
+    }
+
+    /// The same reader, throwing away the first `count` bytes it decodes.
+    pub(crate) fn skipping(mut self, count: u64) -> Self {
+        self.decoding = self.decoding.skipping(count);
+        self
     }
 
     /// The entry's index in its archive.
@@ -70,9 +86,11 @@ impl EntryReader {
         self.index
     }
 
-    /// The entry's decoded size: what the reader gives in all.
+    /// The entry's decoded size (for a reader from
+    /// [`reader_from`](crate::Archive::reader_from), more than it gives in all).
     pub fn unpacked_size(&self) -> u64 {
-        self.decoding.core().expected_len()
+        self.base
+            .saturating_add(self.decoding.core().expected_len())
     }
 
     /// Decoded bytes still to come.

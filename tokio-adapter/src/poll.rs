@@ -88,6 +88,9 @@ pub(crate) struct Decoding<R> {
     /// `buffer[start..end]` is decoded and not yet consumed.
     start: usize,
     end: usize,
+    /// Decoded bytes still to be thrown away before the first byte handed out (a reader
+    /// that starts inside a packed entry decodes its way there).
+    skip: u64,
 }
 
 impl<R: fmt::Debug> fmt::Debug for Decoding<R> {
@@ -99,6 +102,7 @@ impl<R: fmt::Debug> fmt::Debug for Decoding<R> {
             .field("expected_len", &self.engine.core.expected_len())
             .field("consumed", &self.engine.core.consumed())
             .field("held", &(self.end - self.start))
+            .field("skip", &self.skip)
             .field("failed", &self.engine.failed)
             .finish()
     }
@@ -120,7 +124,14 @@ impl<R> Decoding<R> {
             buffer: Box::default(),
             start: 0,
             end: 0,
+            skip: 0,
         }
+    }
+
+    /// The same decoding, throwing away its first `count` decoded bytes.
+    pub(crate) fn skipping(mut self, count: u64) -> Decoding<R> {
+        self.skip = count;
+        self
     }
 
     pub(crate) fn input(&self) -> &R {
@@ -146,6 +157,7 @@ impl<R> Decoding<R> {
         core.expected_len()
             .saturating_sub(core.produced())
             .saturating_add(held)
+            .saturating_sub(self.skip)
     }
 
     /// How much of `offered` bytes of a caller's room one read is to initialise and
@@ -166,6 +178,7 @@ impl<R> Decoding<R> {
     where
         R: Input<V>,
     {
+        ready!(self.poll_skip(cx))?;
         if self.start < self.end {
             let held = &self.buffer[self.start..self.end];
             let n = held.len().min(out.len());
@@ -196,10 +209,21 @@ impl<R> Decoding<R> {
     where
         R: Input<V>,
     {
+        ready!(self.poll_skip(cx))?;
+        self.poll_fill_held(cx)
+    }
+
+    /// Decodes into the held buffer when it is used up; what it holds.
+    fn poll_fill_held<V>(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>>
+    where
+        R: Input<V>,
+    {
         if self.start == self.end {
             if self.buffer.is_empty() {
                 // A stream of size 0 still takes a call (to check its packed bytes).
-                let left = self.remaining().clamp(1, BUFFER_LEN as u64) as usize;
+                // Room for the bytes to skip too, so that skipping goes a buffer at a time.
+                let left = self.remaining().saturating_add(self.skip);
+                let left = left.clamp(1, BUFFER_LEN as u64) as usize;
                 self.buffer = vec![0; left].into_boxed_slice();
             }
             let n = ready!(
@@ -209,6 +233,27 @@ impl<R> Decoding<R> {
             (self.start, self.end) = (0, n);
         }
         Poll::Ready(Ok(&self.buffer[self.start..self.end]))
+    }
+
+    /// Decodes and throws away what is left to skip, through the held buffer (each poll
+    /// does a poll's worth of work and spends the coop budget, as reads do).
+    fn poll_skip<V>(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>
+    where
+        R: Input<V>,
+    {
+        while self.skip > 0 {
+            let held = ready!(self.poll_fill_held(cx))?.len();
+            if held == 0 {
+                // The end came first: the core has checked the stream's size, so this is
+                // the end of a stream shorter than the skip, which the caller refused.
+                self.skip = 0;
+                break;
+            }
+            let n = held.min(usize::try_from(self.skip).unwrap_or(usize::MAX));
+            self.consume(n);
+            self.skip -= n as u64;
+        }
+        Poll::Ready(Ok(()))
     }
 
     /// `AsyncBufRead::consume`.

@@ -24,9 +24,10 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     .map_err(output_failed)
 }
 
-/// One entry in `list --json`: the fields every entry has, then its format's own.
+/// One entry in `list --json` (and in `ngi serve`'s listings): the fields every entry
+/// has, then its format's own.
 #[derive(Serialize)]
-struct Row<'a> {
+pub struct Row<'a> {
     index: usize,
     /// The name as `list` shows it (see `names::display`), so that it is accepted back.
     name: String,
@@ -53,6 +54,15 @@ enum NativeFields {
     Rsli {
         flags: u16,
     },
+}
+
+/// Every entry's row, in directory order.
+pub fn rows(entries: &[Entry]) -> Vec<Row<'_>> {
+    entries
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| row(index, entry))
+        .collect()
 }
 
 fn row(index: usize, entry: &Entry) -> Row<'_> {

@@ -7,7 +7,7 @@ mod edit;
 mod extract;
 mod info;
 mod json;
-mod list;
+pub mod list;
 pub mod pack;
 mod unpack;
 mod verify;

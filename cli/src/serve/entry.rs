@@ -1,0 +1,361 @@
+//! One entry as an HTTP response: validators and conditional requests, single byte
+//! ranges, and the body, decoded whole before the status line when it is small (so a
+//! corrupt entry is a 500, never a complete response with wrong bytes) or streamed when
+//! it is large (a fault mid-way aborts the connection: the client sees a body shorter
+//! than its `Content-Length`).
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::task::{Context, Poll};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::Response;
+use bytes::Bytes;
+use futures_core::Stream;
+use ngi_tokio::Archive;
+use tokio::io::AsyncReadExt;
+use tokio::sync::OwnedSemaphorePermit;
+use tokio_util::io::ReaderStream;
+
+use super::paths::Located;
+use super::{Shared, error_response};
+use crate::names;
+
+/// The bytes a streamed body is sent in.
+const STREAM_CHUNK: usize = 64 * 1024;
+
+/// An archive's validators: a strong `ETag` from the identity of the file that was
+/// opened (device, inode, size, modification time) and what it names in it, and the
+/// file's modification time.
+#[derive(Debug, Clone)]
+pub struct Validators {
+    pub etag: String,
+    pub last_modified: Option<SystemTime>,
+}
+
+impl Validators {
+    /// The validators of `what` (`"3"` for entry 3, `"list"` for the listing) in
+    /// `archive`.
+    pub fn of(archive: &Archive, what: &str) -> Validators {
+        let (mut dev, mut ino, mut len, mut modified) = (0, 0, 0, None);
+        if let Some(meta) = archive.file_metadata() {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                (dev, ino) = (meta.dev(), meta.ino());
+            }
+            len = meta.len();
+            modified = meta.modified().ok();
+        }
+        let nanos = modified
+            .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        Validators {
+            etag: format!("\"{dev:x}-{ino:x}-{len:x}-{nanos:x}-{what}\""),
+            last_modified: modified,
+        }
+    }
+
+    /// Puts `ETag`, `Last-Modified` and `Cache-Control` on `headers`.
+    pub fn apply(&self, headers: &mut HeaderMap, max_age: u64) {
+        if let Ok(v) = HeaderValue::from_str(&self.etag) {
+            headers.insert(header::ETAG, v);
+        }
+        if let Some(v) = self
+            .last_modified
+            .and_then(|t| HeaderValue::from_str(&httpdate::fmt_http_date(t)).ok())
+        {
+            headers.insert(header::LAST_MODIFIED, v);
+        }
+        if let Ok(v) = HeaderValue::from_str(&format!("public, max-age={max_age}")) {
+            headers.insert(header::CACHE_CONTROL, v);
+        }
+    }
+
+    /// Whether the request's `If-None-Match` (or, without one, `If-Modified-Since`) says
+    /// the client's copy is current: a 304.
+    pub fn not_modified(&self, request: &HeaderMap) -> bool {
+        if let Some(list) = request.get(header::IF_NONE_MATCH) {
+            // Weak comparison, as RFC 9110 13.1.2 has it for If-None-Match.
+            let mine = self.etag.trim_start_matches("W/");
+            return list.to_str().is_ok_and(|list| {
+                list.split(',')
+                    .map(str::trim)
+                    .any(|tag| tag == "*" || tag.trim_start_matches("W/") == mine)
+            });
+        }
+        let since = request
+            .get(header::IF_MODIFIED_SINCE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| httpdate::parse_http_date(v).ok());
+        match (since, self.last_modified) {
+            (Some(since), Some(modified)) => whole_seconds(modified) <= whole_seconds(since),
+            _ => false,
+        }
+    }
+
+    /// Whether an `If-Range` lets a `Range` apply: absent, or naming this very version
+    /// (strong comparison, or the exact date).
+    fn range_applies(&self, request: &HeaderMap) -> bool {
+        let Some(condition) = request.get(header::IF_RANGE).and_then(|v| v.to_str().ok()) else {
+            return true;
+        };
+        if condition.trim() == self.etag {
+            return true;
+        }
+        match (
+            httpdate::parse_http_date(condition).ok(),
+            self.last_modified,
+        ) {
+            (Some(date), Some(modified)) => whole_seconds(modified) == whole_seconds(date),
+            _ => false,
+        }
+    }
+}
+
+fn whole_seconds(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// What a `Range` header asks of an entry of `size` bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wanted {
+    /// No range (or one we answer with the whole entry: several ranges, another unit,
+    /// bad syntax, an `If-Range` that does not match).
+    Whole,
+    /// Bytes `start..end`.
+    Part(u64, u64),
+    /// A range that starts past the end: 416.
+    Unsatisfiable,
+}
+
+/// Parses a single `bytes=` range (RFC 9110 14.1.2) against `size`.
+pub fn wanted(range: &str, size: u64) -> Wanted {
+    let Some(spec) = range
+        .trim()
+        .get(..6)
+        .filter(|unit| unit.eq_ignore_ascii_case("bytes="))
+        .map(|_| range.trim()[6..].trim())
+    else {
+        return Wanted::Whole;
+    };
+    if spec.contains(',') {
+        return Wanted::Whole;
+    }
+    let Some((first, last)) = spec.split_once('-') else {
+        return Wanted::Whole;
+    };
+    let number = |s: &str| -> Option<u64> {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    match (first.trim(), last.trim()) {
+        ("", suffix) => match number(suffix) {
+            Some(0) => Wanted::Unsatisfiable,
+            Some(_) if size == 0 => Wanted::Unsatisfiable,
+            Some(n) => Wanted::Part(size - n.min(size), size),
+            None => Wanted::Whole,
+        },
+        (start, "") => match number(start) {
+            Some(s) if s >= size => Wanted::Unsatisfiable,
+            Some(s) => Wanted::Part(s, size),
+            None => Wanted::Whole,
+        },
+        (start, end) => match (number(start), number(end)) {
+            (Some(s), Some(e)) if s > e => Wanted::Whole,
+            (Some(s), Some(_)) if s >= size => Wanted::Unsatisfiable,
+            (Some(s), Some(e)) => Wanted::Part(s, e.saturating_add(1).min(size)),
+            _ => Wanted::Whole,
+        },
+    }
+}
+
+/// The response for entry `index` of `archive`.
+pub async fn respond(
+    shared: &Arc<Shared>,
+    archive: &Archive,
+    located: &Located,
+    index: usize,
+    request: &HeaderMap,
+    head: bool,
+) -> Response {
+    let Some(entry) = archive.entry(index) else {
+        return error_response(
+            StatusCode::NOT_FOUND,
+            format!(
+                "{}: no entry with index {index} (the archive has {} entries)",
+                located.shown,
+                archive.len()
+            ),
+        );
+    };
+    let (name, size) = (entry.name().to_vec(), entry.size);
+    let about = format!(
+        "{}: entry {index} \"{}\"",
+        located.shown,
+        names::display(&name)
+    );
+    let limit = shared.settings.limits.max_entry_size;
+    if size > limit {
+        return error_response(
+            StatusCode::FORBIDDEN,
+            format!("{about}: {size} bytes decoded, over the server's --max-entry-size of {limit}"),
+        );
+    }
+    let validators = Validators::of(archive, &index.to_string());
+    let mut response = Response::new(Body::empty());
+    let headers = response.headers_mut();
+    validators.apply(headers, shared.settings.max_age);
+    if validators.not_modified(request) {
+        *response.status_mut() = StatusCode::NOT_MODIFIED;
+        return response;
+    }
+    headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    headers.insert(header::CONTENT_TYPE, content_type(&name));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    let range = request
+        .get(header::RANGE)
+        .and_then(|v| v.to_str().ok())
+        .filter(|_| validators.range_applies(request))
+        .map_or(Wanted::Whole, |r| wanted(r, size));
+    let (start, end) = match range {
+        Wanted::Whole => (0, size),
+        Wanted::Part(start, end) => {
+            *response.status_mut() = StatusCode::PARTIAL_CONTENT;
+            let value = format!("bytes {start}-{}/{size}", end - 1);
+            if let Ok(v) = HeaderValue::from_str(&value) {
+                response.headers_mut().insert(header::CONTENT_RANGE, v);
+            }
+            (start, end)
+        }
+        Wanted::Unsatisfiable => {
+            let mut refused = error_response(
+                StatusCode::RANGE_NOT_SATISFIABLE,
+                format!("{about}: the range is outside its {size} bytes"),
+            );
+            if let Ok(v) = HeaderValue::from_str(&format!("bytes */{size}")) {
+                refused.headers_mut().insert(header::CONTENT_RANGE, v);
+            }
+            return refused;
+        }
+    };
+    response
+        .headers_mut()
+        .insert(header::CONTENT_LENGTH, HeaderValue::from(end - start));
+    if head {
+        return response;
+    }
+    let Ok(permit) = Arc::clone(&shared.streams).try_acquire_owned() else {
+        let mut busy = error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "{about}: the server is sending {} entries already (--max-streams); try again",
+                shared.settings.max_streams
+            ),
+        );
+        busy.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return busy;
+    };
+    shared.counters.streams.fetch_add(1, Ordering::Relaxed);
+    let body = if size <= shared.settings.buffer_up_to {
+        match archive.read(index).await {
+            // The permit goes with the decoded bytes' last use here: nothing is decoding.
+            Ok(bytes) => Body::from(Bytes::from(bytes).slice(start as usize..end as usize)),
+            Err(e) => {
+                tracing::warn!(target: "ngi::serve", "{about}: {e}");
+                return error_response(StatusCode::INTERNAL_SERVER_ERROR, format!("{about}: {e}"));
+            }
+        }
+    } else {
+        match archive.reader_from(index, start) {
+            Ok(reader) => {
+                let reader = reader.take(end - start);
+                let stream = Counted {
+                    inner: ReaderStream::with_capacity(reader, STREAM_CHUNK),
+                    about,
+                    _permit: permit,
+                };
+                Body::from_stream(stream)
+            }
+            Err(e) => {
+                return error_response(StatusCode::INTERNAL_SERVER_ERROR, format!("{about}: {e}"));
+            }
+        }
+    };
+    *response.body_mut() = body;
+    response
+}
+
+/// `Content-Type` from the name's extension, `application/octet-stream` otherwise.
+fn content_type(name: &[u8]) -> HeaderValue {
+    let name = String::from_utf8_lossy(name);
+    mime_guess::from_path(name.as_ref()).first_raw().map_or(
+        HeaderValue::from_static("application/octet-stream"),
+        HeaderValue::from_static,
+    )
+}
+
+/// A streamed body holding one of the server's stream permits until it is dropped: at the
+/// end, on a fault, or when the client goes away (hyper drops the body with the
+/// connection), so the open-stream count is exact.
+struct Counted<S> {
+    inner: S,
+    about: String,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl<S: Stream<Item = io::Result<Bytes>> + Unpin> Stream for Counted<S> {
+    type Item = io::Result<Bytes>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        let next = Pin::new(&mut this.inner).poll_next(cx);
+        if let Poll::Ready(Some(Err(e))) = &next {
+            // The status line is long gone: the connection is aborted, and the log says
+            // why.
+            tracing::warn!(target: "ngi::serve", "{}: aborted mid-body: {e}", this.about);
+        }
+        next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges() {
+        use Wanted::*;
+        let cases: &[(&str, u64, Wanted)] = &[
+            ("bytes=0-9", 100, Part(0, 10)),
+            ("bytes=90-", 100, Part(90, 100)),
+            ("bytes=-10", 100, Part(90, 100)),
+            ("bytes=-1000", 100, Part(0, 100)),
+            ("bytes=50-1000", 100, Part(50, 100)),
+            ("BYTES=1-1", 100, Part(1, 2)),
+            ("bytes=100-", 100, Unsatisfiable),
+            ("bytes=100-200", 100, Unsatisfiable),
+            ("bytes=-0", 100, Unsatisfiable),
+            ("bytes=0-", 0, Unsatisfiable),
+            ("bytes=-5", 0, Unsatisfiable),
+            ("bytes=5-1", 100, Whole),
+            ("bytes=0-1,5-6", 100, Whole),
+            ("items=0-1", 100, Whole),
+            ("bytes=a-b", 100, Whole),
+            ("bytes=+1-2", 100, Whole),
+            ("bytes", 100, Whole),
+        ];
+        for &(header, size, want) in cases {
+            assert_eq!(wanted(header, size), want, "{header} of {size}");
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! `ngi serve DIR`: an HTTP server of the archives under a folder.
+//!
+//! * `GET /`: the archives under DIR (JSON array of `{"path", "href"}`; HTML for
+//!   browsers).
+//! * `GET /PATH/`: the archive's entries, the objects of `ngi list --json` (HTML for
+//!   browsers, `?sort=`/`?order=`); `GET /PATH/?index=N`: entry N.
+//! * `GET /PATH/NAME`: the decoded entry, NAME percent-decoded to bytes and looked up by
+//!   the format's engine rules; validators, 304, `HEAD` and single ranges.
+//! * `GET /.ngi/status`: the server's counters (open streams, archive lookups).
+//!
+//! Archives are opened through [`ngi_tokio::Cache`] (the engine's policy: closed 10 s
+//! after their last use, reopened when the file changes). Every failure is a JSON body
+//! `{"error": "..."}` that names the archive and entry.
+//!
+//! The accept loop is hyper's HTTP/1 connection builder under the axum router (what
+//! `axum::serve` does, plus what it cannot be told): a header-read timeout, an idle timer
+//! on each socket ([`idle`]), a bound on connections, and graceful shutdown on SIGINT and
+//! SIGTERM.
+
+mod entry;
+mod html;
+mod idle;
+mod paths;
+mod routes;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use ngi_tokio::{Cache, OpenOptions};
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+use crate::args::Serve;
+use crate::report::Failure;
+
+/// What every request shares.
+#[derive(Debug)]
+pub struct Shared {
+    /// The served folder, canonical.
+    root: PathBuf,
+    cache: Cache,
+    settings: Serve,
+    /// One permit per entry body being decoded or sent.
+    streams: Arc<Semaphore>,
+    counters: Counters,
+}
+
+/// What `/.ngi/status` reports beyond the open streams.
+#[derive(Debug, Default)]
+struct Counters {
+    /// Archives handed to the cache (every request that reached a file).
+    lookups: AtomicU64,
+    /// Entry bodies started.
+    streams: AtomicU64,
+}
+
+impl Shared {
+    fn open_streams(&self) -> usize {
+        self.settings.max_streams - self.streams.available_permits()
+    }
+}
+
+/// A JSON error response: `{"error": message}`.
+pub fn error_response(status: StatusCode, message: String) -> Response {
+    let body = serde_json::json!({ "error": message }).to_string();
+    let mut response = Response::new(body.into());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// Runs the server until SIGINT or SIGTERM.
+pub fn run(settings: &Serve) -> Result<(), Failure> {
+    let root = settings
+        .dir
+        .canonicalize()
+        .ok()
+        .filter(|p| p.is_dir())
+        .ok_or_else(|| Failure::Bad(format!("{}: not a folder", settings.dir.display())))?;
+    init_logs();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Bad(format!("cannot start the runtime: {e}")))?;
+    let mut options = OpenOptions::DEFAULT;
+    options.limits = settings.limits;
+    options.media_trailer = settings.media_trailer;
+    let shared = Arc::new(Shared {
+        root,
+        cache: Cache::new()
+            .with_idle(settings.cache_idle)
+            .with_options(options),
+        streams: Arc::new(Semaphore::new(settings.max_streams)),
+        settings: settings.clone(),
+        counters: Counters::default(),
+    });
+    runtime.block_on(serve(shared))
+}
+
+/// Request logs on stderr, filtered by `RUST_LOG` (default: `info`).
+fn init_logs() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
+}
+
+async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
+    let settings = &shared.settings;
+    let listener = TcpListener::bind(settings.listen)
+        .await
+        .map_err(|e| Failure::Bad(format!("cannot listen on {}: {e}", settings.listen)))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| Failure::Bad(format!("cannot listen on {}: {e}", settings.listen)))?;
+    {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "listening on http://{local}")
+            .and_then(|()| out.flush())
+            .map_err(crate::report::output_failed)?;
+    }
+    tracing::info!(target: "ngi::serve", "serving {} on http://{local}", shared.root.display());
+    let app = routes::router(Arc::clone(&shared));
+    let graceful = GracefulShutdown::new();
+    let connections = Arc::new(Semaphore::new(settings.max_connections));
+    let mut stop = std::pin::pin!(shutdown_signal());
+    loop {
+        let permit = tokio::select! {
+            permit = Arc::clone(&connections).acquire_owned() => permit,
+            () = &mut stop => break,
+        };
+        let Ok(permit) = permit else { break };
+        let (socket, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of descriptors and the like: wait a little rather than spin.
+                    tracing::warn!(target: "ngi::serve", "accept failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut stop => break,
+        };
+        let _ = socket.set_nodelay(true);
+        let io = TokioIo::new(idle::IdleTimeout::new(socket, settings.idle_timeout));
+        let service = TowerToHyperService::new(app.clone());
+        let connection = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(settings.request_timeout)
+            .keep_alive(true)
+            .serve_connection(io, service);
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(target: "ngi::serve", "connection from {peer}: {e}");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    tracing::info!(target: "ngi::serve", "shutting down: finishing the responses in flight");
+    tokio::select! {
+        () = graceful.shutdown() => {
+            tracing::info!(target: "ngi::serve", "stopped");
+        }
+        () = tokio::time::sleep(settings.shutdown_timeout) => {
+            tracing::warn!(
+                target: "ngi::serve",
+                "stopped after {:?} with responses still in flight",
+                settings.shutdown_timeout
+            );
+        }
+    }
+    Ok(())
+}
+
+/// SIGINT (Ctrl-C) or, on Unix, SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = async {
+        // A handler that cannot be installed must not read as a signal.
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
+    }
+}

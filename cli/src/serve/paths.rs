@@ -1,0 +1,284 @@
+//! From a request's path to a file under the served folder, refusing everything that
+//! could reach outside it, and the folder's archives for the index.
+//!
+//! A path is split on `/` before any percent-decoding, so an encoded slash (`%2F`) never
+//! separates folders. Each folder segment, decoded, must be a plain name: not empty, not
+//! starting with a dot (so `.`, `..` and hidden files are out), and holding no `/`, `\`
+//! or NUL. Every step is resolved with `canonicalize` (symlinks followed) and must stay
+//! under the canonical root; the archive must be a regular file starting with an NRes or
+//! RsLi magic. Only then is it handed to the cache: nothing outside the folder is ever
+//! opened, and no FIFO or device is opened at all.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// What a request path names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// `/`: the archives under the folder.
+    Index,
+    /// `/.ngi/status`: the server's counters.
+    Status,
+    /// `/PATH/` (or `/PATH`): an archive's listing, or an entry by `?index=N`.
+    Archive(Located),
+    /// `/PATH/NAME`: an entry by name (the percent-decoded bytes).
+    Entry(Located, Vec<u8>),
+}
+
+/// An archive found under the folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// Its canonical path: what the cache opens.
+    pub file: PathBuf,
+    /// Its path under the folder as the request gave it, decoded, `/`-separated.
+    pub shown: String,
+    /// The request's own (percent-encoded) path of it, for links: `/a/b.res`.
+    pub href: String,
+}
+
+/// Why a path names nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// 404: nothing servable there (missing, outside the folder, hidden, not an archive).
+    NotFound(String),
+    /// 400: the path cannot be read (bad percent-encoding, no leading `/`).
+    Malformed(String),
+}
+
+/// The reserved path of the counters; no archive can have it (hidden names are refused).
+pub const STATUS_PATH: &str = "/.ngi/status";
+
+/// Resolves `raw` (the request's path, still percent-encoded) under `root` (canonical).
+/// Blocking: it looks at the file system.
+pub fn resolve(root: &Path, raw: &str) -> Result<Target, Refusal> {
+    let Some(rest) = raw.strip_prefix('/') else {
+        return Err(Refusal::Malformed(format!(
+            "path {raw:?} does not start with /"
+        )));
+    };
+    if rest.is_empty() {
+        return Ok(Target::Index);
+    }
+    if raw == STATUS_PATH {
+        return Ok(Target::Status);
+    }
+    let segments: Vec<&str> = rest.split('/').collect();
+    let mut here = root.to_path_buf();
+    let mut shown = Vec::new();
+    for (i, segment) in segments.iter().enumerate() {
+        let name = decode(segment)?;
+        shown.push(String::from_utf8_lossy(&name).into_owned());
+        let missing =
+            |shown: &[String]| Refusal::NotFound(format!("no archive at /{}", shown.join("/")));
+        if !is_plain_name(&name) {
+            return Err(missing(&shown));
+        }
+        here.push(os_str(&name));
+        // Symlinks are followed, and wherever they lead must be inside the folder.
+        let Ok(resolved) = here.canonicalize() else {
+            return Err(missing(&shown));
+        };
+        if !resolved.starts_with(root) {
+            return Err(missing(&shown));
+        }
+        let Ok(meta) = std::fs::metadata(&resolved) else {
+            return Err(missing(&shown));
+        };
+        if meta.is_dir() {
+            here = resolved;
+            continue;
+        }
+        if !meta.is_file() || !has_archive_magic(&resolved) {
+            return Err(missing(&shown));
+        }
+        let located = Located {
+            file: resolved,
+            shown: shown.join("/"),
+            href: format!("/{}", segments[..=i].join("/")),
+        };
+        return match &segments[i + 1..] {
+            [] | [""] => Ok(Target::Archive(located)),
+            [entry] => Ok(Target::Entry(located, decode(entry)?)),
+            _ => Err(Refusal::NotFound(format!(
+                "no entry at {raw} (an entry name's slashes are written %2F)"
+            ))),
+        };
+    }
+    Err(Refusal::NotFound(format!(
+        "/{} is a folder, not an archive",
+        shown.join("/")
+    )))
+}
+
+/// A name that stays in its folder and is not hidden.
+fn is_plain_name(name: &[u8]) -> bool {
+    !name.is_empty() && name[0] != b'.' && !name.iter().any(|&b| matches!(b, b'/' | b'\\' | 0))
+}
+
+/// Whether the file starts with a magic the core's opener knows (`NRes`, `NL`).
+pub fn has_archive_magic(path: &Path) -> bool {
+    let mut head = Vec::with_capacity(4);
+    let read = File::open(path).and_then(|f| f.take(4).read_to_end(&mut head));
+    read.is_ok() && ngi_core::archive::detect(&head).is_some()
+}
+
+/// Strict percent-decoding: `%` must be followed by two hex digits.
+pub fn decode(segment: &str) -> Result<Vec<u8>, Refusal> {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            let Some(value) = hex else {
+                return Err(Refusal::Malformed(format!(
+                    "bad percent-encoding in {segment:?} at byte {i}"
+                )));
+            };
+            out.push(value);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// Percent-encodes every byte but RFC 3986's unreserved ones: a path segment that means
+/// exactly `bytes`, safe in an HTML attribute too.
+pub fn encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for &b in bytes {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(unix)]
+fn os_str(bytes: &[u8]) -> &OsStr {
+    use std::os::unix::ffi::OsStrExt;
+    OsStr::from_bytes(bytes)
+}
+
+#[cfg(not(unix))]
+fn os_str(bytes: &[u8]) -> &OsStr {
+    // Not UTF-8 cannot name a file there; the lossless case is the common one.
+    OsStr::new(std::str::from_utf8(bytes).unwrap_or("\u{FFFD}"))
+}
+
+#[cfg(unix)]
+fn os_bytes(name: &OsStr) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    name.as_bytes().to_vec()
+}
+
+#[cfg(not(unix))]
+fn os_bytes(name: &OsStr) -> Vec<u8> {
+    name.to_string_lossy().into_owned().into_bytes()
+}
+
+/// One archive under the folder, for the index.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Listed {
+    /// Its path under the folder, `/`-separated (a name that is not UTF-8 shown lossily).
+    pub path: String,
+    /// Its exact URL: `/` + percent-encoded segments + `/`.
+    pub href: String,
+}
+
+/// Folders deeper than this are not searched (a bound, and a guard against link loops).
+const MAX_DEPTH: usize = 32;
+/// The index lists at most this many archives.
+pub const MAX_LISTED: usize = 100_000;
+
+/// The archives under `root` (canonical), recursively, by path; hidden names skipped,
+/// symlinks followed only where they stay inside the folder, each folder visited once.
+/// Blocking.
+pub fn archives(root: &Path) -> Vec<Listed> {
+    let mut found = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    seen.insert(root.to_path_buf());
+    walk(root, root, &mut Vec::new(), &mut seen, &mut found);
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    found
+}
+
+fn walk(
+    root: &Path,
+    dir: &Path,
+    trail: &mut Vec<Vec<u8>>,
+    seen: &mut std::collections::HashSet<PathBuf>,
+    found: &mut Vec<Listed>,
+) {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut names: Vec<Vec<u8>> = read.flatten().map(|e| os_bytes(&e.file_name())).collect();
+    names.sort();
+    for name in names {
+        if found.len() >= MAX_LISTED || !is_plain_name(&name) {
+            continue;
+        }
+        let Ok(resolved) = dir.join(os_str(&name)).canonicalize() else {
+            continue;
+        };
+        let Ok(meta) = std::fs::metadata(&resolved) else {
+            continue;
+        };
+        if !resolved.starts_with(root) {
+            continue;
+        }
+        trail.push(name);
+        if meta.is_dir() {
+            if trail.len() < MAX_DEPTH && seen.insert(resolved.clone()) {
+                walk(root, &resolved, trail, seen, found);
+            }
+        } else if meta.is_file() && has_archive_magic(&resolved) {
+            let path = trail
+                .iter()
+                .map(|n| String::from_utf8_lossy(n).into_owned())
+                .collect::<Vec<_>>()
+                .join("/");
+            let href: Vec<String> = trail.iter().map(|n| encode(n)).collect();
+            found.push(Listed {
+                path,
+                href: format!("/{}/", href.join("/")),
+            });
+        }
+        trail.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decoding_is_strict_and_encoding_round_trips() {
+        assert_eq!(decode("a%20b%2F").unwrap(), b"a b/");
+        for bad in ["%", "%2", "%zz", "a%g0"] {
+            assert!(matches!(decode(bad), Err(Refusal::Malformed(_))), "{bad}");
+        }
+        let every: Vec<u8> = (0..=255).collect();
+        assert_eq!(decode(&encode(&every)).unwrap(), every);
+        assert_eq!(encode(b"<a \"b\">&'"), "%3Ca%20%22b%22%3E%26%27");
+    }
+
+    #[test]
+    fn plain_names_only() {
+        for bad in [&b""[..], b".", b"..", b".hidden", b"a/b", b"a\\b", b"a\0b"] {
+            assert!(!is_plain_name(bad), "{bad:?}");
+        }
+        assert!(is_plain_name(b"data.res"));
+    }
+}

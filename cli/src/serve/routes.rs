@@ -1,0 +1,258 @@
+//! The router: one handler for every path (the URL scheme is resolved against the folder,
+//! not matched by patterns), wrapped in the request timeout and the request log.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::Response;
+use ngi_tokio::Archive;
+
+use super::entry::{self, Validators};
+use super::html::{self, Sort};
+use super::paths::{self, Located, Refusal, Target};
+use super::{Shared, error_response};
+use crate::commands::list;
+
+pub fn router(shared: Arc<Shared>) -> Router {
+    Router::new().fallback(handle).with_state(shared)
+}
+
+/// Every request: routed within the request timeout, then logged.
+async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let started = Instant::now();
+    // The parts only: a body is not `Sync`, and nothing here reads one.
+    let (request, _) = request.into_parts();
+    let method = request.method.clone();
+    let uri = request.uri.clone();
+    let limit = shared.settings.request_timeout;
+    let response = match tokio::time::timeout(limit, route(&shared, &request)).await {
+        Ok(response) => response,
+        Err(_) => error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("{uri}: no response within the request timeout of {limit:?}"),
+        ),
+    };
+    tracing::info!(
+        target: "ngi::serve",
+        method = %method,
+        uri = %uri,
+        status = response.status().as_u16(),
+        micros = started.elapsed().as_micros() as u64,
+        "request"
+    );
+    response
+}
+
+/// The query's `key=value` pairs, values percent-decoded (`None` for a bad encoding).
+fn query(request: &Parts, key: &str) -> Option<Result<String, Refusal>> {
+    let pairs = request.uri.query()?.split('&');
+    let value = pairs
+        .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
+        .find(|(k, _)| *k == key)?
+        .1;
+    Some(paths::decode(value).map(|v| String::from_utf8_lossy(&v).into_owned()))
+}
+
+fn refusal(refusal: Refusal) -> Response {
+    match refusal {
+        Refusal::NotFound(m) => error_response(StatusCode::NOT_FOUND, m),
+        Refusal::Malformed(m) => error_response(StatusCode::BAD_REQUEST, m),
+    }
+}
+
+fn wants_html(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"))
+}
+
+async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
+    let head = match request.method {
+        Method::GET => false,
+        Method::HEAD => true,
+        _ => {
+            let mut response = error_response(
+                StatusCode::METHOD_NOT_ALLOWED,
+                format!("{}: only GET and HEAD", request.method),
+            );
+            response
+                .headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+            return response;
+        }
+    };
+    let root = shared.root.clone();
+    let raw = request.uri.path().to_owned();
+    let target = match tokio::task::spawn_blocking(move || paths::resolve(&root, &raw)).await {
+        Ok(Ok(target)) => target,
+        Ok(Err(r)) => return refusal(r),
+        Err(e) => return error_response(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    };
+    match target {
+        Target::Index => index(shared, request).await,
+        Target::Status => status(shared),
+        Target::Archive(located) => {
+            let archive = match open(shared, &located).await {
+                Some(Ok(a)) => a,
+                Some(Err(r)) => return r,
+                None => return gone(&located),
+            };
+            match query(request, "index") {
+                None => listing(shared, request, &located, &archive),
+                Some(Err(r)) => refusal(r),
+                Some(Ok(text)) => match text.parse::<usize>() {
+                    Ok(i) => {
+                        entry::respond(shared, &archive, &located, i, &request.headers, head).await
+                    }
+                    Err(_) => error_response(
+                        StatusCode::BAD_REQUEST,
+                        format!("index={text:?}: an index is a whole number"),
+                    ),
+                },
+            }
+        }
+        Target::Entry(located, name) => {
+            let archive = match open(shared, &located).await {
+                Some(Ok(a)) => a,
+                Some(Err(r)) => return r,
+                None => return gone(&located),
+            };
+            match archive.find(&name) {
+                Some(i) => {
+                    entry::respond(shared, &archive, &located, i, &request.headers, head).await
+                }
+                None => error_response(
+                    StatusCode::NOT_FOUND,
+                    format!(
+                        "{}: no entry named \"{}\"",
+                        located.shown,
+                        crate::names::display(&name)
+                    ),
+                ),
+            }
+        }
+    }
+}
+
+fn gone(located: &Located) -> Response {
+    error_response(
+        StatusCode::NOT_FOUND,
+        format!("no archive at /{}", located.shown),
+    )
+}
+
+/// The archive from the cache: `None` when the file went away, a 500 naming it when it
+/// does not open.
+async fn open(shared: &Arc<Shared>, located: &Located) -> Option<Result<Archive, Response>> {
+    shared.counters.lookups.fetch_add(1, Ordering::Relaxed);
+    match shared.cache.get(&located.file).await {
+        Ok(archive) => Some(Ok(archive)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => Some(Err(error_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("{}: {e}", located.shown),
+        ))),
+    }
+}
+
+/// `/`: the archives under the folder.
+async fn index(shared: &Arc<Shared>, request: &Parts) -> Response {
+    let root = shared.root.clone();
+    let listed = match tokio::task::spawn_blocking(move || paths::archives(&root)).await {
+        Ok(listed) => listed,
+        Err(e) => return error_response(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    };
+    if wants_html(&request.headers) {
+        html_response(html::index_page(&listed))
+    } else {
+        json_response(serde_json::to_vec(&listed))
+    }
+}
+
+/// `/PATH/`: the archive's entries, with the archive's validators.
+fn listing(
+    shared: &Arc<Shared>,
+    request: &Parts,
+    located: &Located,
+    archive: &Archive,
+) -> Response {
+    let html = wants_html(&request.headers);
+    let sort = if html {
+        let text = |key| query(request, key).transpose();
+        let parsed = text("sort").and_then(|sort| text("order").map(|order| (sort, order)));
+        match parsed {
+            Ok((sort, order)) => match Sort::parse(sort.as_deref(), order.as_deref()) {
+                Ok(sort) => Some(sort),
+                Err(m) => return error_response(StatusCode::BAD_REQUEST, m),
+            },
+            Err(r) => return refusal(r),
+        }
+    } else {
+        None
+    };
+    // The JSON and the page are different representations: different tags.
+    let validators = Validators::of(archive, if html { "html" } else { "list" });
+    let mut response = match sort {
+        Some(sort) if !validators.not_modified(&request.headers) => {
+            html_response(html::archive_page(located, archive, sort))
+        }
+        None if !validators.not_modified(&request.headers) => {
+            json_response(serde_json::to_vec(&list::rows(archive.entries())))
+        }
+        _ => {
+            let mut response = Response::new(Body::empty());
+            *response.status_mut() = StatusCode::NOT_MODIFIED;
+            response
+        }
+    };
+    let headers = response.headers_mut();
+    validators.apply(headers, shared.settings.max_age);
+    headers.insert(header::VARY, HeaderValue::from_static("accept"));
+    response
+}
+
+/// `/.ngi/status`: the counters, never cached.
+fn status(shared: &Arc<Shared>) -> Response {
+    let body = serde_json::json!({
+        "open_streams": shared.open_streams(),
+        "max_streams": shared.settings.max_streams,
+        "streams_started": shared.counters.streams.load(Ordering::Relaxed),
+        "archive_lookups": shared.counters.lookups.load(Ordering::Relaxed),
+        "open_archives": shared.cache.len(),
+    });
+    let mut response = json_response(serde_json::to_vec(&body));
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+fn json_response(body: serde_json::Result<Vec<u8>>) -> Response {
+    match body {
+        Ok(bytes) => {
+            let mut response = Response::new(Body::from(bytes));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            response
+        }
+        Err(e) => error_response(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}
+
+fn html_response(page: String) -> Response {
+    let mut response = Response::new(Body::from(page));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    response
+}

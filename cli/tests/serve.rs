@@ -1,0 +1,1010 @@
+//! `ngi serve` end to end: the real binary on 127.0.0.1 (port 0), a real HTTP client
+//! (reqwest, and raw sockets where a client would tidy the path), every request loop
+//! bounded in count and time, the server stopped at the end of each test.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use ngi_core::Method;
+use ngi_core::archive::Catalog;
+use ngi_core::codec::unpack_into;
+use ngi_core::nres::{NewEntry, Writer};
+use ngi_core::rsli::Builder;
+use ngi_tests::corpus::Rng;
+use ngi_tests::{hostile, samples};
+use reqwest::StatusCode;
+use reqwest::header::{self, HeaderMap};
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Bound on any one wait in these tests.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// A running `ngi serve`, killed if the test ends without stopping it.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    fn start(dir: &Path, extra: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ngi"))
+            .arg("serve")
+            .arg(dir)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(extra)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("ngi serve starts");
+        let stdout = child.stdout.take().expect("piped");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx.recv_timeout(PATIENCE).expect("the first line comes");
+        let url = line
+            .strip_prefix("listening on ")
+            .map(|u| u.trim_end().to_owned())
+            .unwrap_or_else(|| panic!("first line {line:?}"));
+        assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+        assert!(line.ends_with('\n'));
+        Server { child, url }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// SIGTERM, then the exit status (within the bound).
+    fn stop(mut self) -> std::process::ExitStatus {
+        signal(self.pid(), "TERM");
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "the server did not stop");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The server's peak resident memory so far, in KiB.
+    fn peak_rss_kib(&self) -> u64 {
+        let status = fs::read_to_string(format!("/proc/{}/status", self.pid())).expect("proc");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn signal(pid: u32, name: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .expect("kill runs")
+        .success();
+    assert!(ok, "kill -{name} {pid}");
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(PATIENCE)
+        .build()
+        .expect("client")
+}
+
+/// A fresh folder for one test.
+fn folder(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("serve-{name}"));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("folder");
+    dir
+}
+
+/// Every entry's bytes by the core's one-shot decoder (the reference the codec tests
+/// hold against lhasa, zlib and the rest).
+fn decoded(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let catalog = Catalog::open(bytes, ngi_core::OpenOptions::DEFAULT).expect("opens");
+    (0..catalog.len())
+        .map(|i| {
+            let entry = catalog.entry(i).expect("entry");
+            let mut out = vec![0; entry.size as usize];
+            let packed = catalog.packed(i, bytes).expect("packed");
+            unpack_into(entry.method.expect("method"), entry.key, packed, &mut out)
+                .expect("decodes");
+            out
+        })
+        .collect()
+}
+
+/// Text that Deflate and LZHUF squeeze but not to nothing.
+fn text(len: usize, seed: u32) -> Vec<u8> {
+    let mut rng = Rng::new(u64::from(seed));
+    let words = [
+        "iron", "strategy", "parkan", "mesh", "texture", "sector", "\n",
+    ];
+    let mut out = Vec::with_capacity(len + 16);
+    while out.len() < len {
+        out.extend_from_slice(words[rng.below(words.len())].as_bytes());
+        out.push(b' ');
+        if rng.below(7) == 0 {
+            out.extend_from_slice(&(rng.below(1 << 20) as u32).to_le_bytes());
+        }
+    }
+    out.truncate(len);
+    out
+}
+
+/// An RsLi with large entries, so that they stream (over 1 MiB).
+fn large_library() -> Vec<u8> {
+    let mut b = Builder::new();
+    b.seed(0x5E_4E).presorted(false);
+    b.add(b"BIG.DEF", Method::Deflate, &text(3 << 20, 1))
+        .unwrap();
+    b.add(b"BIG.RAW", Method::Stored, &text(3 << 20, 2))
+        .unwrap();
+    b.add(b"BIG.LZH", Method::XorLzhuf, &text(2 << 20, 3))
+        .unwrap();
+    b.add(b"SMALL.TXT", Method::Lzss, &text(5000, 4)).unwrap();
+    b.build().unwrap()
+}
+
+/// An RsLi with one stored entry of 64 MiB: more than loopback's socket buffers hold, so
+/// a client that reads a little keeps the stream open.
+fn huge_library() -> Vec<u8> {
+    let mut b = Builder::new();
+    b.add(b"HUGE.RAW", Method::Stored, &vec![0x5A; 64 << 20])
+        .unwrap();
+    b.build().unwrap()
+}
+
+/// A Deflate stream of stored blocks holding `good` bytes, then a block of the reserved
+/// type 3: a decoder fails right there, after giving every good byte.
+fn broken_deflate(good: usize) -> Vec<u8> {
+    let plain = text(good, 9);
+    let mut out = Vec::new();
+    for block in plain.chunks(65_535) {
+        out.push(0); // BFINAL 0, BTYPE 00
+        let len = block.len() as u16;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(block);
+    }
+    out.push(0b111); // BFINAL 1, BTYPE 11: reserved
+    out.extend_from_slice(&[0; 8]);
+    out
+}
+
+/// An RsLi whose Deflate entries are corrupt: a small one (fails at once) and a large one
+/// (fails after 2 MiB of its claimed 2400 KiB); and a good one beside them.
+fn corrupt_library() -> Vec<u8> {
+    let mut b = Builder::new();
+    b.seed(0xC0_44).presorted(false);
+    b.add(b"BAD.SMALL", Method::Stored, &broken_deflate(0))
+        .unwrap();
+    b.add(b"BAD.LARGE", Method::Stored, &broken_deflate(2 << 20))
+        .unwrap();
+    b.add(b"GOOD.TXT", Method::Deflate, b"still fine").unwrap();
+    let mut file = b.build().unwrap();
+    hostile::patch_rsli(&mut file, |i, e| {
+        if i < 2 {
+            e.flags = (e.flags & !0x1E0) | Method::Deflate.bits();
+            e.unpacked_size = if i == 0 { 1000 } else { 2400 << 10 };
+        }
+    });
+    file
+}
+
+/// The archives the byte-exact test serves, by path under the folder.
+fn corpus() -> BTreeMap<String, Vec<u8>> {
+    let samples_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples");
+    let mut all = BTreeMap::new();
+    all.insert(
+        "sample.nres".into(),
+        fs::read(samples_dir.join("sample.nres")).unwrap(),
+    );
+    all.insert(
+        "sample.rsli".into(),
+        fs::read(samples_dir.join("sample.rsli")).unwrap(),
+    );
+    all.insert("methods/all.rsli".into(), samples::all_methods());
+    all.insert(
+        "methods/presorted.rsli".into(),
+        samples::every_method_library(7, true, None),
+    );
+    all.insert(
+        "methods/trailer.rsli".into(),
+        samples::every_method_library(9, false, Some(0)),
+    );
+    all.insert("odd.nres".into(), samples::odd_nres());
+    all.insert("deep/er/large.rsli".into(), large_library());
+    all
+}
+
+fn write_all(dir: &Path, archives: &BTreeMap<String, Vec<u8>>) {
+    for (path, bytes) in archives {
+        let file = dir.join(path);
+        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        fs::write(file, bytes).unwrap();
+    }
+}
+
+/// A path segment that means exactly `bytes`.
+fn encode(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|&b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+fn list_json(path: &Path) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_ngi"))
+        .args(["list", "--json"])
+        .arg(path)
+        .output()
+        .expect("ngi list runs");
+    assert!(out.status.success());
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_entry_is_byte_exact_and_listings_equal_list_json() {
+    let dir = folder("exact");
+    let archives = corpus();
+    write_all(&dir, &archives);
+    fs::write(dir.join("notes.txt"), "not an archive").unwrap();
+    let server = Server::start(&dir, &[]);
+    let http = client();
+
+    let index: Value = http
+        .get(&server.url)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let paths: Vec<&str> = index
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["path"].as_str().unwrap())
+        .collect();
+    let want: Vec<&str> = archives.keys().map(String::as_str).collect();
+    assert_eq!(
+        paths, want,
+        "GET / lists the archives, recursively, and nothing else"
+    );
+
+    let mut checked = 0;
+    for (path, bytes) in &archives {
+        let base = format!("{}/{path}", server.url);
+        let listing = http.get(format!("{base}/")).send().await.unwrap();
+        assert_eq!(listing.status(), StatusCode::OK);
+        assert_eq!(listing.headers()[header::CONTENT_TYPE], "application/json");
+        let listing: Value = listing.json().await.unwrap();
+        assert_eq!(listing, list_json(&dir.join(path)), "{path}: listing");
+        let catalog = Catalog::open(bytes, ngi_core::OpenOptions::DEFAULT).unwrap();
+        for (i, want) in decoded(bytes).iter().enumerate() {
+            let name = catalog.entry(i).unwrap().name().to_vec();
+            let by_index = http.get(format!("{base}/?index={i}")).send().await.unwrap();
+            assert_eq!(by_index.status(), StatusCode::OK, "{path} #{i}");
+            assert_eq!(
+                by_index.headers()[header::CONTENT_LENGTH],
+                want.len().to_string().as_str()
+            );
+            assert!(by_index.headers().get(header::TRANSFER_ENCODING).is_none());
+            assert!(
+                by_index.bytes().await.unwrap() == want[..],
+                "{path} #{i} by index"
+            );
+            if catalog.find(&name) == Some(i) {
+                let url = format!("{base}/{}", encode(&name));
+                let got = http.get(url).send().await.unwrap();
+                assert_eq!(got.status(), StatusCode::OK, "{path} {name:?}");
+                assert!(
+                    got.bytes().await.unwrap() == want[..],
+                    "{path} {name:?} by name"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "{checked} entries");
+
+    // Lookups follow the engine: NRes ignores case, RsLi upper-cases.
+    let nres = http
+        .get(format!("{}/sample.nres/README.TXT", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(nres.status(), StatusCode::OK);
+    let rsli = http
+        .get(format!("{}/sample.rsli/readme.txt", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rsli.status(), StatusCode::OK);
+    let missing = http
+        .get(format!("{}/sample.rsli/NOPE", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    let error: Value = missing.json().await.unwrap();
+    assert_eq!(error["error"], "sample.rsli: no entry named \"NOPE\"");
+    for (url, status) in [
+        ("/sample.rsli/?index=99", StatusCode::NOT_FOUND),
+        ("/sample.rsli/?index=x", StatusCode::BAD_REQUEST),
+        ("/notes.txt/", StatusCode::NOT_FOUND),
+        ("/nothing.res/", StatusCode::NOT_FOUND),
+        ("/methods/", StatusCode::NOT_FOUND),
+        ("/sample.rsli/a%zz", StatusCode::BAD_REQUEST),
+    ] {
+        let r = http
+            .get(format!("{}{url}", server.url))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), status, "{url}");
+        let body: Value = r.json().await.unwrap();
+        assert!(
+            body["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{url}"
+        );
+    }
+    let post = http
+        .post(format!("{}/sample.rsli/", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(post.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert!(server.stop().success());
+}
+
+async fn get(
+    http: &reqwest::Client,
+    url: &str,
+    headers: &[(&str, &str)],
+) -> (StatusCode, HeaderMap, Vec<u8>) {
+    let mut request = http.get(url);
+    for (k, v) in headers {
+        request = request.header(*k, *v);
+    }
+    let response = request.send().await.unwrap();
+    let (status, headers) = (response.status(), response.headers().clone());
+    (status, headers, response.bytes().await.unwrap().to_vec())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn validators_head_304_ranges_and_416() {
+    let dir = folder("ranges");
+    let large = large_library();
+    fs::write(dir.join("large.rsli"), &large).unwrap();
+    let plain = decoded(&large);
+    let server = Server::start(&dir, &[]);
+    let http = client();
+    // A packed entry that streams, a stored one that streams, a small packed one.
+    for (name, want) in [
+        ("BIG.DEF", &plain[0]),
+        ("BIG.RAW", &plain[1]),
+        ("SMALL.TXT", &plain[3]),
+    ] {
+        let url = format!("{}/large.rsli/{name}", server.url);
+        let size = want.len() as u64;
+        let (status, headers, body) = get(&http, &url, &[]).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(body == want[..]);
+        let etag = headers[header::ETAG].to_str().unwrap().to_owned();
+        assert!(
+            etag.starts_with('"') && etag.ends_with('"'),
+            "strong: {etag}"
+        );
+        let modified = headers[header::LAST_MODIFIED].to_str().unwrap().to_owned();
+        assert_eq!(headers[header::CACHE_CONTROL], "public, max-age=60");
+        assert_eq!(headers[header::ACCEPT_RANGES], "bytes");
+
+        let head = http.head(&url).send().await.unwrap();
+        assert_eq!(head.status(), StatusCode::OK);
+        assert_eq!(
+            head.headers()[header::CONTENT_LENGTH],
+            size.to_string().as_str()
+        );
+        assert_eq!(head.headers()[header::ETAG], etag.as_str());
+        assert!(head.bytes().await.unwrap().is_empty());
+
+        for conditional in [
+            ("if-none-match", etag.clone()),
+            ("if-none-match", format!("\"other\", W/{etag}")),
+            ("if-none-match", "*".to_owned()),
+            ("if-modified-since", modified.clone()),
+        ] {
+            let (status, headers, body) =
+                get(&http, &url, &[(conditional.0, &conditional.1)]).await;
+            assert_eq!(status, StatusCode::NOT_MODIFIED, "{conditional:?}");
+            assert_eq!(headers[header::ETAG], etag.as_str());
+            assert!(body.is_empty());
+        }
+        let (status, ..) = get(&http, &url, &[("if-none-match", "\"stale\"")]).await;
+        assert_eq!(status, StatusCode::OK);
+
+        let middle = size / 2;
+        for (range, start, end) in [
+            ("bytes=0-0".to_owned(), 0, 1),
+            (
+                format!("bytes={middle}-{}", middle + 999),
+                middle,
+                middle + 1000,
+            ),
+            ("bytes=-500".to_owned(), size - 500, size),
+            (format!("bytes={}-", size - 7), size - 7, size),
+            (format!("bytes=10-{}", size * 2), 10, size),
+        ] {
+            let (status, headers, body) = get(&http, &url, &[("range", &range)]).await;
+            assert_eq!(status, StatusCode::PARTIAL_CONTENT, "{name} {range}");
+            assert_eq!(
+                headers[header::CONTENT_RANGE],
+                format!("bytes {start}-{}/{size}", end - 1).as_str()
+            );
+            assert!(body == want[start as usize..end as usize], "{name} {range}");
+        }
+        for range in [
+            format!("bytes={size}-"),
+            format!("bytes={}-{}", size + 5, size + 9),
+            "bytes=-0".into(),
+        ] {
+            let (status, headers, body) = get(&http, &url, &[("range", &range)]).await;
+            assert_eq!(status, StatusCode::RANGE_NOT_SATISFIABLE, "{name} {range}");
+            assert_eq!(
+                headers[header::CONTENT_RANGE],
+                format!("bytes */{size}").as_str()
+            );
+            let error: Value = serde_json::from_slice(&body).unwrap();
+            assert!(error["error"].as_str().unwrap().contains(name));
+        }
+        // Several ranges, and an If-Range that names another version: the whole entry.
+        for headers in [
+            vec![("range", "bytes=0-1,5-6".to_owned())],
+            vec![
+                ("range", "bytes=0-1".to_owned()),
+                ("if-range", "\"old\"".to_owned()),
+            ],
+        ] {
+            let headers: Vec<(&str, &str)> =
+                headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let (status, _, body) = get(&http, &url, &headers).await;
+            assert_eq!(status, StatusCode::OK, "{headers:?}");
+            assert!(body == want[..]);
+        }
+        let (status, _, body) =
+            get(&http, &url, &[("range", "bytes=3-5"), ("if-range", &etag)]).await;
+        assert_eq!(status, StatusCode::PARTIAL_CONTENT);
+        assert!(body == want[3..6]);
+    }
+    // Listings have validators too.
+    let (_, headers, _) = get(&http, &format!("{}/large.rsli/", server.url), &[]).await;
+    let etag = headers[header::ETAG].to_str().unwrap();
+    let (status, ..) = get(
+        &http,
+        &format!("{}/large.rsli/", server.url),
+        &[("if-none-match", etag)],
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED);
+    assert!(server.stop().success());
+}
+
+/// One raw HTTP/1.1 request (clients would tidy `..` and `//` away): status and body.
+async fn raw_get(url: &str, target: &str) -> (u16, String) {
+    let host = url.strip_prefix("http://").unwrap();
+    let mut socket = tokio::net::TcpStream::connect(host).await.unwrap();
+    let request = format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    socket.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    tokio::time::timeout(PATIENCE, socket.read_to_end(&mut response))
+        .await
+        .expect("answered in time")
+        .unwrap();
+    let text = String::from_utf8_lossy(&response).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+async fn status_of(http: &reqwest::Client, server: &Server) -> Value {
+    http.get(format!("{}/.ngi/status", server.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_outside_the_folder_are_404_and_open_nothing() {
+    let base = folder("traversal");
+    let dir = base.join("served");
+    let outside = base.join("outside");
+    fs::create_dir_all(dir.join("sub")).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    let secret = samples::nres();
+    fs::write(outside.join("secret.nres"), &secret).unwrap();
+    fs::write(dir.join(".hidden.nres"), &secret).unwrap();
+    fs::write(dir.join("sub/inside.nres"), &secret).unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.nres"), dir.join("link.nres")).unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("linkdir")).unwrap();
+    std::os::unix::fs::symlink(dir.join("sub/inside.nres"), dir.join("inner.nres")).unwrap();
+    let fifo = Command::new("mkfifo")
+        .arg(dir.join("pipe.nres"))
+        .status()
+        .unwrap();
+    assert!(fifo.success());
+    let server = Server::start(&dir, &[]);
+    let http = client();
+    let attempts = [
+        "/../outside/secret.nres/",
+        "/../outside/secret.nres/readme.txt",
+        "/%2e%2e/outside/secret.nres/",
+        "/..%2Foutside%2Fsecret.nres/",
+        "/sub/..%2F..%2Foutside%2Fsecret.nres/",
+        "/sub/../../outside/secret.nres/",
+        "/sub%2F..%2F..%2Foutside/secret.nres/",
+        "//outside/secret.nres/",
+        &format!("/{}/", outside.join("secret.nres").display()),
+        &format!(
+            "/%2F{}/",
+            encode(outside.join("secret.nres").to_str().unwrap().as_bytes())
+        ),
+        "/..%5Coutside%5Csecret.nres/",
+        "/link.nres/",
+        "/link.nres/readme.txt",
+        "/linkdir/secret.nres/",
+        "/.hidden.nres/",
+        "/./sub/inside.nres/",
+        "/sub/./inside.nres/",
+        "/a%00b/",
+        "/pipe.nres/",
+    ];
+    for target in attempts {
+        let (status, body) = raw_get(&server.url, target).await;
+        assert_eq!(status, 404, "{target}: {body}");
+        let error: Value =
+            serde_json::from_str(&body).unwrap_or_else(|_| panic!("{target}: {body}"));
+        assert!(error["error"].is_string(), "{target}");
+    }
+    let status = status_of(&http, &server).await;
+    assert_eq!(
+        status["archive_lookups"], 0,
+        "no refused path reached the cache"
+    );
+    assert_eq!(status["open_archives"], 0);
+    // Links that stay inside are followed; the index lists only what is inside.
+    let (status, _) = raw_get(&server.url, "/inner.nres/readme.txt").await;
+    assert_eq!(status, 200);
+    let index: Value = http
+        .get(&server.url)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let paths: Vec<&str> = index
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["inner.nres", "sub/inside.nres"]);
+    assert!(server.stop().success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn corrupt_entries_are_500_or_an_aborted_body_and_limits_refuse() {
+    let dir = folder("corrupt");
+    fs::write(dir.join("bad.rsli"), corrupt_library()).unwrap();
+    fs::write(dir.join("large.rsli"), large_library()).unwrap();
+    let server = Server::start(&dir, &["--max-entry-size", "2500K"]);
+    let http = client();
+    let small = http
+        .get(format!("{}/bad.rsli/BAD.SMALL", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(small.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    let error: Value = small.json().await.unwrap();
+    let message = error["error"].as_str().unwrap();
+    assert!(
+        message.starts_with("bad.rsli: entry 0 \"BAD.SMALL\": "),
+        "{message}"
+    );
+
+    let large = http
+        .get(format!("{}/bad.rsli/BAD.LARGE", server.url))
+        .send()
+        .await
+        .unwrap();
+    // The status line went before the fault: 200, and a body cut short.
+    assert_eq!(large.status(), StatusCode::OK);
+    assert_eq!(
+        large.headers()[header::CONTENT_LENGTH],
+        (2400u64 << 10).to_string().as_str()
+    );
+    let mut large = large;
+    let mut got = 0usize;
+    let outcome = loop {
+        match large.chunk().await {
+            Ok(Some(chunk)) => got += chunk.len(),
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(e),
+        }
+    };
+    assert!(outcome.is_err(), "the body must not end cleanly");
+    assert!(got <= 2 << 20, "{got} bytes");
+
+    let good = http
+        .get(format!("{}/bad.rsli/GOOD.TXT", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(good.bytes().await.unwrap(), &b"still fine"[..]);
+
+    let over = http
+        .get(format!("{}/large.rsli/BIG.DEF", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(over.status(), StatusCode::FORBIDDEN);
+    let error: Value = over.json().await.unwrap();
+    assert!(
+        error["error"]
+            .as_str()
+            .unwrap()
+            .contains("--max-entry-size"),
+        "{error}"
+    );
+    let status = status_of(&http, &server).await;
+    assert_eq!(status["open_streams"], 0);
+    assert!(server.stop().success());
+}
+
+/// FNV-1a, to check bodies without keeping them.
+fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn load_200_clients_20000_requests_every_body_checked() {
+    const CLIENTS: usize = 200;
+    const REQUESTS: usize = 20_000;
+    /// The bound on the server's peak RSS under this load (stated in the README).
+    const PEAK_RSS_LIMIT_KIB: u64 = 64 * 1024;
+    let dir = folder("load");
+    let mut archives = corpus();
+    archives.remove("deep/er/large.rsli");
+    // Mostly small entries, and a few that stream.
+    let mut b = Builder::new();
+    b.add(b"MID.DEF", Method::Deflate, &text(1536 << 10, 5))
+        .unwrap();
+    b.add(b"MID.RAW", Method::Stored, &text(1200 << 10, 6))
+        .unwrap();
+    archives.insert("streamed.rsli".into(), b.build().unwrap());
+    write_all(&dir, &archives);
+    let mut targets = Vec::new();
+    for (path, bytes) in &archives {
+        for (i, plain) in decoded(bytes).iter().enumerate() {
+            targets.push((format!("/{path}/?index={i}"), checksum(plain), plain.len()));
+        }
+    }
+    let targets = std::sync::Arc::new(targets);
+    let server = Server::start(&dir, &[]);
+    let http = reqwest::Client::builder()
+        .timeout(PATIENCE)
+        .pool_max_idle_per_host(CLIENTS)
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..CLIENTS)
+        .map(|c| {
+            let (http, targets, url) = (http.clone(), targets.clone(), server.url.clone());
+            tokio::spawn(async move {
+                let mut rng = Rng::new(c as u64 + 1);
+                let mut bytes = 0usize;
+                for _ in 0..REQUESTS / CLIENTS {
+                    let (path, sum, len) = &targets[rng.below(targets.len())];
+                    let response = http.get(format!("{url}{path}")).send().await.unwrap();
+                    assert_eq!(response.status(), StatusCode::OK, "{path}");
+                    let body = response.bytes().await.unwrap();
+                    assert_eq!(body.len(), *len, "{path}");
+                    assert_eq!(checksum(&body), *sum, "{path}");
+                    bytes += body.len();
+                }
+                bytes
+            })
+        })
+        .collect();
+    let mut total = 0;
+    for task in tasks {
+        total += tokio::time::timeout(Duration::from_secs(600), task)
+            .await
+            .expect("the load finishes in time")
+            .unwrap();
+    }
+    let elapsed = started.elapsed();
+    let peak = server.peak_rss_kib();
+    println!(
+        "load: {REQUESTS} requests by {CLIENTS} clients, {} MiB of bodies, in {elapsed:.1?}; server peak RSS {peak} KiB",
+        total >> 20
+    );
+    assert!(peak < PEAK_RSS_LIMIT_KIB, "peak RSS {peak} KiB");
+    let status = status_of(&http, &server).await;
+    assert_eq!(status["open_streams"], 0);
+    assert_eq!(status["streams_started"], REQUESTS as u64);
+    assert!(server.stop().success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_that_leave_or_stall_free_their_streams() {
+    let dir = folder("drops");
+    fs::write(dir.join("large.rsli"), large_library()).unwrap();
+    fs::write(dir.join("huge.rsli"), huge_library()).unwrap();
+    let server = Server::start(&dir, &["--idle-timeout", "1", "--max-streams", "4"]);
+    let http = client();
+    for round in 0..50 {
+        let name = ["BIG.DEF", "BIG.RAW", "BIG.LZH"][round % 3];
+        let mut response = http
+            .get(format!("{}/large.rsli/{name}", server.url))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "round {round}");
+        let first = response.chunk().await.unwrap().expect("a first chunk");
+        assert!(!first.is_empty());
+        drop(response);
+    }
+    let wait_for_zero = async |what: &str| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let status = status_of(&http, &server).await;
+            if status["open_streams"] == 0 {
+                return;
+            }
+            assert!(Instant::now() < deadline, "{what}: {status}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    wait_for_zero("after dropped clients").await;
+    // A client that asks and never reads: its stream ends with the idle timeout.
+    let host = server.url.strip_prefix("http://").unwrap().to_owned();
+    let mut stalled = tokio::net::TcpStream::connect(&host).await.unwrap();
+    let request = format!("GET /huge.rsli/HUGE.RAW HTTP/1.1\r\nHost: {host}\r\n\r\n");
+    stalled.write_all(request.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(status_of(&http, &server).await["open_streams"], 1);
+    wait_for_zero("after a stalled client").await;
+    drop(stalled);
+    assert!(server.stop().success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn beyond_max_streams_is_503_with_retry_after() {
+    let dir = folder("busy");
+    fs::write(dir.join("huge.rsli"), huge_library()).unwrap();
+    let server = Server::start(&dir, &["--max-streams", "2"]);
+    let http = client();
+    let url = format!("{}/huge.rsli/HUGE.RAW", server.url);
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        let mut r = http.get(&url).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        r.chunk().await.unwrap();
+        held.push(r);
+    }
+    let busy = http.get(&url).send().await.unwrap();
+    assert_eq!(busy.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(busy.headers()[header::RETRY_AFTER], "1");
+    let error: Value = busy.json().await.unwrap();
+    assert!(error["error"].as_str().unwrap().contains("--max-streams"));
+    // HEAD and listings need no stream.
+    assert_eq!(
+        http.head(&url).send().await.unwrap().status(),
+        StatusCode::OK
+    );
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let r = http.get(&url).send().await.unwrap();
+        if r.status() == StatusCode::OK {
+            assert_eq!(r.bytes().await.unwrap().len(), 64 << 20);
+            break;
+        }
+        assert!(Instant::now() < deadline, "streams never came back");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(server.stop().success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_replaced_on_disk_is_served_fresh() {
+    let dir = folder("fresh");
+    let mut b = Builder::new();
+    b.add(b"A.TXT", Method::Lzss, b"first version").unwrap();
+    fs::write(dir.join("a.rsli"), b.build().unwrap()).unwrap();
+    let server = Server::start(&dir, &[]);
+    let http = client();
+    let url = format!("{}/a.rsli/A.TXT", server.url);
+    let (_, before, body) = get(&http, &url, &[]).await;
+    assert_eq!(body, b"first version");
+    let mut b = Builder::new();
+    b.add(b"A.TXT", Method::Deflate, b"second, longer version")
+        .unwrap();
+    fs::write(dir.join("a.rsli.new"), b.build().unwrap()).unwrap();
+    fs::rename(dir.join("a.rsli.new"), dir.join("a.rsli")).unwrap();
+    let (status, after, body) = get(
+        &http,
+        &url,
+        &[("if-none-match", before[header::ETAG].to_str().unwrap())],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "the old tag no longer matches");
+    assert_eq!(body, b"second, longer version");
+    assert_ne!(before[header::ETAG], after[header::ETAG]);
+    assert!(server.stop().success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_lets_responses_in_flight_finish() {
+    let dir = folder("shutdown");
+    let large = large_library();
+    fs::write(dir.join("large.rsli"), &large).unwrap();
+    let want = decoded(&large).swap_remove(0);
+    let server = Server::start(&dir, &[]);
+    let http = client();
+    let mut response = http
+        .get(format!("{}/large.rsli/BIG.DEF", server.url))
+        .send()
+        .await
+        .unwrap();
+    let mut body = response.chunk().await.unwrap().unwrap().to_vec();
+    signal(server.pid(), "TERM");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // New connections are refused; the one in flight goes on to the end.
+    let host = server.url.strip_prefix("http://").unwrap();
+    assert!(
+        tokio::net::TcpStream::connect(host).await.is_err(),
+        "still accepting"
+    );
+    while let Some(chunk) = response.chunk().await.unwrap() {
+        body.extend_from_slice(&chunk);
+    }
+    assert!(body == want, "the response in flight finished whole");
+    assert!(server.stop().success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browsers_get_escaped_sortable_pages() {
+    let dir = folder("html");
+    fs::write(dir.join("names.nres"), hostile_names()).unwrap();
+    let server = Server::start(&dir, &[]);
+    let http = client();
+    let page = |url: String| {
+        let http = http.clone();
+        async move {
+            let r = http
+                .get(url)
+                .header("accept", "text/html,*/*")
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+            assert_eq!(
+                r.headers()[header::CONTENT_TYPE],
+                "text/html; charset=utf-8"
+            );
+            r.text().await.unwrap()
+        }
+    };
+    let index = page(server.url.clone()).await;
+    assert!(
+        index.contains("<a href=\"/names.nres/\">names.nres</a>"),
+        "{index}"
+    );
+    let listing = page(format!("{}/names.nres/", server.url)).await;
+    assert!(!listing.contains("<script>"), "{listing}");
+    assert!(listing.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(listing.contains("a&quot;b&#39;c"));
+    assert!(listing.contains("href=\"/names.nres/%3Cscript%3Ealert%281%29%3C%2Fscript%3E\""));
+    let rows = |page: &str| -> Vec<String> {
+        page.split("<td class=\"name\">")
+            .skip(1)
+            .map(|r| r.split("</td>").next().unwrap().to_owned())
+            .collect()
+    };
+    let by_size = rows(&page(format!("{}/names.nres/?sort=size&order=desc", server.url)).await);
+    assert_eq!(by_size.first().map(String::as_str), Some("big.bin"));
+    // By the name's bytes (0xFF last), shown escaped.
+    let by_name = rows(&page(format!("{}/names.nres/?sort=name", server.url)).await);
+    let want = [
+        "&lt;script&gt;alert(1)&lt;/script&gt;",
+        "a&quot;b&#39;c",
+        "big.bin",
+        "x&amp;y.txt",
+        "\\xff\\x01bytes",
+    ];
+    assert_eq!(by_name, want);
+    let by_index = rows(&page(format!("{}/names.nres/?sort=index&order=desc", server.url)).await);
+    assert_eq!(
+        by_index.first().map(String::as_str),
+        Some("\\xff\\x01bytes")
+    );
+    let bad = http
+        .get(format!("{}/names.nres/?sort=colour", server.url))
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+    assert!(server.stop().success());
+}
+
+/// An NRes whose names would break a careless page.
+fn hostile_names() -> Vec<u8> {
+    let mut w = Writer::new();
+    let names: [&[u8]; 5] = [
+        b"<script>alert(1)</script>",
+        b"a\"b'c",
+        b"x&y.txt",
+        b"big.bin",
+        b"\xff\x01bytes",
+    ];
+    for (i, name) in names.iter().enumerate() {
+        let payload = if *name == b"big.bin" {
+            vec![7; 5000]
+        } else {
+            vec![i as u8; 10 + i]
+        };
+        let entry = NewEntry {
+            name,
+            type_id: 0,
+            attr1: 0,
+            attr2: 0,
+            attr3: 0,
+        };
+        w.add(entry, &payload).unwrap();
+    }
+    w.finish()
+}
