@@ -23,6 +23,8 @@ command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
 for pair in zopfli:zopfli pigz:pigz libdeflate-gzip:libdeflate-tools 7z:p7zip-full; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
 done
+# ngi serve's pages are checked in a real browser: Debian's headless Chromium.
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}"

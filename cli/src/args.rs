@@ -788,6 +788,48 @@ mod tests {
     }
 
     #[test]
+    fn serve_takes_an_address_limits_and_seconds() {
+        let serve = |words: &[&str]| match parse(words.iter().map(OsString::from)) {
+            Ok(Invocation::Run(Action::Serve(s))) => Ok(s),
+            Ok(other) => Err(format!("{other:?}")),
+            Err(e) => Err(e),
+        };
+        let s = serve(&["serve", "D"]).unwrap();
+        assert_eq!(s.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(
+            (s.buffer_up_to, s.max_streams, s.max_age),
+            (1 << 20, 256, 60)
+        );
+        assert_eq!(s.idle_timeout, std::time::Duration::from_secs(60));
+        assert_eq!(s.limits, Limits::DEFAULT);
+        let s = serve(&[
+            "serve",
+            "--listen=127.0.0.1:0",
+            "D",
+            "--max-entry-size",
+            "2M",
+            "--idle-timeout",
+            "0.5",
+            "--max-streams",
+            "0",
+        ])
+        .unwrap();
+        assert_eq!(s.listen.port(), 0);
+        assert_eq!(s.limits.max_entry_size, 2 << 20);
+        assert_eq!(s.idle_timeout, std::time::Duration::from_millis(500));
+        assert_eq!(s.max_streams, 1, "at least one stream");
+        for bad in [
+            &["serve"][..],
+            &["serve", "D", "--listen", "localhost"],
+            &["serve", "D", "--idle-timeout", "-1"],
+            &["serve", "D", "--request-timeout", "1e9"],
+            &["serve", "D", "--max-streams", "x"],
+        ] {
+            assert!(serve(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
     fn usage_errors() {
         for words in [
             &["frobnicate", "A"][..],

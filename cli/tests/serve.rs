@@ -32,15 +32,20 @@ struct Server {
 
 impl Server {
     fn start(dir: &Path, extra: &[&str]) -> Server {
+        Server::start_with(dir, extra, "warn", Stdio::inherit())
+    }
+
+    /// With `RUST_LOG=filter`, stderr to `stderr`.
+    fn start_with(dir: &Path, extra: &[&str], filter: &str, stderr: Stdio) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_ngi"))
             .arg("serve")
             .arg(dir)
             .args(["--listen", "127.0.0.1:0"])
             .args(extra)
-            .env("RUST_LOG", "warn")
+            .env("RUST_LOG", filter)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .expect("ngi serve starts");
         let stdout = child.stdout.take().expect("piped");
@@ -945,9 +950,9 @@ async fn browsers_get_escaped_sortable_pages() {
     );
     let listing = page(format!("{}/names.nres/", server.url)).await;
     assert!(!listing.contains("<script>"), "{listing}");
-    assert!(listing.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(listing.contains("&lt;script&gt;document.title=1&lt;/script&gt;"));
     assert!(listing.contains("a&quot;b&#39;c"));
-    assert!(listing.contains("href=\"/names.nres/%3Cscript%3Ealert%281%29%3C%2Fscript%3E\""));
+    assert!(listing.contains("href=\"/names.nres/%3Cscript%3Edocument.title%3D1%3C%2Fscript%3E\""));
     let rows = |page: &str| -> Vec<String> {
         page.split("<td class=\"name\">")
             .skip(1)
@@ -959,7 +964,7 @@ async fn browsers_get_escaped_sortable_pages() {
     // By the name's bytes (0xFF last), shown escaped.
     let by_name = rows(&page(format!("{}/names.nres/?sort=name", server.url)).await);
     let want = [
-        "&lt;script&gt;alert(1)&lt;/script&gt;",
+        "&lt;script&gt;document.title=1&lt;/script&gt;",
         "a&quot;b&#39;c",
         "big.bin",
         "x&amp;y.txt",
@@ -985,7 +990,7 @@ async fn browsers_get_escaped_sortable_pages() {
 fn hostile_names() -> Vec<u8> {
     let mut w = Writer::new();
     let names: [&[u8]; 5] = [
-        b"<script>alert(1)</script>",
+        b"<script>document.title=1</script>",
         b"a\"b'c",
         b"x&y.txt",
         b"big.bin",
@@ -1007,4 +1012,182 @@ fn hostile_names() -> Vec<u8> {
         w.add(entry, &payload).unwrap();
     }
     w.finish()
+}
+
+/// Debian's Chromium (`NGI_CHROMIUM`, else `chromium` on the PATH), headless, on `url`
+/// with `mode` (`--dump-dom` or `--screenshot=FILE`): its stdout. Fails (never skips)
+/// when there is no Chromium: `scripts/test.sh` installs it.
+fn chromium(url: &str, mode: &str, profile: &Path) -> String {
+    let program = std::env::var_os("NGI_CHROMIUM").unwrap_or_else(|| "chromium".into());
+    let mut child = Command::new(&program)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1024,768",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(mode)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run {program:?}: {e}. The browser test needs Debian's chromium \
+                 (apt-get install chromium; scripts/test.sh installs it)"
+            )
+        });
+    let mut stdout = child.stdout.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut out);
+        out
+    });
+    let deadline = Instant::now() + PATIENCE;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("chromium took over {PATIENCE:?} on {url}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "chromium {mode} {url}: {status}");
+    reader.join().expect("reader")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn headless_chromium_renders_the_pages_with_names_as_text() {
+    let dir = folder("browser");
+    let names = hostile_names();
+    fs::write(dir.join("names.nres"), &names).unwrap();
+    fs::create_dir_all(dir.join("more")).unwrap();
+    fs::write(dir.join("more/sample.rsli"), samples::rsli()).unwrap();
+    let server = Server::start(&dir, &[]);
+    let profile = folder("browser-profile");
+    let url = server.url.clone();
+    let (index, page, shot) = tokio::task::spawn_blocking(move || {
+        let index = chromium(&format!("{url}/"), "--dump-dom", &profile);
+        let page = chromium(&format!("{url}/names.nres/"), "--dump-dom", &profile);
+        let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-names.png");
+        let _ = fs::remove_file(&shot);
+        chromium(
+            &format!("{url}/names.nres/"),
+            &format!("--screenshot={}", shot.display()),
+            &profile,
+        );
+        (index, page, shot)
+    })
+    .await
+    .unwrap();
+    assert!(
+        index.contains("<a href=\"/names.nres/\">names.nres</a>"),
+        "{index}"
+    );
+    assert!(
+        index.contains("<a href=\"/more/sample.rsli/\">more/sample.rsli</a>"),
+        "{index}"
+    );
+    // Had a name been markup, its script would have run and retitled the page.
+    assert!(page.contains("<title>names.nres</title>"), "{page}");
+    assert!(
+        !page.contains("<script"),
+        "a name became an element: {page}"
+    );
+    let catalog = Catalog::open(&names, ngi_core::OpenOptions::DEFAULT).unwrap();
+    let http = client();
+    for entry in catalog.entries() {
+        let shown = ngi_display(entry.name());
+        let text = shown
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;");
+        assert!(
+            page.contains(&format!("<td class=\"name\">{text}</td>")),
+            "{shown} as text: {page}"
+        );
+        let href = format!("/names.nres/{}", encode(entry.name()));
+        assert!(page.contains(&format!("href=\"{href}\"")), "{href}: {page}");
+        // The link gives the entry's bytes.
+        let body = http
+            .get(format!("{}{href}", server.url))
+            .send()
+            .await
+            .unwrap();
+        let index = catalog.find(entry.name()).unwrap();
+        let want = &decoded(&names)[index];
+        assert!(body.bytes().await.unwrap() == want[..], "{shown}");
+    }
+    let png = fs::read(&shot).expect("a screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 2000,
+        "{} bytes",
+        png.len()
+    );
+    println!("screenshot: {}", shot.display());
+    assert!(server.stop().success());
+}
+
+/// ngi's display form of a name (printable ASCII, `\\` and `\xNN`).
+fn ngi_display(name: &[u8]) -> String {
+    name.iter()
+        .map(|&b| match b {
+            b'\\' => "\\\\".to_owned(),
+            0x20..=0x7E => (b as char).to_string(),
+            _ => format!("\\x{b:02x}"),
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_headers_time_out_and_requests_are_logged() {
+    let dir = folder("slow");
+    fs::write(dir.join("sample.nres"), samples::nres()).unwrap();
+    let log = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-slow.log");
+    let server = Server::start_with(
+        &dir,
+        &["--request-timeout", "1", "--idle-timeout", "30"],
+        "info",
+        Stdio::from(fs::File::create(&log).unwrap()),
+    );
+    let host = server.url.strip_prefix("http://").unwrap().to_owned();
+    // Half a request line, then silence: closed after the header timeout, well before
+    // the idle timeout.
+    let mut slow = tokio::net::TcpStream::connect(&host).await.unwrap();
+    slow.write_all(b"GET /sample.nres/ HT").await.unwrap();
+    let started = Instant::now();
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(20), slow.read_to_end(&mut rest)).await;
+    assert!(read.is_ok(), "the connection was not closed");
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(10),
+        "{waited:?}"
+    );
+    // A complete request is answered, and logged.
+    let (status, _) = raw_get(&server.url, "/sample.nres/readme.txt").await;
+    assert_eq!(status, 200);
+    assert!(server.stop().success());
+    let log = fs::read_to_string(&log).unwrap();
+    let line = log
+        .lines()
+        .find(|l| l.contains("uri=/sample.nres/readme.txt"))
+        .unwrap_or_else(|| panic!("no request line in {log}"));
+    assert!(
+        line.contains("INFO") && line.contains("method=GET") && line.contains("status=200"),
+        "{line}"
+    );
+    assert!(
+        log.contains("listening") || log.contains("serving"),
+        "{log}"
+    );
 }

@@ -35,7 +35,7 @@ fn page(title: &str, body: &str) -> String {
          <title>{title}</title>\n<style>\
          body{{font-family:sans-serif;margin:2em}}\
          table{{border-collapse:collapse}}\
-         th,td{{padding:.2em .8em;border-bottom:1px solid #ddd}}\
+         th,td{{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:left}}\
          td.n{{text-align:right;font-variant-numeric:tabular-nums}}\
          </style>\n</head>\n<body>\n{body}</body>\n</html>\n",
         title = escape(title)
@@ -131,11 +131,14 @@ pub fn archive_page(located: &Located, archive: &Archive, sort: Sort) -> String 
     order.sort_by(compare);
 
     let mut body = format!(
-        "<h1>{}</h1>\n<p><a href=\"/\">All archives</a> &middot; {} entries, {:?}</p>\n\
+        "<h1>{}</h1>\n<p><a href=\"/\">All archives</a> &middot; {} entries, {}</p>\n\
          <table id=\"entries\">\n<thead><tr>",
         escape(&located.shown),
         entries.len(),
-        archive.format()
+        match archive.format() {
+            ngi_tokio::Format::Nres => "NRes",
+            ngi_tokio::Format::Rsli => "RsLi",
+        }
     );
     for (key, word, title) in SortKey::ALL {
         let flip = sort.key == key && !sort.descending;
