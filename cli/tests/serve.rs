@@ -285,20 +285,8 @@ async fn every_entry_is_byte_exact_and_listings_equal_list_json() {
     let server = Server::start(&dir, &[]);
     let http = client();
 
-    let index: Value = http
-        .get(&server.url)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let paths: Vec<&str> = index
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["path"].as_str().unwrap())
-        .collect();
+    let index: Value = get_json(&http, &server.url).await;
+    let paths = archive_paths(&index);
     let want: Vec<&str> = archives.keys().map(String::as_str).collect();
     assert_eq!(
         paths, want,
@@ -342,23 +330,11 @@ async fn every_entry_is_byte_exact_and_listings_equal_list_json() {
     assert!(checked >= 30, "{checked} entries");
 
     // Lookups follow the engine: NRes ignores case, RsLi upper-cases.
-    let nres = http
-        .get(format!("{}/sample.nres/README.TXT", server.url))
-        .send()
-        .await
-        .unwrap();
+    let nres = fetch(&http, &server, "/sample.nres/README.TXT").await;
     assert_eq!(nres.status(), StatusCode::OK);
-    let rsli = http
-        .get(format!("{}/sample.rsli/readme.txt", server.url))
-        .send()
-        .await
-        .unwrap();
+    let rsli = fetch(&http, &server, "/sample.rsli/readme.txt").await;
     assert_eq!(rsli.status(), StatusCode::OK);
-    let missing = http
-        .get(format!("{}/sample.rsli/NOPE", server.url))
-        .send()
-        .await
-        .unwrap();
+    let missing = fetch(&http, &server, "/sample.rsli/NOPE").await;
     assert_eq!(missing.status(), StatusCode::NOT_FOUND);
     let error: Value = missing.json().await.unwrap();
     assert_eq!(error["error"], "sample.rsli: no entry named \"NOPE\"");
@@ -547,14 +523,31 @@ async fn raw_get(url: &str, target: &str) -> (u16, String) {
     (status, body)
 }
 
-async fn status_of(http: &reqwest::Client, server: &Server) -> Value {
-    http.get(format!("{}/.ngi/status", server.url))
+/// `GET path` of the server.
+async fn fetch(http: &reqwest::Client, server: &Server, path: &str) -> reqwest::Response {
+    http.get(format!("{}{path}", server.url))
         .send()
         .await
         .unwrap()
-        .json()
-        .await
-        .unwrap()
+}
+
+/// `GET url` as JSON.
+async fn get_json(http: &reqwest::Client, url: impl reqwest::IntoUrl) -> Value {
+    let response = http.get(url).send().await.unwrap();
+    response.json().await.unwrap()
+}
+
+/// The `path`s of a `GET /` answer.
+fn archive_paths(index: &Value) -> Vec<&str> {
+    let archives = index.as_array().expect("an array");
+    archives
+        .iter()
+        .map(|a| a["path"].as_str().unwrap())
+        .collect()
+}
+
+async fn status_of(http: &reqwest::Client, server: &Server) -> Value {
+    get_json(http, format!("{}/.ngi/status", server.url)).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -618,20 +611,8 @@ async fn requests_outside_the_folder_are_404_and_open_nothing() {
     // Links that stay inside are followed; the index lists only what is inside.
     let (status, _) = raw_get(&server.url, "/inner.nres/readme.txt").await;
     assert_eq!(status, 200);
-    let index: Value = http
-        .get(&server.url)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let paths: Vec<&str> = index
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["path"].as_str().unwrap())
-        .collect();
+    let index: Value = get_json(&http, &server.url).await;
+    let paths = archive_paths(&index);
     assert_eq!(paths, ["inner.nres", "sub/inside.nres"]);
     assert!(server.stop().success());
 }
@@ -643,11 +624,7 @@ async fn corrupt_entries_are_500_or_an_aborted_body_and_limits_refuse() {
     fs::write(dir.join("large.rsli"), large_library()).unwrap();
     let server = Server::start(&dir, &["--max-entry-size", "2500K"]);
     let http = client();
-    let small = http
-        .get(format!("{}/bad.rsli/BAD.SMALL", server.url))
-        .send()
-        .await
-        .unwrap();
+    let small = fetch(&http, &server, "/bad.rsli/BAD.SMALL").await;
     assert_eq!(small.status(), StatusCode::INTERNAL_SERVER_ERROR);
     let error: Value = small.json().await.unwrap();
     let message = error["error"].as_str().unwrap();
@@ -656,11 +633,7 @@ async fn corrupt_entries_are_500_or_an_aborted_body_and_limits_refuse() {
         "{message}"
     );
 
-    let large = http
-        .get(format!("{}/bad.rsli/BAD.LARGE", server.url))
-        .send()
-        .await
-        .unwrap();
+    let large = fetch(&http, &server, "/bad.rsli/BAD.LARGE").await;
     // The status line went before the fault: 200, and a body cut short.
     assert_eq!(large.status(), StatusCode::OK);
     assert_eq!(
@@ -679,18 +652,10 @@ async fn corrupt_entries_are_500_or_an_aborted_body_and_limits_refuse() {
     assert!(outcome.is_err(), "the body must not end cleanly");
     assert!(got <= 2 << 20, "{got} bytes");
 
-    let good = http
-        .get(format!("{}/bad.rsli/GOOD.TXT", server.url))
-        .send()
-        .await
-        .unwrap();
+    let good = fetch(&http, &server, "/bad.rsli/GOOD.TXT").await;
     assert_eq!(good.bytes().await.unwrap(), &b"still fine"[..]);
 
-    let over = http
-        .get(format!("{}/large.rsli/BIG.DEF", server.url))
-        .send()
-        .await
-        .unwrap();
+    let over = fetch(&http, &server, "/large.rsli/BIG.DEF").await;
     assert_eq!(over.status(), StatusCode::FORBIDDEN);
     let error: Value = over.json().await.unwrap();
     assert!(
@@ -899,11 +864,7 @@ async fn sigterm_lets_responses_in_flight_finish() {
     let want = decoded(&large).swap_remove(0);
     let server = Server::start(&dir, &[]);
     let http = client();
-    let mut response = http
-        .get(format!("{}/large.rsli/BIG.DEF", server.url))
-        .send()
-        .await
-        .unwrap();
+    let mut response = fetch(&http, &server, "/large.rsli/BIG.DEF").await;
     let mut body = response.chunk().await.unwrap().unwrap().to_vec();
     signal(server.pid(), "TERM");
     tokio::time::sleep(Duration::from_millis(200)).await;
