@@ -525,8 +525,9 @@ impl CliCommand {
                     media_trailer,
                     limits,
                     buffer_up_to,
-                    max_streams: max_streams.max(1),
-                    max_connections: max_connections.max(1),
+                    // tokio's semaphores hold at most usize::MAX >> 3 permits.
+                    max_streams: max_streams.clamp(1, 1 << 24),
+                    max_connections: max_connections.clamp(1, 1 << 24),
                     request_timeout,
                     idle_timeout,
                     cache_idle,

@@ -208,8 +208,14 @@ fn corrupt_library() -> Vec<u8> {
     b.add(b"BAD.LARGE", Method::Stored, &broken_deflate(2 << 20))
         .unwrap();
     b.add(b"GOOD.TXT", Method::Deflate, b"still fine").unwrap();
+    b.add(b"CUT.END", Method::Deflate, &text(2 << 20, 11))
+        .unwrap();
     let mut file = b.build().unwrap();
     hostile::patch_rsli(&mut file, |i, e| {
+        if i == 3 {
+            // The stream's last byte is cut off: it fails at its very end.
+            e.packed_size -= 1;
+        }
         if i < 2 {
             e.flags = (e.flags & !0x1E0) | Method::Deflate.bits();
             e.unpacked_size = if i == 0 { 1000 } else { 2400 << 10 };
@@ -432,6 +438,16 @@ async fn validators_head_304_ranges_and_416() {
         }
         let (status, ..) = get(&http, &url, &[("if-none-match", "\"stale\"")]).await;
         assert_eq!(status, StatusCode::OK);
+        let older = "Sat, 01 Jan 2000 00:00:00 GMT";
+        let (status, _, body) = get(&http, &url, &[("if-modified-since", older)]).await;
+        assert_eq!(status, StatusCode::OK, "modified since 2000");
+        assert!(body == want[..]);
+        let by_date = [("range", "bytes=1-2"), ("if-range", modified.as_str())];
+        let (status, _, body) = get(&http, &url, &by_date).await;
+        assert_eq!(status, StatusCode::PARTIAL_CONTENT, "If-Range by date");
+        assert!(body == want[1..3]);
+        let (status, ..) = get(&http, &url, &[("range", "bytes=1-2"), ("if-range", older)]).await;
+        assert_eq!(status, StatusCode::OK);
 
         let middle = size / 2;
         for (range, start, end) in [
@@ -486,6 +502,41 @@ async fn validators_head_304_ranges_and_416() {
         assert_eq!(status, StatusCode::PARTIAL_CONTENT);
         assert!(body == want[3..6]);
     }
+    // HEAD sends no body: the next response on the connection follows its headers.
+    let host = server.url.strip_prefix("http://").unwrap();
+    let mut socket = tokio::net::TcpStream::connect(host).await.unwrap();
+    let pipelined = format!(
+        "HEAD /large.rsli/SMALL.TXT HTTP/1.1\r\nHost: {host}\r\n\r\n\
+         GET /large.rsli/SMALL.TXT HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    );
+    socket.write_all(pipelined.as_bytes()).await.unwrap();
+    let mut both = Vec::new();
+    tokio::time::timeout(PATIENCE, socket.read_to_end(&mut both))
+        .await
+        .unwrap()
+        .unwrap();
+    let (head, get_part) = both.split_at(find(&both, b"\r\n\r\n").unwrap() + 4);
+    assert!(
+        head.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(head)
+    );
+    assert!(get_part.starts_with(b"HTTP/1.1 200"), "HEAD had a body");
+    assert!(get_part.ends_with(&plain[3]), "the GET's body");
+
+    // A file time HTTP cannot write (before 1970): no Last-Modified, still served.
+    let touched = Command::new("touch")
+        .args(["-d", "1960-01-01 00:00:00"])
+        .arg(dir.join("large.rsli"))
+        .status()
+        .unwrap();
+    assert!(touched.success());
+    let (status, headers, body) =
+        get(&http, &format!("{}/large.rsli/SMALL.TXT", server.url), &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(headers.get(header::LAST_MODIFIED).is_none());
+    assert!(body == plain[3]);
+
     // Listings have validators too.
     let (_, headers, _) = get(&http, &format!("{}/large.rsli/", server.url), &[]).await;
     let etag = headers[header::ETAG].to_str().unwrap();
@@ -497,6 +548,10 @@ async fn validators_head_304_ranges_and_416() {
     .await;
     assert_eq!(status, StatusCode::NOT_MODIFIED);
     assert!(server.stop().success());
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 /// One raw HTTP/1.1 request (clients would tidy `..` and `//` away): status and body.
@@ -655,6 +710,23 @@ async fn corrupt_entries_are_500_or_an_aborted_body_and_limits_refuse() {
     let good = fetch(&http, &server, "/bad.rsli/GOOD.TXT").await;
     assert_eq!(good.bytes().await.unwrap(), &b"still fine"[..]);
 
+    // A fault at the very end (after the last byte's worth of output) still aborts: the
+    // last chunk waits for the decoder to confirm the stream's end.
+    let cut = fetch(&http, &server, "/bad.rsli/CUT.END").await;
+    assert_eq!(cut.status(), StatusCode::OK);
+    assert!(
+        cut.bytes().await.is_err(),
+        "a stream cut at its end must not end cleanly"
+    );
+    // A range that stops short of the end cannot know: it is served.
+    let (status, _, body) = get(
+        &http,
+        &format!("{}/bad.rsli/CUT.END", server.url),
+        &[("range", "bytes=0-99")],
+    )
+    .await;
+    assert_eq!((status, body.len()), (StatusCode::PARTIAL_CONTENT, 100));
+
     let over = fetch(&http, &server, "/large.rsli/BIG.DEF").await;
     assert_eq!(over.status(), StatusCode::FORBIDDEN);
     let error: Value = over.json().await.unwrap();
@@ -810,6 +882,8 @@ async fn beyond_max_streams_is_503_with_retry_after() {
     let error: Value = busy.json().await.unwrap();
     assert!(error["error"].as_str().unwrap().contains("--max-streams"));
     // HEAD and listings need no stream.
+    let listing = fetch(&http, &server, "/huge.rsli/").await;
+    assert_eq!(listing.status(), StatusCode::OK);
     assert_eq!(
         http.head(&url).send().await.unwrap().status(),
         StatusCode::OK

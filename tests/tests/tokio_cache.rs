@@ -147,3 +147,25 @@ async fn beyond_the_bound_the_least_recently_used_go() {
     assert_eq!(read(&two).await, b"archive 2");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A FIFO (or anything but a regular file) is refused at once, never waited on: a server
+/// whose folder someone swapped a FIFO into keeps answering.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_fifo_is_refused_without_blocking() {
+    let dir = scratch("fifo");
+    let fifo = dir.join("pipe.res");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let opened = tokio::time::timeout(Duration::from_secs(10), Archive::open(&fifo))
+        .await
+        .expect("the open does not block");
+    assert_eq!(opened.unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
+    let folder = tokio::time::timeout(Duration::from_secs(10), Archive::open(&dir))
+        .await
+        .unwrap();
+    assert!(folder.is_err());
+}

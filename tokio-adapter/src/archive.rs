@@ -94,7 +94,9 @@ enum Source {
 
 impl Archive {
     /// Opens the archive at `path` with the default options ([`OpenOptions::DEFAULT`]:
-    /// the default [`Limits`], no raw mode, no media trailer).
+    /// the default [`Limits`], no raw mode, no media trailer). Only a regular file is
+    /// opened: a FIFO, a device or a folder is an error of kind `InvalidInput`, and on
+    /// Linux opening one never blocks.
     ///
     /// Errors are those of opening the file and of the core's opener
     /// ([`ngi_core::archive::Error`] as the `io::Error`'s inner error: `InvalidData`, or
@@ -115,10 +117,16 @@ impl Archive {
         let path = path.as_ref().to_owned();
         let opened = runtime
             .spawn_blocking(move || -> io::Result<_> {
-                let file = File::open(path)?;
+                let file = open_regular(&path)?;
                 // From the handle, not the path: what was opened, whatever the path
                 // names by now.
                 let metadata = file.metadata()?;
+                if !metadata.is_file() {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("{}: not a regular file", path.display()),
+                    ));
+                }
                 let catalog = ngi_core::io::open_at(&file, options)?;
                 Ok((file, catalog, metadata))
             })
@@ -364,6 +372,20 @@ impl Archive {
         reader.read_to_end(&mut out).await?;
         Ok(out)
     }
+}
+
+/// Opens `path` for reading without blocking on a FIFO or a device that waits for a
+/// peer (Linux: `O_NONBLOCK`, which changes nothing for a regular file's reads); the
+/// caller refuses anything but a regular file from the handle's metadata.
+fn open_regular(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    options.open(path)
 }
 
 impl fmt::Debug for Archive {

@@ -8,18 +8,18 @@ use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
-use bytes::Bytes;
+use bytes::{BufMut, Bytes, BytesMut};
 use futures_core::Stream;
-use ngi_tokio::Archive;
-use tokio::io::AsyncReadExt;
+use ngi_tokio::{Archive, EntryReader};
+use tokio::io::{AsyncRead, ReadBuf};
 use tokio::sync::OwnedSemaphorePermit;
-use tokio_util::io::ReaderStream;
+use tokio_util::io::poll_read_buf;
 
 use super::paths::Located;
 use super::{Shared, error_response};
@@ -54,9 +54,17 @@ impl Validators {
         let nanos = modified
             .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_nanos());
+        // The same file decodes to other bytes with the media trailer honoured.
+        let options = if archive.options().media_trailer {
+            "-ao"
+        } else {
+            ""
+        };
         Validators {
-            etag: format!("\"{dev:x}-{ino:x}-{len:x}-{nanos:x}-{what}\""),
-            last_modified: modified,
+            etag: format!("\"{dev:x}-{ino:x}-{len:x}-{nanos:x}-{what}{options}\""),
+            // HTTP dates run from 1970 to 9999 (httpdate panics outside); a file time
+            // outside them gets no Last-Modified, and the ETag alone validates.
+            last_modified: modified.filter(|&t| http_date_range(t)),
         }
     }
 
@@ -115,6 +123,13 @@ impl Validators {
             _ => false,
         }
     }
+}
+
+/// Whether `t` can be written as an HTTP date (1970-01-01 up to the end of 9999).
+fn http_date_range(t: SystemTime) -> bool {
+    const YEAR_10000: u64 = 253_402_300_800;
+    t.duration_since(UNIX_EPOCH)
+        .is_ok_and(|d| d.as_secs() < YEAR_10000)
 }
 
 fn whole_seconds(t: SystemTime) -> u64 {
@@ -277,15 +292,16 @@ pub async fn respond(
         }
     } else {
         match archive.reader_from(index, start) {
-            Ok(reader) => {
-                let reader = reader.take(end - start);
-                let stream = Counted {
-                    inner: ReaderStream::with_capacity(reader, STREAM_CHUNK),
-                    about,
-                    _permit: permit,
-                };
-                Body::from_stream(stream)
-            }
+            Ok(reader) => Body::from_stream(Streamed {
+                reader,
+                left: end - start,
+                check_end: end == size,
+                chunk: BytesMut::new(),
+                last: None,
+                done: false,
+                about,
+                _permit: permit,
+            }),
             Err(e) => {
                 return error_response(StatusCode::INTERNAL_SERVER_ERROR, format!("{about}: {e}"));
             }
@@ -304,27 +320,98 @@ fn content_type(name: &[u8]) -> HeaderValue {
     )
 }
 
-/// A streamed body holding one of the server's stream permits until it is dropped: at the
-/// end, on a fault, or when the client goes away (hyper drops the body with the
-/// connection), so the open-stream count is exact.
-struct Counted<S> {
-    inner: S,
+/// A streamed body: the decoded bytes in chunks of [`STREAM_CHUNK`], holding one of the
+/// server's stream permits until it is dropped (at the end, on a fault, or when the client
+/// goes away: hyper drops the body with the connection), so the open-stream count is
+/// exact.
+///
+/// When the body runs to the entry's end, its last chunk is held back until the decoder
+/// has confirmed the end of the packed stream (a Deflate stream whose last block is cut,
+/// say, fails only there): hyper stops polling a body once `Content-Length` bytes are out,
+/// so a fault found after them would never reach the client.
+struct Streamed {
+    reader: EntryReader,
+    /// Bytes still to send.
+    left: u64,
+    check_end: bool,
+    chunk: BytesMut,
+    /// The last chunk, while the end is being checked.
+    last: Option<Bytes>,
+    done: bool,
     about: String,
     _permit: OwnedSemaphorePermit,
 }
 
-impl<S: Stream<Item = io::Result<Bytes>> + Unpin> Stream for Counted<S> {
+impl Streamed {
+    fn fail(&mut self, e: io::Error) -> Poll<Option<io::Result<Bytes>>> {
+        // The status line is long gone: the connection is aborted, and the log says why.
+        tracing::warn!(target: "ngi::serve", "{}: aborted mid-body: {e}", self.about);
+        self.done = true;
+        Poll::Ready(Some(Err(e)))
+    }
+
+    /// The decoder's word on the end: nothing more, and no fault.
+    fn poll_end(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let mut probe = [0u8; 1];
+        let mut buf = ReadBuf::new(&mut probe);
+        ready!(Pin::new(&mut self.reader).poll_read(cx, &mut buf))?;
+        if buf.filled().is_empty() {
+            Poll::Ready(Ok(()))
+        } else {
+            Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the entry decodes to more than its size",
+            )))
+        }
+    }
+}
+
+impl Stream for Streamed {
     type Item = io::Result<Bytes>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        let next = Pin::new(&mut this.inner).poll_next(cx);
-        if let Poll::Ready(Some(Err(e))) = &next {
-            // The status line is long gone: the connection is aborted, and the log says
-            // why.
-            tracing::warn!(target: "ngi::serve", "{}: aborted mid-body: {e}", this.about);
+        loop {
+            if this.done {
+                return Poll::Ready(None);
+            }
+            if this.last.is_some() {
+                return match ready!(this.poll_end(cx)) {
+                    Ok(()) => {
+                        this.done = true;
+                        Poll::Ready(this.last.take().map(Ok))
+                    }
+                    Err(e) => this.fail(e),
+                };
+            }
+            if this.left == 0 {
+                this.done = true;
+                continue;
+            }
+            let want = this.left.min(STREAM_CHUNK as u64) as usize;
+            if this.chunk.capacity() == 0 {
+                this.chunk = BytesMut::with_capacity(want);
+            }
+            let room = want - this.chunk.len();
+            let mut limited = (&mut this.chunk).limit(room);
+            match ready!(poll_read_buf(Pin::new(&mut this.reader), cx, &mut limited)) {
+                Ok(0) => {
+                    let e = io::Error::new(io::ErrorKind::UnexpectedEof, "the entry ended early");
+                    return this.fail(e);
+                }
+                Ok(_) => {}
+                Err(e) => return this.fail(e),
+            }
+            if this.chunk.len() == want {
+                this.left -= want as u64;
+                let chunk = std::mem::take(&mut this.chunk).freeze();
+                if this.left == 0 && this.check_end {
+                    this.last = Some(chunk);
+                    continue;
+                }
+                return Poll::Ready(Some(Ok(chunk)));
+            }
         }
-        next
     }
 }
 

@@ -159,7 +159,9 @@ pub fn archive_page(located: &Located, archive: &Archive, sort: Sort) -> String 
         let name = entry.name();
         // A name the lookup finds is linked by name; a duplicate (or one the lookup cannot
         // reach) by index, so every link gives its own row's bytes.
-        let href = if archive.find(name) == Some(index) {
+        // Names a browser would resolve as a path (`.`, `..`, empty) go by index too.
+        let path_like = matches!(name, b"" | b"." | b"..");
+        let href = if archive.find(name) == Some(index) && !path_like {
             format!("{}/{}", located.href, encode(name))
         } else {
             format!("{}/?index={index}", located.href)

@@ -40,6 +40,9 @@ use tokio::sync::Semaphore;
 use crate::args::Serve;
 use crate::report::Failure;
 
+/// Index walks and listing renders at once.
+const BULK_AT_ONCE: usize = 2;
+
 /// What every request shares.
 #[derive(Debug)]
 pub struct Shared {
@@ -49,6 +52,10 @@ pub struct Shared {
     settings: Serve,
     /// One permit per entry body being decoded or sent.
     streams: Arc<Semaphore>,
+    /// Permits for the work a request may do in bulk: walking the folder for `/`, and
+    /// rendering a listing (up to `--max-entries` rows). Requests wait for one, so that
+    /// many at once queue rather than fill the blocking pool the entry reads use.
+    bulk: Semaphore,
     counters: Counters,
 }
 
@@ -101,10 +108,14 @@ pub fn run(settings: &Serve) -> Result<(), Failure> {
             .with_idle(settings.cache_idle)
             .with_options(options),
         streams: Arc::new(Semaphore::new(settings.max_streams)),
+        bulk: Semaphore::new(BULK_AT_ONCE),
         settings: settings.clone(),
         counters: Counters::default(),
     });
-    runtime.block_on(serve(shared))
+    let served = runtime.block_on(serve(shared));
+    // A read still on the blocking pool (a disk that hangs) must not hold the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    served
 }
 
 /// Request logs on stderr, filtered by `RUST_LOG` (default: `info`).

@@ -131,8 +131,10 @@ pub fn decode(segment: &str) -> Result<Vec<u8>, Refusal> {
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
         if b == b'%' {
+            // Two hex digits exactly (`from_str_radix` alone would take `+F`).
             let hex = bytes
                 .get(i + 1..i + 3)
+                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
                 .and_then(|h| std::str::from_utf8(h).ok())
                 .and_then(|h| u8::from_str_radix(h, 16).ok());
             let Some(value) = hex else {
@@ -266,7 +268,7 @@ mod tests {
     #[test]
     fn decoding_is_strict_and_encoding_round_trips() {
         assert_eq!(decode("a%20b%2F").unwrap(), b"a b/");
-        for bad in ["%", "%2", "%zz", "a%g0"] {
+        for bad in ["%", "%2", "%zz", "a%g0", "%+F", "%-1"] {
             assert!(matches!(decode(bad), Err(Refusal::Malformed(_))), "{bad}");
         }
         let every: Vec<u8> = (0..=255).collect();

@@ -105,7 +105,7 @@ async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
                 None => return gone(&located),
             };
             match query(request, "index") {
-                None => listing(shared, request, &located, &archive),
+                None => listing(shared, request, &located, &archive).await,
                 Some(Err(r)) => refusal(r),
                 Some(Ok(text)) => match text.parse::<usize>() {
                     Ok(i) => {
@@ -164,20 +164,36 @@ async fn open(shared: &Arc<Shared>, located: &Located) -> Option<Result<Archive,
 
 /// `/`: the archives under the folder.
 async fn index(shared: &Arc<Shared>, request: &Parts) -> Response {
+    let html = wants_html(&request.headers);
     let root = shared.root.clone();
-    let listed = match tokio::task::spawn_blocking(move || paths::archives(&root)).await {
-        Ok(listed) => listed,
-        Err(e) => return error_response(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    let mut response = bulk(shared, move || {
+        let listed = paths::archives(&root);
+        if html {
+            html_response(html::index_page(&listed))
+        } else {
+            json_response(serde_json::to_vec(&listed))
+        }
+    })
+    .await;
+    response
+        .headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("accept"));
+    response
+}
+
+/// `work` on the blocking pool, under one of the bulk permits (waited for).
+async fn bulk(shared: &Arc<Shared>, work: impl FnOnce() -> Response + Send + 'static) -> Response {
+    let Ok(_permit) = shared.bulk.acquire().await else {
+        return error_response(StatusCode::SERVICE_UNAVAILABLE, "shutting down".into());
     };
-    if wants_html(&request.headers) {
-        html_response(html::index_page(&listed))
-    } else {
-        json_response(serde_json::to_vec(&listed))
+    match tokio::task::spawn_blocking(work).await {
+        Ok(response) => response,
+        Err(e) => error_response(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
 }
 
 /// `/PATH/`: the archive's entries, with the archive's validators.
-fn listing(
+async fn listing(
     shared: &Arc<Shared>,
     request: &Parts,
     located: &Located,
@@ -199,18 +215,17 @@ fn listing(
     };
     // The JSON and the page are different representations: different tags.
     let validators = Validators::of(archive, if html { "html" } else { "list" });
-    let mut response = match sort {
-        Some(sort) if !validators.not_modified(&request.headers) => {
-            html_response(html::archive_page(located, archive, sort))
-        }
-        None if !validators.not_modified(&request.headers) => {
-            json_response(serde_json::to_vec(&list::rows(archive.entries())))
-        }
-        _ => {
-            let mut response = Response::new(Body::empty());
-            *response.status_mut() = StatusCode::NOT_MODIFIED;
-            response
-        }
+    let mut response = if validators.not_modified(&request.headers) {
+        let mut response = Response::new(Body::empty());
+        *response.status_mut() = StatusCode::NOT_MODIFIED;
+        response
+    } else {
+        let (located, archive) = (located.clone(), archive.clone());
+        bulk(shared, move || match sort {
+            Some(sort) => html_response(html::archive_page(&located, &archive, sort)),
+            None => json_response(serde_json::to_vec(&list::rows(archive.entries()))),
+        })
+        .await
     };
     let headers = response.headers_mut();
     validators.apply(headers, shared.settings.max_age);
