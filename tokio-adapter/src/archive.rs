@@ -296,8 +296,10 @@ impl Archive {
     /// resumed download), checked as [`reader`](Archive::reader) checks. A stored entry
     /// (NRes, RsLi method 0) reads only its bytes from `start` on; a packed one is decoded
     /// from its beginning and its first `start` bytes are thrown away as they come, so
-    /// that a corrupt stream before `start` is still an error. `start` past the entry's
-    /// size is an error of kind `InvalidInput`; at the end, the reader gives nothing.
+    /// that a corrupt stream before `start` is still an error (skipping goes through the
+    /// reader's 16 KiB buffer of decoded bytes, which a plain `AsyncRead` user would
+    /// otherwise not allocate). `start` past the entry's size is an error of kind
+    /// `InvalidInput`; at the end, the reader gives nothing.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]

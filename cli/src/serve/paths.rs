@@ -5,9 +5,10 @@
 //! separates folders. Each folder segment, decoded, must be a plain name: not empty, not
 //! starting with a dot (so `.`, `..` and hidden files are out), and holding no `/`, `\`
 //! or NUL. Every step is resolved with `canonicalize` (symlinks followed) and must stay
-//! under the canonical root; the archive must be a regular file starting with an NRes or
-//! RsLi magic. Only then is it handed to the cache: nothing outside the folder is ever
-//! opened, and no FIFO or device is opened at all.
+//! under the canonical root; the archive must be a regular file. Only then is it handed
+//! to the cache, whose open refuses anything but a regular file from the handle (a FIFO
+//! swapped in afterwards included) and a file without an archive magic (a 404): nothing
+//! outside the folder is ever opened, and no FIFO or device is waited on.
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -90,7 +91,9 @@ pub fn resolve(root: &Path, raw: &str) -> Result<Target, Refusal> {
             here = resolved;
             continue;
         }
-        if !meta.is_file() || !has_archive_magic(&resolved) {
+        // Whether it is an archive, the open says (a file that is not is a 404 there):
+        // reading its magic here too would cost every request an open.
+        if !meta.is_file() {
             return Err(missing(&shown));
         }
         let located = Located {

@@ -155,11 +155,24 @@ async fn open(shared: &Arc<Shared>, located: &Located) -> Option<Result<Archive,
     match shared.cache.get(&located.file).await {
         Ok(archive) => Some(Ok(archive)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) if is_not_an_archive(&e) => Some(Err(error_response(
+            StatusCode::NOT_FOUND,
+            format!("/{} is not an NRes or RsLi archive", located.shown),
+        ))),
         Err(e) => Some(Err(error_response(
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("{}: {e}", located.shown),
         ))),
     }
+}
+
+/// The open found no archive magic, or no regular file (swapped in after the checks).
+fn is_not_an_archive(e: &std::io::Error) -> bool {
+    let core = e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<ngi_core::archive::Error>());
+    matches!(core, Some(ngi_core::archive::Error::UnknownFormat { .. }))
+        || e.kind() == std::io::ErrorKind::InvalidInput
 }
 
 /// `/`: the archives under the folder.
