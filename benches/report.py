@@ -28,6 +28,7 @@ DECODERS = [
     ("zlib-rs/one-shot", "zlib-rs one-shot"),
     ("libdeflate/one-shot", "libdeflate one-shot"),
     ("ngi/one-shot", "ngi one-shot"),
+    ("ngi-round1/one-shot", "ngi round 1 one-shot"),
     ("ngi/streaming", "ngi streaming"),
 ]
 BASE = "miniz_oxide/one-shot"
@@ -37,6 +38,9 @@ MEANS = [
     ("zlib-rs/one-shot", BASE, "zlib-rs / miniz_oxide one-shot"),
     ("libdeflate/one-shot", BASE, "libdeflate / miniz_oxide one-shot"),
     ("ngi/one-shot", BASE, "ngi one-shot / miniz_oxide one-shot"),
+    ("ngi/one-shot", "zlib-rs/one-shot", "ngi one-shot / zlib-rs one-shot"),
+    ("ngi/one-shot", "libdeflate/one-shot", "ngi one-shot / libdeflate one-shot"),
+    ("ngi/one-shot", "ngi-round1/one-shot", "ngi one-shot / ngi round 1 one-shot"),
     ("ngi/streaming", "ngi/one-shot", "ngi streaming / ngi one-shot"),
     ("miniz_oxide/streaming", BASE, "miniz_oxide streaming / miniz_oxide one-shot"),
 ]

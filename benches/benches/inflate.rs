@@ -10,6 +10,9 @@
 //!   `FlushDecompress::Finish` into the exact-size output;
 //! - `libdeflate/one-shot`: libdeflater's `deflate_decompress` into the exact-size output;
 //! - `ngi/one-shot`: `inflate::decode_into` into the exact-size output;
+//! - `ngi-round1/one-shot`: the same function as it was after the first speed round
+//!   (commit fbbfea1, frozen in `benches/round1`), so the gain of this round is a ratio
+//!   from one run;
 //! - `ngi/streaming`: `InflateDecoder` fed 64 KiB of input and 32 KiB of output room per
 //!   call.
 //!
@@ -162,6 +165,18 @@ fn inflate_bench(c: &mut Criterion) {
                 assert_eq!(used, p.len(), "ngi one-shot: stream end misplaced");
                 o.len()
             });
+            run(
+                g,
+                ("ngi-round1", "one-shot"),
+                &packed,
+                data,
+                &mut out,
+                |p, o| {
+                    let used = ngi_round1::codec::inflate::decode_into(p, o).expect("valid stream");
+                    assert_eq!(used, p.len(), "ngi-round1 one-shot: stream end misplaced");
+                    o.len()
+                },
+            );
             run(g, ("ngi", "streaming"), &packed, data, &mut out, |p, o| {
                 ngi_benches::stream(&mut InflateDecoder::new(n), p, o, IN_CHUNK, OUT_CHUNK)
             });

@@ -1,6 +1,8 @@
 //! LZSS and LZHUF decoding speed, one-shot and streaming (4 KiB input chunks, 16 KiB of
 //! output room per call), beside miniz_oxide inflating the same files (raw Deflate, level
-//! 6) as a yardstick. Read the ratios within one run.
+//! 6) as a yardstick, and LZHUF one-shot as it was after the first speed round
+//! (`lzhuf-round1`, commit fbbfea1 frozen in `benches/round1`). Read the ratios within one
+//! run.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
@@ -57,6 +59,13 @@ fn lz(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("lzhuf", "one-shot"), |b| {
             b.iter(|| lzhuf::decode_into(black_box(&packed), None, &mut out).expect("valid"))
         });
+        group.bench_function(BenchmarkId::new("lzhuf-round1", "one-shot"), |b| {
+            b.iter(|| {
+                ngi_round1::codec::lzhuf::decode_into(black_box(&packed), None, &mut out)
+                    .expect("valid")
+            })
+        });
+        assert_eq!(&out, data);
         group.bench_function(BenchmarkId::new("lzhuf", "streaming"), |b| {
             b.iter(|| {
                 ngi_benches::stream(

@@ -1,0 +1,304 @@
+//! Paired timings: medians of per-round ratios, for comparisons a shared machine's noise
+//! would drown in two separate criterion runs.
+//!
+//! Each round times every contender once, back to back (each the best of a few calls), so
+//! a slow patch of the machine hits all of them alike; a ratio is taken per round and the
+//! median over the rounds is printed with its quartiles. Two jobs:
+//!
+//! ```sh
+//! cargo build --release -p ngi-benches --example paired
+//! # ngi's decoders against each other and the peers (Deflate: one-shot, streaming with
+//! # 64 KiB in / 32 KiB out per call, the first round's one-shot, zlib-rs, libdeflate;
+//! # LZHUF one-shot against miniz_oxide and the first round's):
+//! target/release/examples/paired codecs [ROUNDS]
+//! # `ngi extract` and `ngi verify` with -j 1 against -j 2 (the ngi binary given), over an
+//! # archive of 200 Deflate entries of 256 KiB built in a temporary folder:
+//! cargo build --release -p ngi-cli
+//! target/release/examples/paired jobs target/release/ngi [ROUNDS]
+//! ```
+//!
+//! A ratio above 1 means the first-named contender is faster. `PAIRED_TIMES=1` also prints
+//! each contender's median time; `PAIRED_BEST_OF=N` changes the calls per round (10).
+//! Fewer calls per round favour the decoders that warm up quickest: read ratios of one
+//! setting only.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use std::time::{Duration, Instant};
+
+use ngi_core::codec::inflate::{self, InflateDecoder};
+use ngi_core::codec::lzhuf;
+use ngi_tests::corpus;
+
+/// Calls per contender per round; the fastest is kept (the others absorb a cold cache or a
+/// preempted slice).
+const BEST_OF: usize = 10;
+fn best_of() -> usize {
+    std::env::var("PAIRED_BEST_OF")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(BEST_OF)
+}
+
+/// The quartiles and median of `v` (sorted in place).
+fn quartiles(v: &mut [f64]) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    (at(0.25), at(0.5), at(0.75))
+}
+
+/// The best of [`BEST_OF`] timings of `f`.
+fn best(mut f: impl FnMut()) -> Duration {
+    (0..best_of())
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+/// One row of contenders: a name and a closure each, all producing the same bytes.
+type Contender<'a> = (&'static str, Box<dyn FnMut() + 'a>);
+
+/// A Deflate decoder: packed stream in, the exact-size output filled.
+type Inflate = fn(&[u8], &mut [u8]);
+
+/// Times `contenders` for `rounds` rounds and prints, per `(a, b)` of `pairs`, the median of
+/// time(b) / time(a) per round with its quartiles: the speed of `a` relative to `b`.
+fn paired(row: &str, rounds: usize, contenders: &mut [Contender<'_>], pairs: &[(&str, &str)]) {
+    let mut times = vec![Vec::with_capacity(rounds); contenders.len()];
+    for _ in 0..rounds {
+        for (i, (_, f)) in contenders.iter_mut().enumerate() {
+            times[i].push(best(&mut **f).as_secs_f64());
+        }
+    }
+    let index = |name: &str| {
+        contenders
+            .iter()
+            .position(|(n, _)| *n == name)
+            .unwrap_or_else(|| panic!("no contender {name}"))
+    };
+    if std::env::var_os("PAIRED_TIMES").is_some() {
+        for (i, (n, _)) in contenders.iter().enumerate() {
+            let (_, m, _) = quartiles(&mut times[i].clone());
+            println!("{row:<16} {n:>18}: {:.1} µs", m * 1e6);
+        }
+    }
+    for &(a, b) in pairs {
+        let (ia, ib) = (index(a), index(b));
+        let mut r: Vec<f64> = (0..rounds).map(|k| times[ib][k] / times[ia][k]).collect();
+        let (q1, m, q3) = quartiles(&mut r);
+        println!("{row:<16} {a:>18} / {b:<18} {m:6.3}  [{q1:.3} .. {q3:.3}]");
+    }
+}
+
+fn codecs(rounds: usize) {
+    let inputs: Vec<(&str, Vec<u8>)> = vec![
+        ("text", corpus::text(300 * 1024)[..300 * 1024].to_vec()),
+        ("binary", corpus::binary(400 * 1024)),
+        ("perl", ngi_benches::perl_modules(300 * 1024)),
+        ("gz", corpus::gzipped(256 * 1024)),
+    ];
+    println!(
+        "{:<16} {:>18} / {:<18} median [quartiles], {rounds} rounds",
+        "row", "a", "b"
+    );
+    for (name, data) in &inputs {
+        for level in [1u8, 6, 9] {
+            let packed = miniz_oxide::deflate::compress_to_vec(data, level);
+            let mut out = vec![0u8; data.len()];
+            let check = |out: &mut Vec<u8>, who: &str| {
+                assert!(out == data, "{name}/{level}: {who} decoded other bytes");
+                out.fill(0);
+            };
+            // Each contender is run once and checked before it is timed.
+            let runs: [(&'static str, Inflate); 5] = [
+                ("ngi", |p, o| {
+                    inflate::decode_into(p, o).expect("valid");
+                }),
+                ("ngi-stream", |p, o| {
+                    let n = o.len() as u64;
+                    ngi_benches::stream(&mut InflateDecoder::new(n), p, o, 64 << 10, 32 << 10);
+                }),
+                ("ngi-round1", |p, o| {
+                    ngi_round1::codec::inflate::decode_into(p, o).expect("valid");
+                }),
+                ("zlib-rs", |p, o| {
+                    let mut z = flate2::Decompress::new(false);
+                    z.decompress(p, o, flate2::FlushDecompress::Finish)
+                        .expect("valid");
+                }),
+                ("libdeflate", |p, o| {
+                    libdeflater::Decompressor::new()
+                        .deflate_decompress(p, o)
+                        .expect("valid");
+                }),
+            ];
+            for (who, f) in runs {
+                f(&packed, &mut out);
+                check(&mut out, who);
+            }
+            let out = std::cell::RefCell::new(out);
+            let mut contenders: Vec<Contender<'_>> = runs
+                .iter()
+                .map(|&(who, f)| {
+                    let (packed, out) = (&packed, &out);
+                    let c: Box<dyn FnMut()> =
+                        Box::new(move || f(black_box(packed), &mut out.borrow_mut()));
+                    (who, c)
+                })
+                .collect();
+            paired(
+                &format!("inflate/{name}/{level}"),
+                rounds,
+                &mut contenders,
+                &[
+                    ("ngi", "zlib-rs"),
+                    ("ngi", "libdeflate"),
+                    ("ngi", "ngi-round1"),
+                    ("ngi-stream", "ngi"),
+                ],
+            );
+        }
+    }
+    for (name, data) in &inputs[..2] {
+        let packed = lzhuf::encode(data);
+        let deflated = miniz_oxide::deflate::compress_to_vec(data, 6);
+        let out = std::cell::RefCell::new(vec![0u8; data.len()]);
+        let o = &out;
+        let (p, d) = (&packed, &deflated);
+        let mut contenders: Vec<Contender<'_>> = vec![
+            (
+                "lzhuf",
+                Box::new(move || {
+                    lzhuf::decode_into(black_box(p), None, &mut o.borrow_mut()).expect("valid");
+                }),
+            ),
+            (
+                "lzhuf-round1",
+                Box::new(move || {
+                    ngi_round1::codec::lzhuf::decode_into(black_box(p), None, &mut o.borrow_mut())
+                        .expect("valid");
+                }),
+            ),
+            (
+                "miniz_oxide",
+                Box::new(move || {
+                    let mut s = Box::new(miniz_oxide::inflate::core::DecompressorOxide::new());
+                    let flags =
+                        miniz_oxide::inflate::core::inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+                    miniz_oxide::inflate::core::decompress(
+                        &mut s,
+                        black_box(d),
+                        &mut o.borrow_mut(),
+                        0,
+                        flags,
+                    );
+                }),
+            ),
+        ];
+        for (who, f) in contenders.iter_mut() {
+            f();
+            assert!(
+                *out.borrow() == *data,
+                "lzhuf/{name}: {who} decoded other bytes"
+            );
+            out.borrow_mut().fill(0);
+        }
+        paired(
+            &format!("lzhuf/{name}"),
+            rounds,
+            &mut contenders,
+            &[("lzhuf", "miniz_oxide"), ("lzhuf", "lzhuf-round1")],
+        );
+    }
+}
+
+/// Builds, in `dir`, `jobs.rsli`: 200 Deflate entries of 256 KiB (slices of the licence
+/// texts and /bin/bash at different offsets, so no two entries are alike).
+fn jobs_archive(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).expect("temporary folder");
+    let text = corpus::text(1 << 20);
+    let binary = corpus::binary(1 << 20);
+    let mut b = ngi_core::rsli::Builder::new();
+    for i in 0..200usize {
+        let from = if i % 2 == 0 { &text } else { &binary };
+        let at = (i * 7919) % (from.len() - (256 << 10));
+        let name = format!("E{i:03}");
+        b.add(
+            name.as_bytes(),
+            ngi_core::Method::Deflate,
+            &from[at..at + (256 << 10)],
+        )
+        .expect("valid entry");
+    }
+    let archive = dir.join("jobs.rsli");
+    std::fs::write(&archive, b.build().expect("library builds")).expect("archive written");
+    archive
+}
+
+fn jobs(ngi: &Path, rounds: usize) {
+    let dir = std::env::temp_dir().join(format!("ngi-paired-{}", std::process::id()));
+    let archive = jobs_archive(&dir);
+    let out = dir.join("out");
+    let run = |args: &[&str]| {
+        let status = Command::new(ngi)
+            .args(args)
+            .stdout(Stdio::null())
+            .status()
+            .expect("ngi runs");
+        assert!(status.success(), "ngi {args:?} failed");
+    };
+    let a = archive.to_str().expect("UTF-8 temporary path");
+    let o = out.to_str().expect("UTF-8 temporary path");
+    println!(
+        "{:<16} {:>18} / {:<18} median [quartiles], {rounds} rounds",
+        "row", "a", "b"
+    );
+    let mut contenders: Vec<Contender<'_>> = vec![
+        (
+            "extract -j 2",
+            Box::new(|| run(&["extract", "-j", "2", "--force", "-o", o, a])),
+        ),
+        (
+            "extract -j 1",
+            Box::new(|| run(&["extract", "-j", "1", "--force", "-o", o, a])),
+        ),
+        ("verify -j 2", Box::new(|| run(&["verify", "-j", "2", a]))),
+        ("verify -j 1", Box::new(|| run(&["verify", "-j", "1", a]))),
+    ];
+    paired(
+        "200 x 256 KiB",
+        rounds,
+        &mut contenders,
+        &[
+            ("extract -j 2", "extract -j 1"),
+            ("verify -j 2", "verify -j 1"),
+        ],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rounds = |at: usize, default: usize| {
+        args.get(at)
+            .map(|r| r.parse().expect("ROUNDS is a number"))
+            .unwrap_or(default)
+    };
+    match args.first().map(String::as_str) {
+        Some("codecs") => codecs(rounds(1, 15)),
+        Some("jobs") => {
+            let ngi = args.get(1).expect("usage: paired jobs NGI_BINARY [ROUNDS]");
+            jobs(Path::new(ngi), rounds(2, 10));
+        }
+        _ => {
+            eprintln!("usage: paired codecs [ROUNDS] | paired jobs NGI_BINARY [ROUNDS]");
+            std::process::exit(2);
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! Why a codec failed: [`DecodeError`], and [`UnsupportedMethod`] for flags that name no
+//! method.
+//!
+//! They live here, beside the codecs that raise them, so that `codec/` depends on nothing
+//! above it; [`crate::error`] re-exports both, where users of the whole crate look for
+//! errors.
+
+use core::fmt;
+
+/// Why a codec (a decoder of one packed stream) failed.
+///
+/// A decoder that returned an error keeps returning the same error.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The caller said the input had ended, but the stream had produced only `produced` of
+    /// the `expected` bytes.
+    Truncated {
+        /// Bytes produced before the input ran out.
+        produced: u64,
+        /// Bytes the entry declares (`unpacked_size`).
+        expected: u64,
+    },
+    /// A Deflate stream (method 0x100) is corrupt.
+    Inflate {
+        /// What is wrong.
+        error: super::inflate::InflateError,
+        /// The offset in the packed stream of the byte holding the last bit read when the
+        /// fault was detected.
+        offset: u64,
+    },
+}
+
+impl DecodeError {
+    /// Where in the packed stream the fault lies, given where the input the codec was
+    /// given ends: the codec's own offset for a corrupt stream, that end for a truncated
+    /// one (it ran out there).
+    pub fn offset_in_stream(&self, input_end: u64) -> u64 {
+        match *self {
+            DecodeError::Inflate { offset, .. } => offset,
+            DecodeError::Truncated { .. } => input_end,
+        }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::Truncated { produced, expected } => write!(
+                f,
+                "packed stream ends after {produced} of {expected} decoded bytes"
+            ),
+            DecodeError::Inflate { error, offset } => {
+                write!(f, "corrupt Deflate stream at packed byte {offset}: {error}")
+            }
+        }
+    }
+}
+
+impl core::error::Error for DecodeError {}
+
+/// The `flags` of an RsLi entry name no packing method the format defines (SPEC 2.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnsupportedMethod {
+    /// The entry's whole `flags` field.
+    pub flags: u16,
+}
+
+impl fmt::Display for UnsupportedMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unsupported packing method {:#05x} (flags {:#06x})",
+            self.flags & super::METHOD_MASK,
+            self.flags
+        )
+    }
+}
+
+impl core::error::Error for UnsupportedMethod {}
+
+#[cfg(feature = "std")]
+impl From<DecodeError> for std::io::Error {
+    fn from(e: DecodeError) -> Self {
+        let kind = match e {
+            DecodeError::Truncated { .. } => std::io::ErrorKind::UnexpectedEof,
+            DecodeError::Inflate { .. } => std::io::ErrorKind::InvalidData,
+        };
+        std::io::Error::new(kind, e)
+    }
+}
