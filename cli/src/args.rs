@@ -100,6 +100,9 @@ pub enum CliCommand {
         /// Replace existing regular files
         #[arg(long)]
         force: bool,
+        /// Entries decoded at once (default: one per core; 1: one after another)
+        #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        jobs: Option<u16>,
         #[command(flatten)]
         read: ReadFlags,
         #[arg(value_name = "ARCHIVE")]
@@ -110,6 +113,9 @@ pub enum CliCommand {
     },
     /// Check every rule, decode every entry
     Verify {
+        /// Entries decoded at once (default: one per core; 1: one after another)
+        #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        jobs: Option<u16>,
         #[command(flatten)]
         read: ReadFlags,
         #[arg(value_name = "ARCHIVE")]
@@ -320,6 +326,8 @@ pub struct Options {
     pub index: Option<usize>,
     pub output: Option<PathBuf>,
     pub force: bool,
+    /// Entries `extract` and `verify` decode at once (1: one after another, as before).
+    pub jobs: usize,
     /// What the command will act on: entry size, decoded total, entry count.
     pub limits: Limits,
 }
@@ -458,6 +466,7 @@ impl CliCommand {
             index: None,
             output: None,
             force: false,
+            jobs: 1,
             limits: read.limits(),
         };
         Action::Read(match self {
@@ -490,6 +499,7 @@ impl CliCommand {
             CliCommand::Extract {
                 output,
                 force,
+                jobs,
                 read,
                 archive,
                 names,
@@ -497,9 +507,17 @@ impl CliCommand {
                 output: Some(output),
                 force,
                 names,
+                jobs: jobs_or_cores(jobs),
                 ..options(Command::Extract, read, archive)
             },
-            CliCommand::Verify { read, archive } => options(Command::Verify, read, archive),
+            CliCommand::Verify {
+                jobs,
+                read,
+                archive,
+            } => Options {
+                jobs: jobs_or_cores(jobs),
+                ..options(Command::Verify, read, archive)
+            },
             CliCommand::Completions { shell } => return Action::Completions(shell),
             CliCommand::Serve {
                 listen,
@@ -660,6 +678,13 @@ fn size(text: &str) -> Result<u64, String> {
 }
 
 /// A time in seconds, fractions allowed (`0.5`), at most a day.
+/// `-j N`, or one job per core the process may use.
+fn jobs_or_cores(jobs: Option<u16>) -> usize {
+    jobs.map(usize::from).unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    })
+}
+
 fn seconds(text: &str) -> Result<std::time::Duration, String> {
     match text.parse::<f64>() {
         Ok(s) if (0.0..=86_400.0).contains(&s) => Ok(std::time::Duration::from_secs_f64(s)),
@@ -880,5 +905,22 @@ mod tests {
             panic!("version");
         };
         assert_eq!(version, format!("ngi {}\n", env!("CARGO_PKG_VERSION")));
+    }
+
+    #[test]
+    fn jobs_default_to_the_cores_and_take_1_to_1024() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(run(&["verify", "A"]).unwrap().jobs, cores);
+        assert_eq!(run(&["x", "A", "-o", "D"]).unwrap().jobs, cores);
+        assert_eq!(run(&["verify", "-j", "1", "A"]).unwrap().jobs, 1);
+        assert_eq!(run(&["x", "A", "--jobs=7", "-o", "D"]).unwrap().jobs, 7);
+        for words in [
+            &["verify", "-j", "0", "A"][..],
+            &["verify", "-j", "1025", "A"],
+            &["cat", "-j", "2", "A", "N"],
+        ] {
+            let err = run(words).expect_err(&format!("{words:?}"));
+            assert_eq!(err.lines().count(), 1, "{words:?}: {err}");
+        }
     }
 }

@@ -8,6 +8,7 @@
 mod args;
 mod commands;
 mod editing;
+mod jobs;
 mod manifest;
 mod names;
 mod open;

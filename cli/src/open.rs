@@ -143,13 +143,37 @@ impl ArchiveFile {
         out: &mut dyn Write,
         budget: &mut Budget,
     ) -> Result<(u64, u64), EntryError> {
+        self.admit_entry(index, budget)?;
+        self.stream_admitted(index, out)
+    }
+
+    /// The first half of [`stream`](ArchiveFile::stream), which decides whether the entry
+    /// is decoded at all: its own faults (bounds, method), then `budget`. Runs in entry
+    /// order whatever the number of jobs, so the limits cut where they always did; the
+    /// decoding, [`stream_admitted`](ArchiveFile::stream_admitted), may then run anywhere.
+    pub fn admit_entry(&self, index: usize, budget: &mut Budget) -> Result<(), EntryError> {
+        let fail = |e: &dyn std::fmt::Display| EntryError::Archive(e.to_string());
+        self.catalog.packed_range(index).map_err(|e| fail(&e))?;
+        if self.entry(index).is_some_and(|e| e.method.is_none()) {
+            // The reader's own refusal, word for word.
+            self.catalog.unpacker(index).map_err(|e| fail(&e))?;
+        }
+        self.admit(index, budget)
+    }
+
+    /// The second half of [`stream`](ArchiveFile::stream): entry `index`, which
+    /// [`admit_entry`](ArchiveFile::admit_entry) let through, decoded into `out`.
+    pub fn stream_admitted(
+        &self,
+        index: usize,
+        out: &mut dyn Write,
+    ) -> Result<(u64, u64), EntryError> {
         let fail = |e: &dyn std::fmt::Display| EntryError::Archive(e.to_string());
         let range = self.catalog.packed_range(index).map_err(|e| fail(&e))?;
         let mut reader = self
             .catalog
             .reader(index, &self.file)
             .map_err(|e| fail(&e))?;
-        self.admit(index, budget)?;
         let mut buffer = vec![0u8; CHUNK];
         let mut written = 0u64;
         loop {

@@ -353,3 +353,122 @@ fn a_4_gib_claim_in_100_bytes_under_a_256_mib_address_space() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Files by name and bytes, sorted.
+type Files = Vec<(String, Vec<u8>)>;
+
+/// The files a run of `extract` left in `dir`.
+fn files_in(dir: &Path) -> Files {
+    let mut files: Files = std::fs::read_dir(dir)
+        .map(|d| {
+            d.map(|e| {
+                let e = e.unwrap();
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name, std::fs::read(e.path()).unwrap())
+            })
+            .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// `-j N` changes how fast, nothing else: for every catalogued archive that opens, and for
+/// a 120-entry library with broken entries and a `--max-total` stop in the middle,
+/// `verify` and `extract` with 1, 2 and 5 jobs print the same lines in the same order,
+/// exit alike, and leave the same files with the same bytes.
+#[test]
+fn jobs_change_nothing_but_the_speed() {
+    let mut archives: Vec<(String, Vec<u8>, Vec<String>)> = hostile::catalogue()
+        .into_iter()
+        .filter(|case| matches!(case.expect, Expect::Opens(_)))
+        .map(|case| (case.name.clone(), case.bytes.clone(), case.cli_options()))
+        .collect();
+    // A library of 120 Deflate and LZSS entries, every 7th one's packed bytes broken, and a
+    // total limit that stops extraction near entry 90.
+    let mut b = ngi_core::rsli::Builder::new();
+    let text = ngi_tests::corpus::text(1 << 20);
+    for i in 0..120usize {
+        let method = if i % 2 == 0 {
+            Method::Deflate
+        } else {
+            Method::Lzss
+        };
+        let at = (i * 4099) % (text.len() - 9000);
+        b.add(format!("E{i:03}").as_bytes(), method, &text[at..at + 8000])
+            .unwrap();
+    }
+    let mut library = b.build().unwrap();
+    let catalog = ngi_core::archive::Catalog::open(&library, Default::default()).unwrap();
+    let spans: Vec<(usize, usize)> = (0..120)
+        .filter(|i| i % 7 == 3)
+        .map(|i| {
+            let r = catalog.packed_range(i).unwrap();
+            (r.start as usize, r.end as usize)
+        })
+        .collect();
+    for (start, end) in spans {
+        for byte in &mut library[start + 2..end.min(start + 40)] {
+            *byte ^= 0x5A;
+        }
+    }
+    archives.push((
+        "120 entries, broken ones, a total limit".into(),
+        library,
+        vec!["--max-total".into(), (90 * 8000).to_string()],
+    ));
+    let dir = scratch("jobs");
+    // The library's `-j 1` extraction: its status and how many files it left.
+    let mut library_run = None;
+    for (n, (name, bytes, options)) in archives.iter().enumerate() {
+        let file = dir.join(format!("{n:03}.bin"));
+        std::fs::write(&file, bytes).unwrap();
+        let file = file.to_str().unwrap();
+        let mut seen: Option<(Output, Output, Files)> = None;
+        for jobs in ["1", "2", "5"] {
+            let out = dir.join(format!("{n:03}-{jobs}.out"));
+            let out = out.to_str().unwrap();
+            let with = |args: &[&str]| -> Vec<String> {
+                let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+                all.extend(options.iter().cloned());
+                all
+            };
+            let run = |args: Vec<String>| ngi(&args.iter().map(String::as_str).collect::<Vec<_>>());
+            let verify = run(with(&["verify", "-j", jobs, file]));
+            let extract = run(with(&["extract", "-j", jobs, file, "-o", out]));
+            let files = files_in(Path::new(out));
+            if let Some((v, x, f)) = &seen {
+                assert_eq!(
+                    (&verify.status, &verify.stdout, stderr(&verify)),
+                    (&v.status, &v.stdout, stderr(v)),
+                    "{name}: verify -j {jobs} differs from -j 1"
+                );
+                // The messages name the output folder, which differs per run.
+                let plain = |o: &Output, folder: &str| stderr(o).replace(folder, "OUT");
+                let first = dir.join(format!("{n:03}-1.out"));
+                assert_eq!(
+                    (&extract.status, plain(&extract, out)),
+                    (&x.status, plain(x, first.to_str().unwrap())),
+                    "{name}: extract -j {jobs} differs from -j 1"
+                );
+                assert!(files == *f, "{name}: extract -j {jobs} left other files");
+            } else {
+                if n == archives.len() - 1 {
+                    library_run = Some((extract.status.code(), files.len()));
+                }
+                seen = Some((verify, extract, files));
+            }
+        }
+    }
+    let (extract_status, files) = library_run.expect("the library was run");
+    assert_eq!(
+        extract_status,
+        Some(1),
+        "the 120-entry library must fail to extract"
+    );
+    assert!(
+        files > 60 && files < 100,
+        "{files} files from the 120-entry library: the stop and the broken entries cut it"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

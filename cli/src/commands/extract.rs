@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use ngi_core::limits::Budget;
 
 use crate::args::Options;
+use crate::jobs;
 use crate::names;
 use crate::open::{ArchiveFile, EntryError};
 use crate::report::{Failure, progress_bar, say, say_over};
@@ -34,23 +35,36 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let bar = progress_bar(indices.len());
     let mut taken: HashSet<String> = HashSet::new();
     let mut budget = Budget::new(options.limits);
-    let mut failed = 0usize;
-    for (n, &index) in indices.iter().enumerate() {
-        let Some(entry) = archive.entry(index) else {
-            continue;
-        };
+    let mut stopped = false;
+    // In entry order: the file name, the file, the limits; then the decoding, on the
+    // workers; then, in entry order again, what became of it.
+    let plan = indices.iter().enumerate().filter_map(|(n, &index)| {
+        if stopped {
+            return None;
+        }
+        let entry = archive.entry(index)?;
         let file = unique_file_name(&mut taken, &names::file_name(entry.name()), index);
-        bar.set_message(file.clone());
-        match extract_one(archive, index, &dir.join(&file), options.force, &mut budget) {
+        let path = dir.join(&file);
+        let job = plan_one(archive, index, path, options.force, &mut budget);
+        stopped = matches!(job, Err(Skip::Total(_)));
+        Some((n, index, file, job))
+    });
+    let work = |(n, index, file, job): (usize, usize, String, Result<Job, Skip>)| {
+        let outcome = job.and_then(|job| extract_one(archive, index, job));
+        (n, index, file, outcome)
+    };
+    let mut failed = 0usize;
+    let report = |(n, index, file, outcome): (usize, usize, String, Result<(), Skip>)| {
+        bar.set_message(file);
+        let name = archive.entry(index).map(|e| names::display(e.name()));
+        let name = name.unwrap_or_default();
+        let shown = options.archive.display();
+        match outcome {
             Ok(()) => bar.inc(1),
             Err(Skip::Entry(message)) => {
                 say_over(
                     &bar,
-                    format_args!(
-                        "{}: entry {index} (\"{}\") skipped: {message}",
-                        options.archive.display(),
-                        names::display(entry.name())
-                    ),
+                    format_args!("{shown}: entry {index} (\"{name}\") skipped: {message}"),
                 );
                 bar.inc(1);
                 failed += 1;
@@ -59,17 +73,15 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
                 say_over(
                     &bar,
                     format_args!(
-                        "{}: extraction stopped at entry {index} (\"{}\"): {message}",
-                        options.archive.display(),
-                        names::display(entry.name())
+                        "{shown}: extraction stopped at entry {index} (\"{name}\"): {message}"
                     ),
                 );
                 // It and every entry after it.
                 failed += indices.len() - n;
-                break;
             }
         }
-    }
+    };
+    jobs::in_order(options.jobs, plan, work, report);
     bar.finish();
     if failed > 0 {
         say(format_args!(
@@ -121,29 +133,49 @@ enum Skip {
     Total(String),
 }
 
-fn extract_one(
+/// An entry ready to be decoded: its file created, its size admitted.
+struct Job {
+    path: PathBuf,
+    file: File,
+}
+
+/// Creates entry `index`'s file at `path` and admits the entry into `budget`: everything
+/// that must happen in entry order. An entry refused here leaves no file behind.
+fn plan_one(
     archive: &ArchiveFile,
     index: usize,
-    path: &Path,
+    path: PathBuf,
     force: bool,
     budget: &mut Budget,
-) -> Result<(), Skip> {
+) -> Result<Job, Skip> {
     let shown = path.display();
-    let mut file = create(path, force).map_err(|e| Skip::Entry(format!("{shown}: {e}")))?;
-    let result = archive.stream(index, &mut file, budget);
-    let result = result.and_then(|_| file.flush().map_err(EntryError::Output));
-    match result {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            // A partial (or empty) file would pass for the entry: remove it.
-            drop(file);
-            let _ = fs::remove_file(path);
-            Err(match e {
-                EntryError::Archive(e) => Skip::Entry(e),
-                EntryError::Total(e) => Skip::Total(e),
-                EntryError::Output(e) => Skip::Entry(format!("{shown}: {e}")),
-            })
+    let file = create(&path, force).map_err(|e| Skip::Entry(format!("{shown}: {e}")))?;
+    let job = Job { path, file };
+    match archive.admit_entry(index, budget) {
+        Ok(()) => Ok(job),
+        Err(e) => Err(job.discard(e)),
+    }
+}
+
+impl Job {
+    /// Removes the file (a partial or empty one would pass for the entry) and says why.
+    fn discard(self, e: EntryError) -> Skip {
+        drop(self.file);
+        let _ = fs::remove_file(&self.path);
+        match e {
+            EntryError::Archive(e) => Skip::Entry(e),
+            EntryError::Total(e) => Skip::Total(e),
+            EntryError::Output(e) => Skip::Entry(format!("{}: {e}", self.path.display())),
         }
+    }
+}
+
+/// Decodes the admitted entry `index` into its file.
+fn extract_one(archive: &ArchiveFile, index: usize, mut job: Job) -> Result<(), Skip> {
+    let result = archive.stream_admitted(index, &mut job.file);
+    match result.and_then(|_| job.file.flush().map_err(EntryError::Output)) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(job.discard(e)),
     }
 }
 

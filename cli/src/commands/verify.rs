@@ -18,6 +18,7 @@ use ngi_core::limits::Budget;
 use ngi_core::{nres, rsli};
 
 use crate::args::Options;
+use crate::jobs;
 use crate::names;
 use crate::open::{ArchiveFile, EntryError};
 use crate::report::{Failure, output_failed, progress_bar, say, say_over};
@@ -36,9 +37,6 @@ impl Write for Sink {
 
 struct Findings {
     path: String,
-    /// The limits entries are decoded under; once `--max-total` is reached, no more are.
-    budget: Budget,
-    total_reached: bool,
     problems: usize,
     notes: Vec<String>,
     /// The entries decoded so far, on a terminal.
@@ -59,8 +57,6 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let path = options.archive.display().to_string();
     let mut findings = Findings {
         path: path.clone(),
-        budget: Budget::new(options.limits),
-        total_reached: false,
         problems: 0,
         notes: Vec::new(),
         bar: progress_bar(archive.len()),
@@ -69,10 +65,25 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         Lookup::Nres(table) => nres_structure(archive, table, &mut findings),
         Lookup::Rsli(table) => rsli_structure(archive, table, &mut findings),
     };
-    for index in 0..archive.len() {
-        entry(archive, index, searchable, &mut findings);
+    // In entry order, whether each entry is decoded (the limits); the decoding on the
+    // workers; then, in entry order again, what it showed.
+    let mut budget = Budget::new(options.limits);
+    let mut total_reached = false;
+    let plan = (0..archive.len()).map(|index| {
+        let decodable = archive.catalog.packed_range(index).is_ok();
+        let admitted = (!total_reached && decodable && archive.entry(index).is_some())
+            .then(|| archive.admit_entry(index, &mut budget));
+        total_reached |= matches!(admitted, Some(Err(EntryError::Total(_))));
+        (index, admitted)
+    });
+    let work = |(index, admitted): (usize, Option<Result<(), EntryError>>)| {
+        let decoded = admitted.map(|a| a.and_then(|()| archive.stream_admitted(index, &mut Sink)));
+        (index, decoded)
+    };
+    jobs::in_order(options.jobs, plan, work, |(index, decoded)| {
+        entry(archive, index, decoded, searchable, &mut findings);
         findings.bar.inc(1);
-    }
+    });
     findings.bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
     for note in &findings.notes {
@@ -228,33 +239,32 @@ fn rsli_structure(
     archive.catalog.is_searchable()
 }
 
-/// Decodes one entry in full and, where the binary search applies, checks that its name
-/// leads back to an entry of that name.
-fn entry(archive: &ArchiveFile, index: usize, searchable: bool, findings: &mut Findings) {
+/// What decoding entry `index` in full showed (`None`: it was not decoded) and, where the
+/// binary search applies, whether its name leads back to an entry of that name.
+fn entry(
+    archive: &ArchiveFile,
+    index: usize,
+    decoded: Option<Result<(u64, u64), EntryError>>,
+    searchable: bool,
+    findings: &mut Findings,
+) {
     let Some(row) = archive.entry(index) else {
         return;
     };
     let name = names::display(row.name());
     // Entries whose data range is broken were reported with the rules above.
-    let decodable = archive.catalog.packed_range(index).is_ok();
-    if !findings.total_reached && decodable {
-        match archive.stream(index, &mut Sink, &mut findings.budget) {
-            Ok((_, 0)) => {}
-            Ok((_, trailing)) => findings.note(format_args!(
-                "entry {index} (\"{name}\"): {trailing} packed bytes after the end of its stream"
-            )),
-            Err(EntryError::Archive(e)) => findings.problem(format_args!(
-                "entry {index} (\"{name}\") at offset {:#x}: {e}",
-                row.offset
-            )),
-            Err(EntryError::Total(e)) => {
-                findings.total_reached = true;
-                findings.problem(format_args!(
-                    "entry {index} (\"{name}\"): not decoded, nor any entry after it: {e}"
-                ))
-            }
-            Err(EntryError::Output(_)) => {}
-        }
+    match decoded {
+        None | Some(Ok((_, 0))) | Some(Err(EntryError::Output(_))) => {}
+        Some(Ok((_, trailing))) => findings.note(format_args!(
+            "entry {index} (\"{name}\"): {trailing} packed bytes after the end of its stream"
+        )),
+        Some(Err(EntryError::Archive(e))) => findings.problem(format_args!(
+            "entry {index} (\"{name}\") at offset {:#x}: {e}",
+            row.offset
+        )),
+        Some(Err(EntryError::Total(e))) => findings.problem(format_args!(
+            "entry {index} (\"{name}\"): not decoded, nor any entry after it: {e}"
+        )),
     }
     let rsli = archive.catalog.format() == Format::Rsli;
     if rsli && row.name().iter().any(u8::is_ascii_lowercase) {
