@@ -25,12 +25,14 @@
 //! decodes through 10-bit (literal/length) and 8-bit (distance) primary tables with
 //! second-level tables, whose entries let one shift take a code and its extra bits and one
 //! sign test tell a literal (up to three literals per refill); it looks the next code up
-//! before copying a match, so the load overlaps the copy. Matches are copied in whole
-//! 16-byte words (distances of 16 and more) or 8-byte words (distances 8-15), or with
-//! `copy_within` repeating the pattern for shorter ones, with no per-byte checks; on
-//! leaving it gives back the whole bytes it read ahead. The word copies may write up to 15
-//! bytes of scratch past a match, always inside the output room of the call (so never past
-//! `unpacked_size`, nor past the caller's slice); later symbols overwrite it, but when a call
+//! before copying a match, so the load overlaps the copy. Matches are copied in 8-byte
+//! words (distances of 8 and more; streaming, often 16-byte words from the window or the
+//! output, see below), the first 32 bytes whatever the length so that short matches end on
+//! no mispredicted branch, or with `copy_within` repeating the pattern for shorter
+//! distances, with no per-byte checks; on leaving it gives back the whole bytes it read
+//! ahead. The word copies may write up to 29 bytes of scratch past a match, always inside
+//! the output room of the call (so never past `unpacked_size`, nor past the caller's
+//! slice); later symbols overwrite it, but when a call
 //! stops for want of input, bytes of the output slice past the reported `produced` may hold
 //! scratch (they are overwritten when decoding resumes there).
 //!
@@ -106,12 +108,13 @@ pub const WINDOW_SIZE: usize = 32768;
 const MAX_MATCH: usize = 258;
 /// Input bytes the fast loop needs at hand.
 pub const FAST_IN: usize = 16;
-/// Output room the one-shot fast loop needs at hand: two literals, a longest match (258)
-/// and the scratch of its last 16-byte word (15), rounded up.
+/// Output room the one-shot fast loop needs at hand: two literals and a longest match (258)
+/// with the scratch of its last 8-byte word (7), or the 32 bytes a short match writes,
+/// rounded up.
 pub const FAST_OUT: usize = 280;
 /// Output room the streaming fast loop needs at hand: three literals. A match checks its
-/// own room (its length rounded up to a whole 16-byte word) before it is taken, which
-/// costs the one-shot form a test per match for nothing, but saves the streaming form
+/// own room (its length rounded up to a whole 16-byte word, at least 32) before it is
+/// taken, which costs the one-shot form a test per match for nothing, but saves the streaming form
 /// decoding the last ~280 bytes of every call's room the careful way (a measured 1-2 % of
 /// its time with 32 KiB of room per call).
 const STREAM_OUT: usize = 3;
