@@ -15,10 +15,15 @@
 //! # archive of 200 Deflate entries of 256 KiB built in a temporary folder:
 //! cargo build --release -p ngi-cli
 //! target/release/examples/paired jobs target/release/ngi [ROUNDS]
+//! # `ngi cat` of a 64 MiB Deflate entry into a pipe, against the codec alone (the same
+//! # packed bytes, in memory, through `InflateDecoder` with the CLI's 64 KiB of output
+//! # room per call) and against the library reading the entry from the file:
+//! target/release/examples/paired cat target/release/ngi [ROUNDS]
 //! ```
 //!
 //! A ratio above 1 means the first-named contender is faster. `PAIRED_TIMES=1` also prints
-//! each contender's median time; `PAIRED_BEST_OF=N` changes the calls per round (10).
+//! each contender's median time; `PAIRED_BEST_OF=N` changes the calls per round (10);
+//! `PAIRED_KEEP=1` keeps the archive `cat` builds.
 //! Fewer calls per round favour the decoders that warm up quickest: read ratios of one
 //! setting only.
 
@@ -283,6 +288,118 @@ fn jobs(ngi: &Path, rounds: usize) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `ngi cat` of one large entry into a pipe this process drains, beside the codec alone
+/// and the library's file reader: what the command spends beyond decoding.
+fn cat(ngi: &Path, rounds: usize) {
+    use ngi_core::codec::{Decoder, Status};
+    use std::io::Read;
+    const CHUNK: usize = 64 << 10;
+    let dir = std::env::temp_dir().join(format!("ngi-paired-cat-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary folder");
+    // 64 MiB: 1 MiB slices of the licence texts and /bin/bash, alternating.
+    let text = corpus::text(8 << 20);
+    let binary = corpus::binary(8 << 20);
+    let mut data = Vec::with_capacity(64 << 20);
+    for i in 0..64usize {
+        let from = if i % 2 == 0 { &text } else { &binary };
+        let at = (i * 104_729) % (from.len() - (1 << 20));
+        data.extend_from_slice(&from[at..at + (1 << 20)]);
+    }
+    let mut b = ngi_core::rsli::Builder::new();
+    b.add(b"BIG", ngi_core::Method::Deflate, &data)
+        .expect("valid entry");
+    let bytes = b.build().expect("library builds");
+    let archive = dir.join("big.rsli");
+    std::fs::write(&archive, &bytes).expect("archive written");
+    let catalog = ngi_core::archive::Catalog::open(&bytes, Default::default()).expect("opens");
+    let range = catalog.packed_range(0).expect("entry 0");
+    let packed = bytes[range.start as usize..range.end as usize].to_vec();
+    drop(bytes);
+    let file = std::fs::File::open(&archive).expect("archive opens");
+    let a = archive.to_str().expect("UTF-8 temporary path").to_string();
+    let n = data.len() as u64;
+    let mut sink = vec![0u8; CHUNK];
+    let sink = std::cell::RefCell::new(&mut sink);
+    let mut contenders: Vec<Contender<'_>> = vec![
+        (
+            "ngi cat | pipe",
+            Box::new(|| {
+                let mut child = Command::new(ngi)
+                    .args(["cat", &a, "BIG"])
+                    .stdout(Stdio::piped())
+                    .spawn()
+                    .expect("ngi runs");
+                let mut out = child.stdout.take().expect("piped stdout");
+                let mut total = 0u64;
+                let mut buf = sink.borrow_mut();
+                loop {
+                    match out.read(&mut buf[..]) {
+                        Ok(0) => break,
+                        Ok(k) => total += k as u64,
+                        Err(e) => panic!("reading ngi's output: {e}"),
+                    }
+                }
+                assert!(child.wait().expect("ngi ends").success());
+                assert_eq!(total, n, "ngi cat wrote another length");
+            }),
+        ),
+        (
+            "codec alone",
+            Box::new(|| {
+                let mut d = InflateDecoder::new(n);
+                let mut buf = sink.borrow_mut();
+                let (mut pos, mut total) = (0, 0u64);
+                loop {
+                    let end = (pos + CHUNK).min(packed.len());
+                    let p = d
+                        .decode(&packed[pos..end], &mut buf[..], end == packed.len())
+                        .expect("valid stream");
+                    pos += p.consumed;
+                    total += p.produced as u64;
+                    if p.status == Status::Done {
+                        break;
+                    }
+                }
+                assert_eq!(total, n);
+            }),
+        ),
+        (
+            "library, file",
+            Box::new(|| {
+                let mut r = catalog.reader(0, &file).expect("entry 0");
+                let mut buf = sink.borrow_mut();
+                let mut total = 0u64;
+                loop {
+                    match r.read(&mut buf[..]) {
+                        Ok(0) => break,
+                        Ok(k) => total += k as u64,
+                        Err(e) => panic!("reading the entry: {e}"),
+                    }
+                }
+                assert_eq!(total, n);
+            }),
+        ),
+    ];
+    println!(
+        "{:<16} {:>18} / {:<18} median [quartiles], {rounds} rounds",
+        "row", "a", "b"
+    );
+    paired(
+        "cat 64 MiB",
+        rounds,
+        &mut contenders,
+        &[
+            ("codec alone", "ngi cat | pipe"),
+            ("codec alone", "library, file"),
+        ],
+    );
+    if std::env::var_os("PAIRED_KEEP").is_some() {
+        println!("kept {}", archive.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rounds = |at: usize, default: usize| {
@@ -292,12 +409,18 @@ fn main() {
     };
     match args.first().map(String::as_str) {
         Some("codecs") => codecs(rounds(1, 15)),
+        Some("cat") => {
+            let ngi = args.get(1).expect("usage: paired cat NGI_BINARY [ROUNDS]");
+            cat(Path::new(ngi), rounds(2, 5));
+        }
         Some("jobs") => {
             let ngi = args.get(1).expect("usage: paired jobs NGI_BINARY [ROUNDS]");
             jobs(Path::new(ngi), rounds(2, 10));
         }
         _ => {
-            eprintln!("usage: paired codecs [ROUNDS] | paired jobs NGI_BINARY [ROUNDS]");
+            eprintln!(
+                "usage: paired codecs [ROUNDS] | paired jobs NGI_BINARY [ROUNDS] | paired cat NGI_BINARY [ROUNDS]"
+            );
             std::process::exit(2);
         }
     }
