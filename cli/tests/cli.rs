@@ -522,3 +522,30 @@ fn options_only_where_they_apply_are_usage_errors() {
         assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
     }
 }
+
+/// `ngi cat` into a pipe asks for a 1 MiB pipe buffer (Linux's default 64 KiB made the
+/// decoder wait on the reader every chunk) and still writes the entry's bytes, whole.
+#[cfg(target_os = "linux")]
+#[test]
+fn cat_into_a_pipe_widens_it_and_writes_every_byte() {
+    use std::io::Read;
+    let max: usize = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ngi"))
+        .args(["cat", &sample("sample.rsli"), "--index", "0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("ngi runs");
+    let mut out = child.stdout.take().expect("piped");
+    let mut bytes = Vec::new();
+    out.read_to_end(&mut bytes).expect("reads");
+    assert!(child.wait().expect("ends").success());
+    let want = ngi(&["cat", &sample("sample.rsli"), "--index", "0"]).stdout;
+    assert!(!want.is_empty() && bytes == want);
+    let size = rustix::pipe::fcntl_getpipe_size(&out).expect("a pipe");
+    if max >= 1 << 20 {
+        assert_eq!(size, 1 << 20, "the pipe was not widened");
+    }
+}

@@ -15,6 +15,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         options.names.first().map(|n| n.as_os_str()),
     )?;
     let stdout = std::io::stdout();
+    widen_pipe(&stdout);
     let mut out = stdout.lock();
     let mut budget = Budget::new(options.limits);
     match archive.stream(index, &mut out, &mut budget) {
@@ -25,3 +26,23 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         Err(EntryError::Output(e)) => Err(output_failed(e)),
     }
 }
+
+/// Bytes a pipe on stdout is asked to hold: with Linux's default of 64 KiB the decoder
+/// waits on the reader after every chunk.
+#[cfg(target_os = "linux")]
+const PIPE_SIZE: usize = 1 << 20;
+
+/// Raises the buffer of a pipe on stdout to [`PIPE_SIZE`] where the system allows (an
+/// unprivileged process may go up to `/proc/sys/fs/pipe-max-size`, 1 MiB by default).
+/// Anything else on stdout, or a refusal, leaves it as it is.
+#[cfg(target_os = "linux")]
+fn widen_pipe(stdout: &std::io::Stdout) {
+    if let Ok(size) = rustix::pipe::fcntl_getpipe_size(stdout) {
+        if size < PIPE_SIZE {
+            let _ = rustix::pipe::fcntl_setpipe_size(stdout, PIPE_SIZE);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn widen_pipe(_: &std::io::Stdout) {}
