@@ -534,24 +534,21 @@ impl CliCommand {
                 shutdown_timeout,
                 dir,
             } => {
-                let mut limits = Limits::DEFAULT;
-                limits.max_entry_size = max_entry_size.unwrap_or(limits.max_entry_size);
-                limits.max_entries = max_entries.unwrap_or(limits.max_entries);
-                return Action::Serve(Serve {
-                    dir,
+                return Action::Serve(Serve::from_flags(ServeFlags {
                     listen,
                     media_trailer,
-                    limits,
+                    max_entry_size,
+                    max_entries,
                     buffer_up_to,
-                    // tokio's semaphores hold at most usize::MAX >> 3 permits.
-                    max_streams: max_streams.clamp(1, 1 << 24),
-                    max_connections: max_connections.clamp(1, 1 << 24),
+                    max_streams,
+                    max_connections,
                     request_timeout,
                     idle_timeout,
                     cache_idle,
                     max_age,
                     shutdown_timeout,
-                });
+                    dir,
+                }));
             }
             CliCommand::Pack { output, force, dir } => {
                 return Action::Pack { dir, output, force };
@@ -605,6 +602,47 @@ impl CliCommand {
                 mode,
             } => return Action::Edit(read.source(archive), Edit::Sort { mode }),
         })
+    }
+}
+
+/// `ngi serve`'s flags as parsed, before defaults and clamps.
+struct ServeFlags {
+    listen: std::net::SocketAddr,
+    media_trailer: bool,
+    max_entry_size: Option<u64>,
+    max_entries: Option<u32>,
+    buffer_up_to: u64,
+    max_streams: usize,
+    max_connections: usize,
+    request_timeout: std::time::Duration,
+    idle_timeout: std::time::Duration,
+    cache_idle: std::time::Duration,
+    max_age: u64,
+    shutdown_timeout: std::time::Duration,
+    dir: PathBuf,
+}
+
+impl Serve {
+    /// The settings: the limits' defaults filled in, the counts clamped.
+    fn from_flags(f: ServeFlags) -> Serve {
+        let mut limits = Limits::DEFAULT;
+        limits.max_entry_size = f.max_entry_size.unwrap_or(limits.max_entry_size);
+        limits.max_entries = f.max_entries.unwrap_or(limits.max_entries);
+        Serve {
+            dir: f.dir,
+            listen: f.listen,
+            media_trailer: f.media_trailer,
+            limits,
+            buffer_up_to: f.buffer_up_to,
+            // tokio's semaphores hold at most usize::MAX >> 3 permits.
+            max_streams: f.max_streams.clamp(1, 1 << 24),
+            max_connections: f.max_connections.clamp(1, 1 << 24),
+            request_timeout: f.request_timeout,
+            idle_timeout: f.idle_timeout,
+            cache_idle: f.cache_idle,
+            max_age: f.max_age,
+            shutdown_timeout: f.shutdown_timeout,
+        }
     }
 }
 

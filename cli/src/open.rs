@@ -154,11 +154,10 @@ impl ArchiveFile {
     /// order whatever the number of jobs, so the limits cut where they always did; the
     /// decoding, [`stream_admitted`](ArchiveFile::stream_admitted), may then run anywhere.
     pub fn admit_entry(&self, index: usize, budget: &mut Budget) -> Result<(), EntryError> {
-        let fail = |e: &dyn std::fmt::Display| EntryError::Archive(e.to_string());
-        self.catalog.packed_range(index).map_err(|e| fail(&e))?;
+        self.catalog.packed_range(index).map_err(archive_error)?;
         if self.entry(index).is_some_and(|e| e.method.is_none()) {
             // The reader's own refusal, word for word.
-            self.catalog.unpacker(index).map_err(|e| fail(&e))?;
+            self.catalog.unpacker(index).map_err(archive_error)?;
         }
         self.admit(index, budget)
     }
@@ -170,12 +169,11 @@ impl ArchiveFile {
         index: usize,
         out: &mut dyn Write,
     ) -> Result<(u64, u64), EntryError> {
-        let fail = |e: &dyn std::fmt::Display| EntryError::Archive(e.to_string());
-        let range = self.catalog.packed_range(index).map_err(|e| fail(&e))?;
+        let range = self.catalog.packed_range(index).map_err(archive_error)?;
         let mut reader = self
             .catalog
             .reader(index, &self.file)
-            .map_err(|e| fail(&e))?;
+            .map_err(archive_error)?;
         let mut buffer = vec![0u8; CHUNK];
         let mut written = 0u64;
         loop {
@@ -189,9 +187,13 @@ impl ArchiveFile {
                     if e.get_ref()
                         .is_some_and(|i| i.is::<ngi_core::io::StreamError>()) =>
                 {
-                    return Err(fail(&e));
+                    return Err(archive_error(e));
                 }
-                Err(e) => return Err(fail(&format_args!("entry {index}: reading it: {e}"))),
+                Err(e) => {
+                    return Err(archive_error(format_args!(
+                        "entry {index}: reading it: {e}"
+                    )));
+                }
             };
             out.write_all(&buffer[..n]).map_err(EntryError::Output)?;
             written += n as u64;
@@ -199,6 +201,11 @@ impl ArchiveFile {
         let used = reader.decoder().consumed();
         Ok((written, (range.end - range.start).saturating_sub(used)))
     }
+}
+
+/// The archive's refusal of an entry, as the line that reports it.
+fn archive_error(e: impl std::fmt::Display) -> EntryError {
+    EntryError::Archive(e.to_string())
 }
 
 /// The file at `path`, which must be a regular one: a device or a pipe has no length to

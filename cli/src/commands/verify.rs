@@ -70,8 +70,9 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let mut budget = Budget::new(options.limits);
     let mut total_reached = false;
     let plan = (0..archive.len()).map(|index| {
-        let decodable = archive.catalog.packed_range(index).is_ok();
-        let admitted = (!total_reached && decodable && archive.entry(index).is_some())
+        // Entries whose data range is broken were reported with the rules above.
+        let decodable = || archive.catalog.packed_range(index).is_ok();
+        let admitted = (!total_reached && archive.entry(index).is_some() && decodable())
             .then(|| archive.admit_entry(index, &mut budget));
         total_reached |= matches!(admitted, Some(Err(EntryError::Total(_))));
         (index, admitted)
@@ -252,7 +253,6 @@ fn entry(
         return;
     };
     let name = names::display(row.name());
-    // Entries whose data range is broken were reported with the rules above.
     match decoded {
         None | Some(Ok((_, 0))) | Some(Err(EntryError::Output(_))) => {}
         Some(Ok((_, trailing))) => findings.note(format_args!(
