@@ -3,7 +3,7 @@
 //!
 //! Each round times every contender once, back to back (each the best of a few calls), so
 //! a slow patch of the machine hits all of them alike; a ratio is taken per round and the
-//! median over the rounds is printed with its quartiles. Two jobs:
+//! median over the rounds is printed with its quartiles. The jobs:
 //!
 //! ```sh
 //! cargo build --release -p ngi-benches --example paired
@@ -11,6 +11,8 @@
 //! # 64 KiB in / 32 KiB out per call, the first round's one-shot, zlib-rs, libdeflate;
 //! # LZHUF one-shot against miniz_oxide and the first round's):
 //! target/release/examples/paired codecs [ROUNDS]
+//! # the LZHUF rows alone:
+//! target/release/examples/paired lzhuf [ROUNDS]
 //! # `ngi extract` and `ngi verify` with -j 1 against -j 2 (the ngi binary given), over an
 //! # archive of 200 Deflate entries of 256 KiB built in a temporary folder:
 //! cargo build --release -p ngi-cli
@@ -170,7 +172,13 @@ fn codecs(rounds: usize) {
             );
         }
     }
-    for (name, data) in &inputs[..2] {
+    lzhuf_rows(rounds, &inputs[..2]);
+}
+
+/// LZHUF one-shot against the first round's and against miniz_oxide on the same data
+/// (level 6), for each of `inputs`.
+fn lzhuf_rows(rounds: usize, inputs: &[(&str, Vec<u8>)]) {
+    for (name, data) in inputs {
         let packed = lzhuf::encode(data);
         let deflated = miniz_oxide::deflate::compress_to_vec(data, 6);
         let out = std::cell::RefCell::new(vec![0u8; data.len()]);
@@ -409,6 +417,13 @@ fn main() {
     };
     match args.first().map(String::as_str) {
         Some("codecs") => codecs(rounds(1, 15)),
+        Some("lzhuf") => lzhuf_rows(
+            rounds(1, 15),
+            &[
+                ("text", corpus::text(300 * 1024)[..300 * 1024].to_vec()),
+                ("binary", corpus::binary(400 * 1024)),
+            ],
+        ),
         Some("cat") => {
             let ngi = args.get(1).expect("usage: paired cat NGI_BINARY [ROUNDS]");
             cat(Path::new(ngi), rounds(2, 5));
@@ -419,7 +434,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: paired codecs [ROUNDS] | paired jobs NGI_BINARY [ROUNDS] | paired cat NGI_BINARY [ROUNDS]"
+                "usage: paired codecs [ROUNDS] | paired lzhuf [ROUNDS] | paired jobs NGI_BINARY [ROUNDS] | paired cat NGI_BINARY [ROUNDS]"
             );
             std::process::exit(2);
         }

@@ -42,8 +42,9 @@
 //! keystream of SPEC 2.3 as it is consumed: no second pass over the entry and no buffer of
 //! it (the fast path decrypts 512 bytes at a time into a stack block).
 //!
-//! Its state is a plain struct of **9160 bytes** on 64-bit targets (asserted by a test):
-//! the 4096-byte ring, the 5020-byte tree (`freq` 628, `son` 627 and `prnt` 1255 `u16`s),
+//! Its state is a plain struct of **9520 bytes** on 64-bit targets (asserted by a test):
+//! the 4096-byte ring, the 5376-byte tree (`freq` 631, `son` 627 and `prnt` 1255 `u16`s,
+//! and the 344-byte lookup of its top levels the fast loop descends by),
 //! and 44 bytes of bit buffer, phase, counters, keystream and error flag. It fits in a
 //! `static`, on the stack or in a `Box`.
 //!
@@ -54,8 +55,9 @@
 //! Both run the same code: a careful state machine that takes one bit at a time, and a
 //! fast loop it enters whenever a whole symbol with its position is sure to fit in the
 //! input and the output at hand (16 packed bytes, 60 bytes of room). The fast loop keeps a
-//! 64-bit bit buffer refilled with one big-endian 8-byte load per symbol, walks the tree
-//! with no edge checks, copies matches with slice copies, and never suspends; on leaving
+//! 64-bit bit buffer refilled with one big-endian 8-byte load per symbol, takes a code's
+//! first 5 levels from a lookup kept over the top of the tree and walks the rest with no
+//! edge checks, copies matches with slice copies, and never suspends; on leaving
 //! it hands back the whole bytes it had loaded but not used. The streaming decoder decodes
 //! straight into the caller's output; its ring is read only for matches reaching back
 //! before the current call, and refreshed once per call from the bytes produced.
@@ -101,6 +103,7 @@ mod decode;
 mod encode;
 mod fast;
 mod tables;
+mod top;
 mod tree;
 
 #[cfg(feature = "alloc")]
@@ -127,8 +130,8 @@ type Window<'a> = ring::Window<'a, RING_SIZE, 0, PREFILL>;
 
 /// Decoder of LZHUF (method 0x80) and, with a key, XOR-then-LZHUF (method 0xA0).
 ///
-/// State: 9160 bytes (the 4096-byte ring, prefilled with `0x20` as the engine does, the
-/// 5020-byte adaptive Huffman tree and 44 bytes of bit buffer, phase, counters, keystream
+/// State: 9520 bytes (the 4096-byte ring, prefilled with `0x20` as the engine does, the
+/// 5376-byte adaptive Huffman tree and 44 bytes of bit buffer, phase, counters, keystream
 /// and error flag), so it fits in a `static`, on the stack or in a `Box`. See the
 /// [module docs](self) for the format and an example.
 #[derive(Debug, Clone)]

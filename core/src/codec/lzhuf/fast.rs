@@ -11,11 +11,15 @@
 //!
 //! The descent records the nodes it passes, so that the tree update climbs back along
 //! them instead of chasing `prnt` ([`Tree::update_path`](super::tree::Tree::update_path)):
-//! measured 5-10 % faster than `LZHUF.C`'s climb.
+//! measured 5-10 % faster than `LZHUF.C`'s climb. The first [`TOP_BITS`] levels of a
+//! code, nodes passed included, come from one lookup kept over the top of the tree
+//! ([`Top`](super::top::Top)), rebuilt before a symbol when a swap has moved a node it
+//! read.
 
 use super::decode::Cursor;
 use super::tables::{D_CODE, D_LEN};
-use super::tree::{R, T, symbol};
+use super::top::{TOP_BITS, passed};
+use super::tree::{T, symbol};
 use super::{MAX_MATCH, MIN_MATCH, Window};
 
 /// Input one symbol may need, with slack for the 8-byte loads: two of them, each after
@@ -70,12 +74,19 @@ pub(super) fn symbols(
     let (mut i, mut o) = (*ip, *op);
     let (mut bits, mut nbits) = (cursor.bits, cursor.nbits);
     let tree = &mut cursor.tree;
+    // Written before it is read, level by level, for each symbol.
+    let mut path = [0u16; 64];
     while fits(input.len() - i, out.len() - o) {
         refill(&mut bits, &mut nbits, input, &mut i);
         let (held, held_n) = (bits, nbits);
-        let mut c = usize::from(tree.son[R]);
-        let mut used = 0;
-        let mut path = [0u16; 64];
+        if tree.top.stale {
+            tree.top.build(&tree.son);
+        }
+        let index = (bits >> (64 - TOP_BITS)) as usize;
+        let (descent, levels) = tree.top.descend(index);
+        let mut used = levels;
+        let mut c = usize::from(tree.son[passed(descent).0]);
+        bits <<= used;
         while c < T {
             let node = c + (bits >> 63) as usize;
             path[used as usize & 63] = node as u16;
@@ -91,7 +102,7 @@ pub(super) fn symbols(
         }
         nbits -= used;
         let sym = symbol(c);
-        tree.update_path(sym, &path, used as usize);
+        tree.update_path(sym, (descent, levels), &path, used as usize);
         if sym < 256 {
             out[o] = sym as u8;
             o += 1;

@@ -13,6 +13,8 @@
 //!   path climbs the levels below the first swap along the path its descent recorded
 //!   instead of through `prnt` (see [`Tree::update_path`]).
 
+use super::top::{Top, passed};
+
 /// Symbols: 256 literals and the 58 match lengths 3..=60 (`N_CHAR` of `LZHUF.C`).
 pub(super) const N_CHAR: usize = 314;
 /// Nodes (`T`).
@@ -34,26 +36,29 @@ pub(super) const fn symbol(son: usize) -> usize {
     (son - T) >> 1
 }
 
-/// The tree: 5020 bytes of `u16` arrays.
+/// The tree: 5020 bytes of `u16` arrays and the 344-byte [`Top`] lookup.
 #[derive(Debug, Clone)]
 pub(super) struct Tree {
-    /// Node frequencies, non-decreasing with the node index; `freq[T]` is a `0xFFFF`
-    /// sentinel that ends the scans of [`Tree::update`].
-    pub(super) freq: [u16; T + 1],
+    /// Node frequencies, non-decreasing with the node index; `freq[T..]` are `0xFFFF`
+    /// sentinels that end the scans of [`Tree::update`], read four at a time.
+    pub(super) freq: [u16; T + 4],
     /// The first child of an internal node (`< T`), or [`leaf`] of the node's symbol.
     pub(super) son: [u16; T],
     /// The parent of node `n` at `prnt[n]`, of the leaf of symbol `s` at
     /// `prnt[leaf(s)]`; `prnt[leaf(s) + 1]` is a spare slot, written and never read.
     pub(super) prnt: [u16; T + 2 * N_CHAR],
+    /// The fast loop's lookup over the top levels, told of every node a swap moves.
+    pub(super) top: Top,
 }
 
 impl Tree {
     /// `StartHuff`: every symbol with frequency 1, nodes paired in order.
     pub(super) const fn new() -> Tree {
         let mut tree = Tree {
-            freq: [0; T + 1],
+            freq: [0xFFFF; T + 4],
             son: [0; T],
             prnt: [0; T + 2 * N_CHAR],
+            top: Top::new(),
         };
         let mut i = 0;
         while i < N_CHAR {
@@ -71,7 +76,6 @@ impl Tree {
             i += 2;
             j += 1;
         }
-        tree.freq[T] = 0xFFFF;
         tree.prnt[R] = 0;
         tree
     }
@@ -86,9 +90,9 @@ impl Tree {
         self.update_from(usize::from(self.prnt[leaf(symbol)]));
     }
 
-    /// [`update`](Tree::update) for a symbol whose code was just read: `path[..depth]`
-    /// are the nodes the descent went through, from the root's son down to the leaf's node
-    /// (indices taken mod 64).
+    /// [`update`](Tree::update) for a symbol whose code was just read: the descent went
+    /// through the `levels` nodes of `top` (a [`Top`] lookup), then through
+    /// `path[levels..depth]` (indices taken mod 64), down to the leaf's node.
     ///
     /// `LZHUF.C` climbs from the leaf through `prnt`, one dependent load per level. Until
     /// the first level that needs a swap, though, the climb goes exactly back up the
@@ -98,23 +102,47 @@ impl Tree {
     /// path, their loads independent of each other, and only from a level that needs a
     /// swap on does the walk go on as `LZHUF.C`'s. The tree comes out the same.
     #[inline(always)]
-    pub(super) fn update_path(&mut self, symbol: usize, path: &[u16; 64], depth: usize) {
+    pub(super) fn update_path(
+        &mut self,
+        symbol: usize,
+        (mut top, levels): (u64, u32),
+        path: &[u16; 64],
+        depth: usize,
+    ) {
         if self.freq[R] == MAX_FREQ {
             // The rebuild moves every node: the path no longer holds.
             return self.update(symbol);
         }
+        let levels = (levels as usize).min(depth);
         let mut j = depth;
-        while j > 0 {
+        while j > levels {
             j -= 1;
             let c = usize::from(path[j & 63]);
-            let f = self.freq[c];
-            if self.freq[c + 1] == f {
+            if !self.count_alone(c) {
                 return self.update_from(c);
             }
-            self.freq[c] = f + 1;
+        }
+        for _ in 0..levels {
+            let (c, rest) = passed(top);
+            top = rest;
+            if !self.count_alone(c) {
+                return self.update_from(c);
+            }
         }
         // The root: its neighbour is the sentinel, so it never swaps.
         self.freq[R] += 1;
+    }
+
+    /// Counts node `c` of the descent's path one more, unless the count would break the
+    /// order (its neighbour holds the same count): then `false`, and nothing is changed.
+    #[inline(always)]
+    fn count_alone(&mut self, c: usize) -> bool {
+        let f = self.freq[c];
+        if self.freq[c + 1] == f {
+            return false;
+        }
+        self.freq[c] = f + 1;
+        true
     }
 
     /// `LZHUF.C`'s climb from node `c` to the root.
@@ -129,12 +157,7 @@ impl Tree {
     fn update_from(&mut self, mut c: usize) {
         loop {
             let f = self.freq[c];
-            let mut l = c;
-            // Ends at the root at the latest: freq[T] is the sentinel and the root's count
-            // stays below it.
-            while self.freq[l + 1] == f {
-                l += 1;
-            }
+            let l = self.last_of(c, f);
             self.freq[l] = f + 1;
             if l != c {
                 self.swap(c, l);
@@ -147,9 +170,39 @@ impl Tree {
         }
     }
 
+    /// The last node of the run of nodes from `c` on whose count is `f` (`freq[c]`).
+    ///
+    /// The counts are non-decreasing, so the run ends at the first greater count. Most
+    /// often `c` is alone (no swap); otherwise the run is looked for four counts at a
+    /// time, as the lowest lane of a 64-bit word that differs from `f`. Runs that need a
+    /// swap are of every length, and on binary data, with many rare symbols of equal
+    /// counts, often long (16 on average over /bin/bash): one count per step cost a sixth
+    /// of that row's instructions (callgrind, `benches/examples/callgrind.rs`), and ended
+    /// on a branch the run's varying length makes mispredicted.
+    #[inline(always)]
+    fn last_of(&self, c: usize, f: u16) -> usize {
+        if self.freq[c + 1] != f {
+            return c;
+        }
+        let lanes = u64::from(f) * 0x0001_0001_0001_0001;
+        let mut l = c + 1;
+        loop {
+            let w = self.freq[l + 1..l + 5]
+                .iter()
+                .rev()
+                .fold(0u64, |w, &n| w << 16 | u64::from(n));
+            let differ = w ^ lanes;
+            if differ != 0 {
+                return l + (differ.trailing_zeros() / 16) as usize;
+            }
+            l += 4;
+        }
+    }
+
     /// Exchanges the subtrees under nodes `c` and `l`, fixing the parents of their sons.
     #[inline(always)]
     fn swap(&mut self, c: usize, l: usize) {
+        self.top.swapped(c, l);
         let i = usize::from(self.son[c]);
         let j = usize::from(self.son[l]);
         self.son[c] = j as u16;
@@ -163,34 +216,49 @@ impl Tree {
 
     /// `reconst`: the leaves gathered at the front in node order with halved (rounded up)
     /// counts, then the internal nodes rebuilt by inserting each pair sum after the last
-    /// node not greater than it. The insertion shifts whole elements: `LZHUF.C` writes the
-    /// shift as a `memmove` of `2 * (j - k)` bytes, right for its 16-bit `int`s, and ports
-    /// that keep those bytes with 32-bit `int`s move only half and corrupt the tree.
+    /// node not greater than it. `LZHUF.C` writes the insertion as a backward scan and a
+    /// `memmove` of `2 * (j - k)` bytes, right for its 16-bit `int`s (ports that keep those
+    /// bytes with 32-bit `int`s move only half and corrupt the tree).
+    ///
+    /// That is a few hundred thousand steps per rebuild (a tenth of all the decoding of
+    /// text); this builds the same order in one merge. The pairs are taken from the front,
+    /// two nodes at a time, so their sums come in non-decreasing order, and each goes after
+    /// every node not greater than it: so the finished order is the leaves and the sums,
+    /// each already sorted, merged with a leaf first where a leaf and a sum are equal (every
+    /// leaf was there before any sum), and sums in the order they were made. A pair's two
+    /// nodes are always ahead of where the merge has got to when the pair is summed, which
+    /// is all the merge needs to know of them.
     #[cold]
     #[inline(never)]
     pub(super) fn reconstruct(&mut self) {
-        let mut j = 0;
-        for i in 0..T {
-            if usize::from(self.son[i]) >= T {
-                self.freq[j] = self.freq[i].div_ceil(2);
-                self.son[j] = self.son[i];
-                j += 1;
-            }
+        self.top.stale = true;
+        let mut leaf_freq = [0u16; N_CHAR];
+        let mut leaf_son = [0u16; N_CHAR];
+        let leaves = (0..T).filter(|&i| usize::from(self.son[i]) >= T);
+        for (n, i) in leaves.take(N_CHAR).enumerate() {
+            leaf_freq[n] = self.freq[i].div_ceil(2);
+            leaf_son[n] = self.son[i];
         }
-        let mut i = 0;
-        for j in N_CHAR..T {
-            let f = self.freq[i] + self.freq[i + 1];
-            let mut k = j - 1;
-            // Stops at i + 1 at the latest, since freq[i + 1] <= f.
-            while f < self.freq[k] {
-                k -= 1;
+        // The sums made so far: count and first son (the node index of the pair).
+        let mut sum_freq = [0u16; N_CHAR - 1];
+        let (mut next_leaf, mut next_sum, mut made) = (0, 0, 0);
+        for at in 0..T {
+            if at >= 2 && at % 2 == 0 && made < N_CHAR - 1 {
+                // Nodes `at - 2` and `at - 1` are placed: their sum is the next one made.
+                sum_freq[made] = self.freq[at - 2] + self.freq[at - 1];
+                made += 1;
             }
-            k += 1;
-            self.freq.copy_within(k..j, k + 1);
-            self.freq[k] = f;
-            self.son.copy_within(k..j, k + 1);
-            self.son[k] = i as u16;
-            i += 2;
+            let leaf_first = next_leaf < N_CHAR
+                && (next_sum == made || leaf_freq[next_leaf] <= sum_freq[next_sum]);
+            if leaf_first {
+                self.freq[at] = leaf_freq[next_leaf];
+                self.son[at] = leaf_son[next_leaf];
+                next_leaf += 1;
+            } else {
+                self.freq[at] = sum_freq[next_sum % (N_CHAR - 1)];
+                self.son[at] = (2 * next_sum) as u16;
+                next_sum += 1;
+            }
         }
         for i in 0..T {
             let k = usize::from(self.son[i]);
@@ -222,6 +290,7 @@ impl Tree {
 
 #[cfg(test)]
 mod tests {
+    use super::super::top::TOP_BITS;
     use super::*;
 
     /// `LZHUF.C`'s tree as written: `T + symbol` leaves, the increment-then-swap update,
@@ -380,20 +449,45 @@ mod tests {
             if ours.freq[R] == MAX_FREQ {
                 rebuilds += 1;
             }
-            if n % 2 == 0 {
+            if n % 3 == 0 {
                 ours.update(s);
             } else {
-                // The fast path's update, along the path the symbol's code leads down.
+                // The fast path's update, along the path the symbol's code leads down:
+                // every other time its first levels from the top table, as the fast
+                // loop takes them.
                 let (len, bits) = ours.code(s);
-                let mut path = [0u16; 64];
+                let mut top = (0, 0);
                 let mut c = usize::from(ours.son[R]);
-                for d in 0..len {
+                if n % 3 == 2 {
+                    if ours.top.stale {
+                        ours.top.build(&ours.son);
+                    }
+                    let index = if len >= TOP_BITS {
+                        bits >> (len - TOP_BITS)
+                    } else {
+                        bits << (TOP_BITS - len)
+                    };
+                    let (descent, levels) = ours.top.descend(index as usize);
+                    let mut nodes = [0; TOP_BITS as usize];
+                    let mut rest = descent;
+                    for d in (0..levels as usize).rev() {
+                        (nodes[d], rest) = passed(rest);
+                    }
+                    for (d, &node) in nodes.iter().enumerate().take(levels as usize) {
+                        let want = c + ((bits >> (len - 1 - d as u32)) & 1) as usize;
+                        assert_eq!(node, want, "level {d}");
+                        c = usize::from(ours.son[want]);
+                    }
+                    top = (descent, levels);
+                }
+                let mut path = [0u16; 64];
+                for d in top.1..len {
                     let p = c + ((bits >> (len - 1 - d)) & 1) as usize;
                     path[d as usize] = p as u16;
                     c = usize::from(ours.son[p]);
                 }
                 assert_eq!(c, leaf(s));
-                ours.update_path(s, &path, len as usize);
+                ours.update_path(s, top, &path, len as usize);
             }
             reference.update(s);
             // Once apart, trees stay apart: a look every 64 symbols and at every rebuild
