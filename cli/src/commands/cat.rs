@@ -16,7 +16,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     )?;
     let stdout = std::io::stdout();
     widen_pipe(&stdout);
-    let mut out = stdout.lock();
+    let mut out = unbuffered(&stdout);
     let mut budget = Budget::new(options.limits);
     match archive.stream(index, &mut out, &mut budget) {
         Ok(_) => out.flush().map_err(output_failed),
@@ -25,6 +25,22 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         }
         Err(EntryError::Output(e)) => Err(output_failed(e)),
     }
+}
+
+/// Standard output without `Stdout`'s line buffering: the entry goes out in the chunks it
+/// is decoded in, each one `write`. Through `Stdout`, every chunk is first searched for its
+/// last newline and the bytes after it are copied aside for the next write: for nothing,
+/// as there is no line to keep whole, and it cost a few percent of `ngi cat`'s time.
+/// Where stdout cannot be duplicated, it is written through `Stdout` as before.
+fn unbuffered(stdout: &std::io::Stdout) -> Box<dyn Write + '_> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = stdout.as_fd().try_clone_to_owned() {
+            return Box::new(std::fs::File::from(fd));
+        }
+    }
+    Box::new(stdout.lock())
 }
 
 /// Bytes a pipe on stdout is asked to hold: with Linux's default of 64 KiB the decoder
