@@ -103,13 +103,20 @@ fn paired(row: &str, rounds: usize, contenders: &mut [Contender<'_>], pairs: &[(
     }
 }
 
-fn codecs(rounds: usize) {
-    let inputs: Vec<(&str, Vec<u8>)> = vec![
+/// The inputs every codec row starts with: 300 KiB of licence texts, 400 KiB of /bin/bash.
+fn text_and_binary() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
         ("text", corpus::text(300 * 1024)[..300 * 1024].to_vec()),
         ("binary", corpus::binary(400 * 1024)),
+    ]
+}
+
+fn codecs(rounds: usize) {
+    let mut inputs = text_and_binary();
+    inputs.extend([
         ("perl", ngi_benches::perl_modules(300 * 1024)),
         ("gz", corpus::gzipped(256 * 1024)),
-    ];
+    ]);
     println!(
         "{:<16} {:>18} / {:<18} median [quartiles], {rounds} rounds",
         "row", "a", "b"
@@ -417,13 +424,7 @@ fn main() {
     };
     match args.first().map(String::as_str) {
         Some("codecs") => codecs(rounds(1, 15)),
-        Some("lzhuf") => lzhuf_rows(
-            rounds(1, 15),
-            &[
-                ("text", corpus::text(300 * 1024)[..300 * 1024].to_vec()),
-                ("binary", corpus::binary(400 * 1024)),
-            ],
-        ),
+        Some("lzhuf") => lzhuf_rows(rounds(1, 15), &text_and_binary()),
         Some("cat") => {
             let ngi = args.get(1).expect("usage: paired cat NGI_BINARY [ROUNDS]");
             cat(Path::new(ngi), rounds(2, 5));
