@@ -13,7 +13,7 @@
 //!   path climbs the levels below the first swap along the path its descent recorded
 //!   instead of through `prnt` (see [`Tree::update_path`]).
 
-use super::top::{Top, passed};
+use super::top::Top;
 
 /// Symbols: 256 literals and the 58 match lengths 3..=60 (`N_CHAR` of `LZHUF.C`).
 pub(super) const N_CHAR: usize = 314;
@@ -23,6 +23,12 @@ pub(super) const T: usize = 2 * N_CHAR - 1;
 pub(super) const R: usize = T - 1;
 /// The root frequency that triggers a rebuild (`MAX_FREQ`).
 const MAX_FREQ: u16 = 0x8000;
+/// A node that is none of the tree's: the [`Top`] lookup pads its descents shorter than
+/// its levels with it, so that the update counts a fixed number of nodes there. Its
+/// count, `freq[PAD]`, never reaches its neighbour's `0xFFFF` (it grows by one per
+/// symbol and is zeroed at every rebuild, and the root, growing as fast, triggers one
+/// at `MAX_FREQ`), so counting it never needs a swap, and no scan reads it.
+pub(super) const PAD: usize = T + 1;
 
 /// The `son` value of the leaf of `symbol`.
 #[inline(always)]
@@ -39,8 +45,10 @@ pub(super) const fn symbol(son: usize) -> usize {
 /// The tree: 5020 bytes of `u16` arrays and the 344-byte [`Top`] lookup.
 #[derive(Debug, Clone)]
 pub(super) struct Tree {
-    /// Node frequencies, non-decreasing with the node index; `freq[T..]` are `0xFFFF`
-    /// sentinels that end the scans of [`Tree::update`], read four at a time.
+    /// Node frequencies, non-decreasing with the node index; then `freq[T]`, a `0xFFFF`
+    /// sentinel that ends the scans of [`Tree::update`] (which read four counts at a
+    /// time, up to `freq[T + 3]`), and the count of [`PAD`] with its `0xFFFF`
+    /// neighbour.
     pub(super) freq: [u16; T + 4],
     /// The first child of an internal node (`< T`), or [`leaf`] of the node's symbol.
     pub(super) son: [u16; T],
@@ -52,10 +60,17 @@ pub(super) struct Tree {
 }
 
 impl Tree {
+    /// The counts past the nodes: [`PAD`]'s zero between `0xFFFF` sentinels.
+    const SENTINELS: [u16; T + 4] = {
+        let mut freq = [0xFFFF; T + 4];
+        freq[PAD] = 0;
+        freq
+    };
+
     /// `StartHuff`: every symbol with frequency 1, nodes paired in order.
     pub(super) const fn new() -> Tree {
         let mut tree = Tree {
-            freq: [0xFFFF; T + 4],
+            freq: Tree::SENTINELS,
             son: [0; T],
             prnt: [0; T + 2 * N_CHAR],
             top: Top::new(),
@@ -91,8 +106,9 @@ impl Tree {
     }
 
     /// [`update`](Tree::update) for a symbol whose code was just read: the descent went
-    /// through the `levels` nodes of `top` (a [`Top`] lookup), then through
-    /// `path[levels..depth]` (indices taken mod 64), down to the leaf's node.
+    /// through the nodes of the [`Top`] lookup's entry `top`, if any, then through
+    /// `path[levels..depth]` (indices taken mod 64, `levels` the entry's), down to the
+    /// leaf's node.
     ///
     /// `LZHUF.C` climbs from the leaf through `prnt`, one dependent load per level. Until
     /// the first level that needs a swap, though, the climb goes exactly back up the
@@ -105,7 +121,7 @@ impl Tree {
     pub(super) fn update_path(
         &mut self,
         symbol: usize,
-        (mut top, levels): (u64, u32),
+        top: Option<usize>,
         path: &[u16; 64],
         depth: usize,
     ) {
@@ -113,36 +129,32 @@ impl Tree {
             // The rebuild moves every node: the path no longer holds.
             return self.update(symbol);
         }
-        let levels = (levels as usize).min(depth);
+        let levels = top.map_or(0, |index| self.top.descend(index).levels() as usize);
         let mut j = depth;
+        let mut stop = None;
         while j > levels {
             j -= 1;
             let c = usize::from(path[j & 63]);
-            if !self.count_alone(c) {
-                return self.update_from(c);
+            if !count_alone(&mut self.freq, c) {
+                stop = Some(c);
+                break;
             }
         }
-        for _ in 0..levels {
-            let (c, rest) = passed(top);
-            top = rest;
-            if !self.count_alone(c) {
-                return self.update_from(c);
+        if let (None, Some(index)) = (stop, top) {
+            // A fixed count of nodes, the descent's padded with `PAD`.
+            for &c in self.top.descend(index).nodes() {
+                let c = usize::from(c);
+                if !count_alone(&mut self.freq, c) {
+                    stop = Some(c);
+                    break;
+                }
             }
+        }
+        if let Some(c) = stop {
+            return self.update_from(c);
         }
         // The root: its neighbour is the sentinel, so it never swaps.
         self.freq[R] += 1;
-    }
-
-    /// Counts node `c` of the descent's path one more, unless the count would break the
-    /// order (its neighbour holds the same count): then `false`, and nothing is changed.
-    #[inline(always)]
-    fn count_alone(&mut self, c: usize) -> bool {
-        let f = self.freq[c];
-        if self.freq[c + 1] == f {
-            return false;
-        }
-        self.freq[c] = f + 1;
-        true
     }
 
     /// `LZHUF.C`'s climb from node `c` to the root.
@@ -156,6 +168,11 @@ impl Tree {
     /// one comparison fewer per level.
     fn update_from(&mut self, mut c: usize) {
         loop {
+            // Always true (every node is below `T`): tested, it lets the reads of `freq`
+            // here and in `last_of` go unchecked.
+            if c >= T {
+                break;
+            }
             let f = self.freq[c];
             let l = self.last_of(c, f);
             self.freq[l] = f + 1;
@@ -207,11 +224,13 @@ impl Tree {
         let j = usize::from(self.son[l]);
         self.son[c] = j as u16;
         self.son[l] = i as u16;
-        // For a leaf the second store goes to its spare slot.
-        self.prnt[i] = l as u16;
-        self.prnt[i + 1] = l as u16;
-        self.prnt[j] = c as u16;
-        self.prnt[j + 1] = c as u16;
+        // For a leaf the second store goes to its spare slot. Each pair is stored under
+        // one bounds test (`son` values are always below `prnt.len() - 1`).
+        for (first, parent) in [(i, l), (j, c)] {
+            if let Some(pair) = self.prnt.get_mut(first..first + 2) {
+                pair.fill(parent as u16);
+            }
+        }
     }
 
     /// `reconst`: the leaves gathered at the front in node order with halved (rounded up)
@@ -232,6 +251,7 @@ impl Tree {
     #[inline(never)]
     pub(super) fn reconstruct(&mut self) {
         self.top.stale = true;
+        self.freq[PAD] = 0;
         let mut leaf_freq = [0u16; N_CHAR];
         let mut leaf_son = [0u16; N_CHAR];
         let leaves = (0..T).filter(|&i| usize::from(self.son[i]) >= T);
@@ -286,6 +306,22 @@ impl Tree {
         }
         (len, bits)
     }
+}
+
+/// Counts node `c` of the descent's path one more, unless the count would break the
+/// order (its neighbour holds the same count): then `false`, and nothing is changed.
+#[inline(always)]
+fn count_alone(freq: &mut [u16; T + 4], c: usize) -> bool {
+    // One bounds test for the pair, where indexing each would make two.
+    if c + 1 >= freq.len() {
+        return false;
+    }
+    let f = freq[c];
+    if freq[c + 1] == f {
+        return false;
+    }
+    freq[c] = f + 1;
+    true
 }
 
 #[cfg(test)]
@@ -456,7 +492,8 @@ mod tests {
                 // every other time its first levels from the top table, as the fast
                 // loop takes them.
                 let (len, bits) = ours.code(s);
-                let mut top = (0, 0);
+                let mut top = None;
+                let mut levels = 0;
                 let mut c = usize::from(ours.son[R]);
                 if n % 3 == 2 {
                     if ours.top.stale {
@@ -466,22 +503,27 @@ mod tests {
                         bits >> (len - TOP_BITS)
                     } else {
                         bits << (TOP_BITS - len)
-                    };
-                    let (descent, levels) = ours.top.descend(index as usize);
-                    let mut nodes = [0; TOP_BITS as usize];
-                    let mut rest = descent;
-                    for d in (0..levels as usize).rev() {
-                        (nodes[d], rest) = passed(rest);
-                    }
-                    for (d, &node) in nodes.iter().enumerate().take(levels as usize) {
+                    } as usize;
+                    let descent = ours.top.descend(index);
+                    levels = descent.levels();
+                    let nodes = descent.nodes();
+                    assert!((1..=TOP_BITS).contains(&levels));
+                    assert_eq!(descent.last(), usize::from(nodes[0]));
+                    assert!(
+                        nodes[levels as usize..]
+                            .iter()
+                            .all(|&n| usize::from(n) == PAD)
+                    );
+                    for d in 0..levels as usize {
                         let want = c + ((bits >> (len - 1 - d as u32)) & 1) as usize;
+                        let node = usize::from(nodes[levels as usize - 1 - d]);
                         assert_eq!(node, want, "level {d}");
                         c = usize::from(ours.son[want]);
                     }
-                    top = (descent, levels);
+                    top = Some(index);
                 }
                 let mut path = [0u16; 64];
-                for d in top.1..len {
+                for d in levels..len {
                     let p = c + ((bits >> (len - 1 - d)) & 1) as usize;
                     path[d as usize] = p as u16;
                     c = usize::from(ours.son[p]);
