@@ -18,7 +18,7 @@
 //! saved (a swap reaches a node less than 6 levels down 9 times per 1000 symbols, less
 //! than 7 down 32 times).
 
-use super::tree::{PAD, R, T};
+use super::tree::{R, T, pad};
 
 /// The levels one lookup descends.
 pub(super) const TOP_BITS: u32 = 5;
@@ -36,6 +36,9 @@ const NONE: u16 = u16::MAX;
 pub(super) struct Descent([u16; 8]);
 
 impl Descent {
+    /// Never returned: a `Descent` always has [`TOP_BITS`] node slots first.
+    const UNREACHED: [u16; TOP_BITS as usize] = [pad(0) as u16; TOP_BITS as usize];
+
     /// The last node passed: the one whose `son` is read next.
     #[inline(always)]
     pub(super) fn last(&self) -> usize {
@@ -49,14 +52,12 @@ impl Descent {
     }
 
     /// The nodes passed, the last first (the order the update climbs them in), then
-    /// [`PAD`] up to [`TOP_BITS`]. A fixed count: the update's loop over them, ended by
+    /// [`pad`] nodes up to [`TOP_BITS`]. A fixed count: the update's loop over them, ended by
     /// the number of levels, mispredicted its end as often as the codes' lengths vary
     /// (a sixth of all the mispredictions on text, callgrind's branch simulation).
     #[inline(always)]
     pub(super) fn nodes(&self) -> &[u16; TOP_BITS as usize] {
-        self.0
-            .first_chunk()
-            .unwrap_or(&[PAD as u16; TOP_BITS as usize])
+        self.0.first_chunk().unwrap_or(&Self::UNREACHED)
     }
 }
 
@@ -112,9 +113,9 @@ impl Top {
                 // entry of this prefix.
                 let prefix = h - (1 << depth);
                 let shift = TOP_BITS - depth;
-                let pad = (PAD as u128 * 0x0001_0001_0001_0001_0001) << (16 * depth);
-                let pad = pad & ((1 << (16 * TOP_BITS)) - 1);
-                let value = passed[h] | pad | u128::from(depth) << (16 * LEVELS);
+                let pads =
+                    (depth..TOP_BITS).fold(0, |v, k| v | (pad(k as usize) as u128) << (16 * k));
+                let value = passed[h] | pads | u128::from(depth) << (16 * LEVELS);
                 let value = Descent(core::array::from_fn(|k| (value >> (16 * k)) as u16));
                 self.entry[prefix << shift..(prefix + 1) << shift].fill(value);
                 continue;

@@ -13,7 +13,7 @@
 //!   path climbs the levels below the first swap along the path its descent recorded
 //!   instead of through `prnt` (see [`Tree::update_path`]).
 
-use super::top::Top;
+use super::top::{TOP_BITS, Top};
 
 /// Symbols: 256 literals and the 58 match lengths 3..=60 (`N_CHAR` of `LZHUF.C`).
 pub(super) const N_CHAR: usize = 314;
@@ -23,12 +23,25 @@ pub(super) const T: usize = 2 * N_CHAR - 1;
 pub(super) const R: usize = T - 1;
 /// The root frequency that triggers a rebuild (`MAX_FREQ`).
 const MAX_FREQ: u16 = 0x8000;
-/// A node that is none of the tree's: the [`Top`] lookup pads its descents shorter than
-/// its levels with it, so that the update counts a fixed number of nodes there. Its
-/// count, `freq[PAD]`, never reaches its neighbour's `0xFFFF` (it grows by one per
-/// symbol and is zeroed at every rebuild, and the root, growing as fast, triggers one
-/// at `MAX_FREQ`), so counting it never needs a swap, and no scan reads it.
-pub(super) const PAD: usize = T + 1;
+/// Nodes that are none of the tree's, [`pad`]`(0)` to `pad(PADS - 1)`: the fast loop
+/// pads the fixed-length parts of a descent shorter than them with these, so that the
+/// update counts a fixed number of nodes there, with no branch on the code's length.
+/// Each has a count of its own (`freq[pad(k)]`, with a `0xFFFF` neighbour it never
+/// reaches: a pad is counted at most once per symbol, and the counts are zeroed at every
+/// rebuild, which the root, counted once per symbol, triggers within `MAX_FREQ`
+/// symbols), so counting one never needs a swap, no scan reads it, and no chain of
+/// counts through one memory slot forms (one slot for all, counted up to five times a
+/// symbol, would also overflow).
+pub(super) const PADS: usize = TOP_BITS as usize;
+
+/// The `k`th pad node.
+#[inline(always)]
+pub(super) const fn pad(k: usize) -> usize {
+    T + 1 + 2 * k
+}
+
+/// Counts: the nodes', the `0xFFFF` sentinel at `T`, then each pad's and a `0xFFFF`.
+const FREQ_LEN: usize = T + 1 + 2 * PADS;
 
 /// The `son` value of the leaf of `symbol`.
 #[inline(always)]
@@ -47,9 +60,9 @@ pub(super) const fn symbol(son: usize) -> usize {
 pub(super) struct Tree {
     /// Node frequencies, non-decreasing with the node index; then `freq[T]`, a `0xFFFF`
     /// sentinel that ends the scans of [`Tree::update`] (which read four counts at a
-    /// time, up to `freq[T + 3]`), and the count of [`PAD`] with its `0xFFFF`
-    /// neighbour.
-    pub(super) freq: [u16; T + 4],
+    /// time, up to `freq[T + 3]`, past it but never past a lane that differs), and the
+    /// [`pad`] nodes' counts.
+    pub(super) freq: [u16; FREQ_LEN],
     /// The first child of an internal node (`< T`), or [`leaf`] of the node's symbol.
     pub(super) son: [u16; T],
     /// The parent of node `n` at `prnt[n]`, of the leaf of symbol `s` at
@@ -60,10 +73,14 @@ pub(super) struct Tree {
 }
 
 impl Tree {
-    /// The counts past the nodes: [`PAD`]'s zero between `0xFFFF` sentinels.
-    const SENTINELS: [u16; T + 4] = {
-        let mut freq = [0xFFFF; T + 4];
-        freq[PAD] = 0;
+    /// The counts past the nodes: `0xFFFF`, and each pad's zero before a `0xFFFF`.
+    const SENTINELS: [u16; FREQ_LEN] = {
+        let mut freq = [0xFFFF; FREQ_LEN];
+        let mut k = 0;
+        while k < PADS {
+            freq[pad(k)] = 0;
+            k += 1;
+        }
         freq
     };
 
@@ -141,7 +158,7 @@ impl Tree {
             }
         }
         if let (None, Some(index)) = (stop, top) {
-            // A fixed count of nodes, the descent's padded with `PAD`.
+            // A fixed count of nodes, the descent's padded with `pad` nodes.
             for &c in self.top.descend(index).nodes() {
                 let c = usize::from(c);
                 if !count_alone(&mut self.freq, c) {
@@ -251,7 +268,9 @@ impl Tree {
     #[inline(never)]
     pub(super) fn reconstruct(&mut self) {
         self.top.stale = true;
-        self.freq[PAD] = 0;
+        for k in 0..PADS {
+            self.freq[pad(k)] = 0;
+        }
         let mut leaf_freq = [0u16; N_CHAR];
         let mut leaf_son = [0u16; N_CHAR];
         let leaves = (0..T).filter(|&i| usize::from(self.son[i]) >= T);
@@ -311,7 +330,7 @@ impl Tree {
 /// Counts node `c` of the descent's path one more, unless the count would break the
 /// order (its neighbour holds the same count): then `false`, and nothing is changed.
 #[inline(always)]
-fn count_alone(freq: &mut [u16; T + 4], c: usize) -> bool {
+fn count_alone(freq: &mut [u16; FREQ_LEN], c: usize) -> bool {
     // One bounds test for the pair, where indexing each would make two.
     if c + 1 >= freq.len() {
         return false;
@@ -475,6 +494,73 @@ mod tests {
         })
     }
 
+    /// The fast loop's update of `tree` for symbol `s`, along the path its code leads
+    /// down, the first levels from the top lookup if `through_top`, as the loop takes
+    /// them, checking what the lookup says on the way.
+    fn update_as_the_fast_loop(ours: &mut Tree, s: usize, through_top: bool) {
+        let (len, bits) = ours.code(s);
+        let mut top = None;
+        let mut levels = 0;
+        let mut c = usize::from(ours.son[R]);
+        if through_top {
+            if ours.top.stale {
+                ours.top.build(&ours.son);
+            }
+            let index = if len >= TOP_BITS {
+                bits >> (len - TOP_BITS)
+            } else {
+                bits << (TOP_BITS - len)
+            } as usize;
+            let descent = ours.top.descend(index);
+            levels = descent.levels();
+            let nodes = descent.nodes();
+            assert!((1..=TOP_BITS).contains(&levels));
+            assert_eq!(descent.last(), usize::from(nodes[0]));
+            for (k, &node) in nodes.iter().enumerate().skip(levels as usize) {
+                assert_eq!(usize::from(node), pad(k));
+            }
+            for d in 0..levels as usize {
+                let want = c + ((bits >> (len - 1 - d as u32)) & 1) as usize;
+                let node = usize::from(nodes[levels as usize - 1 - d]);
+                assert_eq!(node, want, "level {d}");
+                c = usize::from(ours.son[want]);
+            }
+            top = Some(index);
+        }
+        let mut path = [0u16; 64];
+        for d in levels..len {
+            let p = c + ((bits >> (len - 1 - d)) & 1) as usize;
+            path[d as usize] = p as u16;
+            c = usize::from(ours.son[p]);
+        }
+        assert_eq!(c, leaf(s));
+        ours.update_path(s, top, &path, len as usize);
+    }
+
+    #[test]
+    fn a_run_of_one_symbol_through_the_top_lookup_matches_lzhuf_c() {
+        // Codes of 1 or 2 bits: 3 or 4 of the lookup's 5 slots are pads, counted on
+        // every symbol, for 32 K symbols before the first rebuild and 16 K between the
+        // next ones. (One pad slot for all would overflow its count in the first
+        // stretch.)
+        let mut ours = Tree::new();
+        let mut reference = Reference::new(false);
+        for n in 0..120_000 {
+            let s = match n % 40 {
+                0 => 300,
+                1 | 2 => 98,
+                _ => 97,
+            };
+            update_as_the_fast_loop(&mut ours, s, true);
+            reference.update(s);
+            if n % 64 == 0 || ours.freq[R] < 0x4200 {
+                assert!(reference.same_as(&ours), "trees differ after symbol {n}");
+            }
+        }
+        assert!(reference.same_as(&ours));
+        assert!(ours.code(97).0 <= 2);
+    }
+
     #[test]
     fn update_and_rebuild_match_lzhuf_c_through_many_rebuilds() {
         let mut ours = Tree::new();
@@ -491,45 +577,7 @@ mod tests {
                 // The fast path's update, along the path the symbol's code leads down:
                 // every other time its first levels from the top table, as the fast
                 // loop takes them.
-                let (len, bits) = ours.code(s);
-                let mut top = None;
-                let mut levels = 0;
-                let mut c = usize::from(ours.son[R]);
-                if n % 3 == 2 {
-                    if ours.top.stale {
-                        ours.top.build(&ours.son);
-                    }
-                    let index = if len >= TOP_BITS {
-                        bits >> (len - TOP_BITS)
-                    } else {
-                        bits << (TOP_BITS - len)
-                    } as usize;
-                    let descent = ours.top.descend(index);
-                    levels = descent.levels();
-                    let nodes = descent.nodes();
-                    assert!((1..=TOP_BITS).contains(&levels));
-                    assert_eq!(descent.last(), usize::from(nodes[0]));
-                    assert!(
-                        nodes[levels as usize..]
-                            .iter()
-                            .all(|&n| usize::from(n) == PAD)
-                    );
-                    for d in 0..levels as usize {
-                        let want = c + ((bits >> (len - 1 - d as u32)) & 1) as usize;
-                        let node = usize::from(nodes[levels as usize - 1 - d]);
-                        assert_eq!(node, want, "level {d}");
-                        c = usize::from(ours.son[want]);
-                    }
-                    top = Some(index);
-                }
-                let mut path = [0u16; 64];
-                for d in levels..len {
-                    let p = c + ((bits >> (len - 1 - d)) & 1) as usize;
-                    path[d as usize] = p as u16;
-                    c = usize::from(ours.son[p]);
-                }
-                assert_eq!(c, leaf(s));
-                ours.update_path(s, top, &path, len as usize);
+                update_as_the_fast_loop(&mut ours, s, n % 3 == 2);
             }
             reference.update(s);
             // Once apart, trees stay apart: a look every 64 symbols and at every rebuild
