@@ -1,20 +1,32 @@
 //! The fast loop: whole symbols at a time, with no suspension and no per-byte edge checks.
 //!
-//! Precondition, stated once and checked once per symbol by [`fits`]: at least [`FAST_IN`]
-//! input bytes and [`FAST_OUT`] bytes of output room are left. The bit buffer is a `u64`
+//! Precondition, stated once by [`fits`]: at least [`FAST_IN`] input bytes and
+//! [`FAST_OUT`] bytes of output room are left. It is checked once per batch of symbols,
+//! as many as are sure to fit in what is left (each moves on by at most [`STEP_IN`]
+//! bytes of input and [`MAX_MATCH`] of output). The bit buffer is a `u64`
 //! refilled by one big-endian 8-byte load to at least 56 bits before each symbol; a code
 //! takes at most about 23 bits (the tree's depth is bounded by its counts; a deeper code,
 //! were there one, is handed to the careful path) and a position at most 14, so a symbol
-//! needs at most two loads, 15 bytes. A symbol produces at most 60 bytes. So a symbol
-//! entered under the precondition always completes, and the loop never needs to save a
-//! half-read one.
+//! needs at most two loads, 15 bytes. A symbol produces at most 60 bytes, and writes at
+//! most [`FAST_OUT`] (a match's last 8-byte word runs past it). So a symbol entered under
+//! the precondition always completes, and the loop never needs to save a half-read one.
+//! Bytes of the output past what is reported produced may hold such scratch when a call
+//! returns; decoding overwrites them when it gets there.
 //!
 //! The descent records the nodes it passes, so that the tree update climbs back along
 //! them instead of chasing `prnt` ([`Tree::update_path`](super::tree::Tree::update_path)):
 //! measured 5-10 % faster than `LZHUF.C`'s climb. The first [`TOP_BITS`] levels of a
 //! code, nodes passed included, come from one lookup kept over the top of the tree
 //! ([`Top`](super::top::Top)), rebuilt before a symbol when a swap has moved a node it
-//! read.
+//! read, and counted by the update as a fixed five (padded with nodes outside the tree):
+//! a loop over as many levels as the code had there ended on a branch mispredicted as
+//! often as code lengths vary.
+//!
+//! This loop is bound as much by mispredicted branches as by instructions: callgrind's
+//! branch simulation (`--branch-sim=yes`) counts about 2 per symbol on text and 2.5 on
+//! binary, where the code ends (in the lookup or after it, and where after it), whether a
+//! level of the update needs a swap, and literal or match; what paid in the second speed
+//! round is mostly what took branches away (BENCHMARKS.md).
 
 use super::decode::Cursor;
 use super::tables::{D_CODE, D_LEN};
@@ -143,30 +155,34 @@ pub(super) fn symbols(
 
 /// Copies the match of `len` bytes from `dist` back to `out[o..]`, where at least
 /// [`FAST_OUT`] bytes of room are left. A source in this call's output 8 or more bytes
-/// back is copied in 8-byte words, each reading only bytes already final, the first
-/// two whatever the length, so up to 13 bytes of scratch past the match (overwritten by
-/// what follows). Through `copy_within` every match paid a call to `memmove` and its
-/// size dispatch, for matches of 6 bytes on average in text: a fifth of that row's
-/// instructions (callgrind). Anything else goes through the ring window's exact copy.
+/// back is copied in 8-byte words, each reading only bytes already final, the first two
+/// whatever the length, so up to 13 bytes of scratch past the match (overwritten by
+/// what follows). Through `copy_within` every match paid a call to `memmove` and its size
+/// dispatch, for matches of 6 bytes on average in text. Anything else goes through the
+/// ring window's exact copy.
 #[inline(always)]
 fn copy_match(out: &mut [u8], o: usize, dist: usize, len: usize, window: &Window<'_>) {
-    let span = if dist >= 8 { o.checked_sub(dist) } else { None }
-        .and_then(|src| out.get_mut(src..o + FAST_OUT));
-    if let Some(span) = span {
-        // `span` runs from the source to the end of the room: `dist + FAST_OUT` bytes.
-        let mut word = |k: usize| {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&span[k..k + 8]);
-            span[dist + k..dist + k + 8].copy_from_slice(&w);
-        };
-        word(0);
-        word(8);
-        let mut k = 16;
-        while k < len {
-            word(k);
-            k += 8;
+    if !(8..=o).contains(&dist) || out.len() - o < FAST_OUT {
+        return window.copy_match::<MAX_MATCH>(out, o, dist, len);
+    }
+    // The first word from a source of `dist` (8 or more) bytes, into the room.
+    let (done, room) = out.split_at_mut(o);
+    if let (Some(from), Some(to)) = (done[o - dist..].first_chunk::<8>(), room.first_chunk_mut()) {
+        *to = *from;
+    }
+    // The second word whatever the length too (a branch on lengths of 9 to 16, frequent
+    // in text, is mispredicted more than it saves), then the rest: over one span from
+    // the source to the end of the room, where a word may read bytes the words before
+    // it wrote.
+    let span = &mut out[o - dist..o + FAST_OUT];
+    let mut k = 8;
+    loop {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&span[k..k + 8]);
+        span[dist + k..dist + k + 8].copy_from_slice(&w);
+        k += 8;
+        if k >= len {
+            break;
         }
-    } else {
-        window.copy_match::<MAX_MATCH>(out, o, dist, len);
     }
 }

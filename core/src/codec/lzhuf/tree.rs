@@ -55,7 +55,7 @@ pub(super) const fn symbol(son: usize) -> usize {
     (son - T) >> 1
 }
 
-/// The tree: 5020 bytes of `u16` arrays and the 344-byte [`Top`] lookup.
+/// The tree: 5040 bytes of `u16` arrays and the 600-byte [`Top`] lookup.
 #[derive(Debug, Clone)]
 pub(super) struct Tree {
     /// Node frequencies, non-decreasing with the node index; then `freq[T]`, a `0xFFFF`
@@ -133,7 +133,9 @@ impl Tree {
     /// below have not changed (a node's `c + 1` neighbour is never one of its descendants,
     /// which all sit at lower indices): so those levels are counted straight from the
     /// path, their loads independent of each other, and only from a level that needs a
-    /// swap on does the walk go on as `LZHUF.C`'s. The tree comes out the same.
+    /// swap on does the walk go on as `LZHUF.C`'s. The tree comes out the same. The
+    /// entry's nodes are always [`TOP_BITS`], the last of them [`pad`] nodes where the
+    /// code ended sooner: counted like the others, they never need a swap.
     #[inline(always)]
     pub(super) fn update_path(
         &mut self,
