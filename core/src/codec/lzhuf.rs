@@ -38,7 +38,9 @@
 //! [`LzhufDecoder`] implements the [`Decoder`] contract: it resumes at any byte boundary of
 //! input and output (a symbol's bits may be split across calls at any bit, a match across
 //! output calls at any byte), never allocates, never loops without progress, and never
-//! writes past `unpacked_size`. With a key (method 0xA0) each packed byte is XORed with the
+//! writes past `unpacked_size` (but bytes of an output slice past what a call reports
+//! produced may hold scratch of its 8-byte match copies, overwritten when decoding gets
+//! there). With a key (method 0xA0) each packed byte is XORed with the
 //! keystream of SPEC 2.3 as it is consumed: no second pass over the entry and no buffer of
 //! it (the fast path decrypts 512 bytes at a time into a stack block).
 //!
