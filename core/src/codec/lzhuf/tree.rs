@@ -59,8 +59,8 @@ pub(super) const fn symbol(son: usize) -> usize {
 #[derive(Debug, Clone)]
 pub(super) struct Tree {
     /// Node frequencies, non-decreasing with the node index; then `freq[T]`, a `0xFFFF`
-    /// sentinel that ends the scans of [`Tree::update`] (which read four counts at a
-    /// time, up to `freq[T + 3]`, past it but never past a lane that differs), and the
+    /// sentinel that ends the scans of [`Tree::update`] (which read eight counts at a
+    /// time, up to `freq[T + 7]`, past it but never past a lane that differs), and the
     /// [`pad`] nodes' counts.
     pub(super) freq: [u16; FREQ_LEN],
     /// The first child of an internal node (`< T`), or [`leaf`] of the node's symbol.
@@ -209,29 +209,34 @@ impl Tree {
     /// The last node of the run of nodes from `c` on whose count is `f` (`freq[c]`).
     ///
     /// The counts are non-decreasing, so the run ends at the first greater count. Most
-    /// often `c` is alone (no swap); otherwise the run is looked for four counts at a
-    /// time, as the lowest lane of a 64-bit word that differs from `f`. Runs that need a
-    /// swap are of every length, and on binary data, with many rare symbols of equal
-    /// counts, often long (16 on average over /bin/bash): one count per step cost a sixth
-    /// of that row's instructions (callgrind, `benches/examples/callgrind.rs`), and ended
-    /// on a branch the run's varying length makes mispredicted.
+    /// often `c` is alone (no swap); otherwise the run is looked for eight counts at a
+    /// time, as the lowest 16-bit lane of two words that differs from `f`. Runs that need
+    /// a swap are of every length, and on binary data, with many rare symbols of equal
+    /// counts, often long: one count per step cost a sixth of that row's instructions
+    /// (callgrind, `benches/examples/callgrind.rs`), and four per step still ended on a
+    /// branch the runs' varying length made mispredicted in two scans of five on binary
+    /// (callgrind's branch simulation); eight per step end most in the first.
     #[inline(always)]
     fn last_of(&self, c: usize, f: u16) -> usize {
         if self.freq[c + 1] != f {
             return c;
         }
-        let lanes = u64::from(f) * 0x0001_0001_0001_0001;
+        let lanes = u128::from(f) * 0x0001_0001_0001_0001_0001_0001_0001_0001;
         let mut l = c + 1;
         loop {
-            let w = self.freq[l + 1..l + 5]
-                .iter()
-                .rev()
-                .fold(0u64, |w, &n| w << 16 | u64::from(n));
+            // Two words of four counts (each read as one load), the first lowest.
+            let word = |at: usize| {
+                self.freq[at..at + 4]
+                    .iter()
+                    .rev()
+                    .fold(0u64, |w, &n| w << 16 | u64::from(n))
+            };
+            let w = u128::from(word(l + 5)) << 64 | u128::from(word(l + 1));
             let differ = w ^ lanes;
             if differ != 0 {
                 return l + (differ.trailing_zeros() / 16) as usize;
             }
-            l += 4;
+            l += 8;
         }
     }
 
