@@ -23,7 +23,7 @@
 //! often as code lengths vary.
 //!
 //! This loop is bound as much by mispredicted branches as by instructions: callgrind's
-//! branch simulation (`--branch-sim=yes`) counts about 2 per symbol on text and 2.5 on
+//! branch simulation (`--branch-sim=yes`) counts about 2 per symbol on text and 2.4 on
 //! binary, where the code ends (in the lookup or after it, and where after it), whether a
 //! level of the update needs a swap, and literal or match; what paid in the second speed
 //! round is mostly what took branches away (BENCHMARKS.md).
