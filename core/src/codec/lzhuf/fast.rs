@@ -162,6 +162,8 @@ pub(super) fn symbols(
 /// ring window's exact copy.
 #[inline(always)]
 fn copy_match(out: &mut [u8], o: usize, dist: usize, len: usize, window: &Window<'_>) {
+    // The room test restates the loop's precondition, so that the words below are
+    // stored without a bounds test each.
     if !(8..=o).contains(&dist) || out.len() - o < FAST_OUT {
         return window.copy_match::<MAX_MATCH>(out, o, dist, len);
     }

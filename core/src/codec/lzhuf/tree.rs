@@ -275,9 +275,8 @@ impl Tree {
     #[inline(never)]
     pub(super) fn reconstruct(&mut self) {
         self.top.stale = true;
-        for k in 0..PADS {
-            self.freq[pad(k)] = 0;
-        }
+        // The pads' counts back to zero (and the sentinels as they always are).
+        self.freq[T..].copy_from_slice(&Self::SENTINELS[T..]);
         let mut leaf_freq = [0u16; N_CHAR];
         let mut leaf_son = [0u16; N_CHAR];
         let leaves = (0..T).filter(|&i| usize::from(self.son[i]) >= T);
