@@ -15,6 +15,7 @@ mod open;
 mod report;
 mod save;
 mod serve;
+mod write_behind;
 
 use std::io::Write;
 use std::process::ExitCode;

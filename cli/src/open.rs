@@ -169,14 +169,31 @@ impl ArchiveFile {
         index: usize,
         out: &mut dyn Write,
     ) -> Result<(u64, u64), EntryError> {
+        self.stream_chunks(index, CHUNK, &mut |chunk, len| out.write_all(&chunk[..len]))
+    }
+
+    /// [`stream_admitted`](ArchiveFile::stream_admitted) in chunks of up to `chunk_len`
+    /// bytes, given away: `hand_over(chunk, len)` gets each as `chunk[..len]`, and may swap
+    /// the buffer for another to keep it (see
+    /// [`write_behind`](crate::write_behind::write_behind)); the one left is resized to
+    /// `chunk_len`. Its error is reported as the output's.
+    pub fn stream_chunks(
+        &self,
+        index: usize,
+        chunk_len: usize,
+        hand_over: &mut dyn FnMut(&mut Vec<u8>, usize) -> std::io::Result<()>,
+    ) -> Result<(u64, u64), EntryError> {
         let range = self.catalog.packed_range(index).map_err(archive_error)?;
         let mut reader = self
             .catalog
             .reader(index, &self.file)
             .map_err(archive_error)?;
-        let mut buffer = vec![0u8; CHUNK];
+        let chunk_len = chunk_len.max(1);
+        let mut buffer = vec![0u8; chunk_len];
         let mut written = 0u64;
         loop {
+            // An empty buffer back from `hand_over` would read as the entry's end.
+            buffer.resize(chunk_len, 0);
             let n = match reader.read(&mut buffer) {
                 Ok(0) => break,
                 Ok(n) => n,
@@ -195,7 +212,7 @@ impl ArchiveFile {
                     )));
                 }
             };
-            out.write_all(&buffer[..n]).map_err(EntryError::Output)?;
+            hand_over(&mut buffer, n).map_err(EntryError::Output)?;
             written += n as u64;
         }
         let used = reader.decoder().consumed();

@@ -2,7 +2,8 @@
 //! disk): `ngi cat` of a 1 KiB entry at the end and `ngi list` stay under 32 MiB of peak
 //! resident memory, because only the header, the directory and the entry's packed range
 //! are read. The peak is the children's `ru_maxrss`, read by Python's `resource` module
-//! (getrusage), which runs the command.
+//! (getrusage), which runs the command. A 48 MiB entry written into a pipe (on a thread
+//! behind the decoder) stays under the same bound: two chunks are held, not the entry.
 
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
@@ -104,5 +105,36 @@ fn cat_and_list_of_a_4_gib_archive_stay_under_32_mib() {
         );
         assert!(peak < LIMIT_KIB, "{name}: list peaked at {peak} KiB");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An RsLi of one stored entry of `len` zero bytes (a hole in a sparse file).
+fn large_stored_rsli(path: &Path, len: u32) {
+    let mut file = File::create(path).unwrap();
+    file.set_len(64 + u64::from(len)).unwrap();
+    let mut header = [0u8; 32];
+    header[..4].copy_from_slice(b"NL\x00\x01");
+    header[4] = 1;
+    write_at(&mut file, 0, &header);
+    let mut entry = rsli::Entry::default();
+    entry.name[..5].copy_from_slice(b"LARGE");
+    entry.unpacked_size = len;
+    entry.packed_size = len;
+    entry.data_offset = 64;
+    write_at(&mut file, 32, &entry.to_bytes());
+}
+
+#[test]
+fn cat_of_an_entry_larger_than_the_bound_into_a_pipe_stays_under_it() {
+    const ENTRY: u32 = 48 << 20;
+    assert!(u64::from(ENTRY) / 1024 > LIMIT_KIB);
+    let dir = scratch("large");
+    let path = dir.join("large.rsli");
+    large_stored_rsli(&path, ENTRY);
+    let (out, peak) = run_measured(&["cat", path.to_str().unwrap(), "LARGE"]);
+    println!("large.rsli: cat of 48 MiB into a pipe peak RSS {peak} KiB");
+    assert_eq!(out.len(), ENTRY as usize);
+    assert!(out.iter().all(|&b| b == 0), "the entry's bytes");
+    assert!(peak < LIMIT_KIB, "cat peaked at {peak} KiB");
     let _ = std::fs::remove_dir_all(&dir);
 }

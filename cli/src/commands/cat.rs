@@ -1,4 +1,8 @@
 //! `ngi cat`: one decoded entry to stdout. Exit status 0 only if all of it was written.
+//!
+//! An entry of more than one chunk is decoded on this thread and written
+//! [behind](crate::write_behind) it on another, so that the copy into stdout's pipe or
+//! file overlaps the decoding.
 
 use std::io::Write;
 
@@ -7,6 +11,7 @@ use ngi_core::limits::Budget;
 use crate::args::Options;
 use crate::open::{ArchiveFile, EntryError};
 use crate::report::{Failure, output_failed};
+use crate::write_behind::write_behind;
 
 pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let index = super::select(
@@ -16,35 +21,82 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     )?;
     let stdout = std::io::stdout();
     widen_pipe(&stdout);
-    let mut out = unbuffered(&stdout);
+    let (mut out, copies) = unbuffered(&stdout);
     let mut budget = Budget::new(options.limits);
-    match archive.stream(index, &mut out, &mut budget) {
-        Ok(_) => out.flush().map_err(output_failed),
-        Err(EntryError::Archive(e) | EntryError::Total(e)) => {
-            Err(Failure::about(options.archive.display(), e))
+    archive
+        .admit_entry(index, &mut budget)
+        .map_err(|e| failure(options, e))?;
+    let size = archive.entry(index).map_or(0, |e| e.size);
+    let (streamed, written) = if size > CHUNK as u64 && copies {
+        write_behind(&mut *out, CHUNK, |hand_over| {
+            archive.stream_chunks(index, CHUNK, hand_over)
+        })
+    } else {
+        let streamed =
+            archive.stream_chunks(index, CHUNK, &mut |chunk, len| out.write_all(&chunk[..len]));
+        let flushed = if streamed.is_ok() {
+            out.flush()
+        } else {
+            Ok(())
+        };
+        (streamed, flushed)
+    };
+    // The writer only ever had bytes from before the decoder's fault, so a failed write
+    // came first in the entry's order, as it would have without the writer thread.
+    written.map_err(output_failed)?;
+    streamed.map(drop).map_err(|e| failure(options, e))
+}
+
+fn failure(options: &Options, e: EntryError) -> Failure {
+    match e {
+        EntryError::Archive(e) | EntryError::Total(e) => {
+            Failure::about(options.archive.display(), e)
         }
-        Err(EntryError::Output(e)) => Err(output_failed(e)),
+        EntryError::Output(e) => output_failed(e),
     }
 }
+
+/// Bytes decoded and written at a time; two chunks are in use. Half the widened pipe, so
+/// that the writer finds room for a chunk once the reader has taken half of the last
+/// two. 512 KiB rather than the 256 KiB of the other commands: a chunk handed to the
+/// writer costs a thread wake-up, and with 256 KiB `ngi cat` into a pipe took 7 % longer
+/// (BENCHMARKS.md).
+const CHUNK: usize = 512 * 1024;
 
 /// Standard output without `Stdout`'s line buffering: the entry goes out in the chunks it
 /// is decoded in, each one `write`. Through `Stdout`, every chunk is first searched for its
 /// last newline and the bytes after it are copied aside for the next write: for nothing,
 /// as there is no line to keep whole, and it cost a few percent of `ngi cat`'s time.
 /// Where stdout cannot be duplicated, it is written through `Stdout` as before.
-fn unbuffered(stdout: &std::io::Stdout) -> Box<dyn Write + '_> {
-    #[cfg(unix)]
-    {
-        use std::os::fd::AsFd;
-        if let Ok(fd) = stdout.as_fd().try_clone_to_owned() {
-            return Box::new(std::fs::File::from(fd));
+///
+/// Also whether a write to it copies the bytes somewhere (a pipe's pages, the page cache,
+/// a socket's buffers), which makes a writer thread worth its cost. Into a device such as
+/// `/dev/null` a write costs next to nothing, and handing each chunk to another thread
+/// made `ngi cat > /dev/null` 3 % slower.
+#[cfg(unix)]
+fn unbuffered(stdout: &std::io::Stdout) -> (Box<dyn Write + Send>, bool) {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt;
+    match stdout.as_fd().try_clone_to_owned() {
+        Ok(fd) => {
+            let file = std::fs::File::from(fd);
+            let copies = file
+                .metadata()
+                .is_ok_and(|m| !m.file_type().is_char_device());
+            (Box::new(file), copies)
         }
+        // `Stdout` rather than its lock, which may not move to the writer's thread.
+        Err(_) => (Box::new(std::io::stdout()), true),
     }
-    Box::new(stdout.lock())
 }
 
-/// Bytes a pipe on stdout is asked to hold: with Linux's default of 64 KiB the decoder
-/// waits on the reader after every chunk.
+#[cfg(not(unix))]
+fn unbuffered(_: &std::io::Stdout) -> (Box<dyn Write + Send>, bool) {
+    (Box::new(std::io::stdout()), true)
+}
+
+/// Bytes a pipe on stdout is asked to hold: with Linux's default of 64 KiB the writer
+/// waits on the reader after every 64 KiB, and has no room for a whole chunk.
 #[cfg(target_os = "linux")]
 const PIPE_SIZE: usize = 1 << 20;
 

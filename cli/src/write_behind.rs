@@ -1,0 +1,171 @@
+//! Writing behind the decoder: each decoded chunk is written out on a thread of its own,
+//! so the kernel's copy of it into a pipe's or a file's pages (inside `write(2)`) runs on
+//! another core while the next chunk is decoded, instead of after it.
+//!
+//! Buffers change hands instead of bytes being copied: the decoder gives up the chunk it
+//! filled and takes back the one the writer finished with. There are two buffers in all,
+//! so memory stays at two chunks whatever the entry's size.
+
+use std::io::{self, Write};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+/// Runs `produce` with a `hand_over(chunk, len)` that passes `chunk[..len]` to a thread
+/// writing it into `out`, and leaves a buffer of the same length in `chunk` for the next
+/// one. The chunks are written in the order they are handed over, each whole, and `out`
+/// is flushed after the last.
+///
+/// Returns what `produce` returned and how the writing went. Once a write fails, the
+/// hand-over fails too (with [`io::ErrorKind::BrokenPipe`], as the real error is the
+/// writer's), and the second value holds the writer's own error. Every byte handed over
+/// before a failure of `produce` is still written: the writer is waited for in any case.
+pub fn write_behind<T>(
+    out: &mut (dyn Write + Send),
+    chunk_len: usize,
+    produce: impl FnOnce(&mut dyn FnMut(&mut Vec<u8>, usize) -> io::Result<()>) -> T,
+) -> (T, io::Result<()>) {
+    let (full_tx, full_rx) = sync_channel::<(Vec<u8>, usize)>(1);
+    let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(1);
+    // The second buffer: room for one chunk is always there, so the first hand-over
+    // never waits.
+    let _ = empty_tx.send(vec![0u8; chunk_len]);
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(move || write_all(out, &full_rx, &empty_tx));
+        let mut hand_over = |chunk: &mut Vec<u8>, len: usize| {
+            let spare = empty_rx.recv().map_err(|_| writer_gone())?;
+            let full = std::mem::replace(chunk, spare);
+            full_tx.send((full, len)).map_err(|_| writer_gone())
+        };
+        let produced = produce(&mut hand_over);
+        // No more chunks: the writer ends once it has written the ones it has.
+        drop(full_tx);
+        let written = writer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (produced, written)
+    })
+}
+
+/// The writer's side: every chunk handed over, in order, then a flush. A failed write
+/// ends it, which the decoder sees as the channels closing.
+fn write_all(
+    out: &mut (dyn Write + Send),
+    full: &Receiver<(Vec<u8>, usize)>,
+    empty: &SyncSender<Vec<u8>>,
+) -> io::Result<()> {
+    for (chunk, len) in full {
+        let bytes = chunk.get(..len).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a chunk longer than its buffer",
+            )
+        })?;
+        out.write_all(bytes)?;
+        // The decoder has stopped when it no longer takes buffers back; the chunks it
+        // already handed over are still written.
+        let _ = empty.send(chunk);
+    }
+    out.flush()
+}
+
+fn writer_gone() -> io::Error {
+    io::Error::new(io::ErrorKind::BrokenPipe, "the writer stopped")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keeps what it is given; refuses any write after `fail_after` bytes.
+    struct Recorder {
+        bytes: Vec<u8>,
+        fail_after: usize,
+        flushed: bool,
+    }
+
+    impl Write for Recorder {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.bytes.len() + buf.len() > self.fail_after {
+                return Err(io::Error::other("disk full"));
+            }
+            self.bytes.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            self.flushed = true;
+            Ok(())
+        }
+    }
+
+    fn recorder(fail_after: usize) -> Recorder {
+        Recorder {
+            bytes: Vec::new(),
+            fail_after,
+            flushed: false,
+        }
+    }
+
+    /// Hands over `chunks` chunks of `len` bytes, chunk `i` filled with `i`, and stops at
+    /// the first refusal. Returns how many were handed over and the buffers' addresses.
+    fn produce_chunks(
+        hand_over: &mut dyn FnMut(&mut Vec<u8>, usize) -> io::Result<()>,
+        chunks: usize,
+        len: usize,
+    ) -> (usize, Vec<*const u8>, io::Result<()>) {
+        let mut chunk = vec![0u8; 16];
+        let mut seen = Vec::new();
+        for i in 0..chunks {
+            assert_eq!(chunk.len(), 16, "a buffer of the chunk's length comes back");
+            chunk[..len].fill(i as u8);
+            seen.push(chunk.as_ptr());
+            if let Err(e) = hand_over(&mut chunk, len) {
+                return (i, seen, Err(e));
+            }
+        }
+        (chunks, seen, Ok(()))
+    }
+
+    #[test]
+    fn every_chunk_is_written_in_order_through_two_buffers() {
+        let mut out = recorder(usize::MAX);
+        let ((handed, seen, result), written) =
+            write_behind(&mut out, 16, |h| produce_chunks(h, 200, 11));
+        assert!(result.is_ok() && written.is_ok());
+        assert_eq!(handed, 200);
+        let expected: Vec<u8> = (0..200u8).flat_map(|i| [i; 11]).collect();
+        assert_eq!(out.bytes, expected);
+        assert!(out.flushed);
+        let mut buffers = seen.clone();
+        buffers.sort();
+        buffers.dedup();
+        assert_eq!(buffers.len(), 2, "two buffers change hands, no more");
+    }
+
+    #[test]
+    fn a_failed_write_stops_the_hand_over_and_is_reported() {
+        // The fourth chunk does not fit.
+        let mut out = recorder(3 * 10 + 5);
+        let ((handed, _, result), written) =
+            write_behind(&mut out, 16, |h| produce_chunks(h, 1000, 10));
+        assert_eq!(result.unwrap_err().kind(), io::ErrorKind::BrokenPipe);
+        assert_eq!(written.unwrap_err().to_string(), "disk full");
+        // Handing over chunk i takes back the buffer of chunk i - 1, so the decoder is
+        // one chunk ahead: chunk 3 was handed over and failed, chunk 4 could not be.
+        assert_eq!(handed, 4);
+        let expected: Vec<u8> = (0..3u8).flat_map(|i| [i; 10]).collect();
+        assert_eq!(out.bytes, expected);
+        assert!(!out.flushed);
+    }
+
+    #[test]
+    fn chunks_handed_over_before_the_producer_fails_are_all_written() {
+        let mut out = recorder(usize::MAX);
+        let (produced, written) = write_behind(&mut out, 16, |h| {
+            produce_chunks(h, 5, 7).2?;
+            Err::<(), _>(io::Error::other("bad entry"))
+        });
+        assert_eq!(produced.unwrap_err().to_string(), "bad entry");
+        assert!(written.is_ok());
+        assert_eq!(out.bytes.len(), 35);
+        assert!(out.bytes.ends_with(&[4; 7]));
+    }
+}
