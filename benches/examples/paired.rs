@@ -17,9 +17,10 @@
 //! # archive of 200 Deflate entries of 256 KiB built in a temporary folder:
 //! cargo build --release -p ngi-cli
 //! target/release/examples/paired jobs target/release/ngi [ROUNDS]
-//! # `ngi cat` of a 64 MiB Deflate entry into a pipe, against the codec alone (the same
-//! # packed bytes, in memory, through `InflateDecoder` with the CLI's 64 KiB of output
-//! # room per call) and against the library reading the entry from the file:
+//! # `ngi cat` of a 64 MiB Deflate entry into a pipe and into /dev/null, against the codec
+//! # alone (the same packed bytes, in memory, through `InflateDecoder` with `ngi cat`'s
+//! # 512 KiB of output room per call) and against the library reading the entry from the
+//! # file:
 //! target/release/examples/paired cat target/release/ngi [ROUNDS]
 //! ```
 //!
