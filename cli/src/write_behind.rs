@@ -12,26 +12,32 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 /// Runs `produce` with a `hand_over(chunk, len)` that passes `chunk[..len]` to a thread
 /// writing it into `out`, and leaves a buffer of the same length in `chunk` for the next
 /// one. The chunks are written in the order they are handed over, each whole, and `out`
-/// is flushed after the last.
+/// is flushed after the last unless a write failed.
 ///
 /// Returns what `produce` returned and how the writing went. Once a write fails, the
 /// hand-over fails too (with [`io::ErrorKind::BrokenPipe`], as the real error is the
 /// writer's), and the second value holds the writer's own error. Every byte handed over
-/// before a failure of `produce` is still written: the writer is waited for in any case.
+/// before a failure of `produce` is still written: the writer is waited for in any case,
+/// and a panic on either side is raised again here once both have stopped.
 pub fn write_behind<T>(
     out: &mut (dyn Write + Send),
-    chunk_len: usize,
     produce: impl FnOnce(&mut dyn FnMut(&mut Vec<u8>, usize) -> io::Result<()>) -> T,
 ) -> (T, io::Result<()>) {
     let (full_tx, full_rx) = sync_channel::<(Vec<u8>, usize)>(1);
+    // At most one buffer waits here: the decoder holds the other.
     let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(1);
-    // The second buffer: room for one chunk is always there, so the first hand-over
-    // never waits.
-    let _ = empty_tx.send(vec![0u8; chunk_len]);
     std::thread::scope(|scope| {
         let writer = scope.spawn(move || write_all(out, &full_rx, &empty_tx));
+        let mut first = true;
         let mut hand_over = |chunk: &mut Vec<u8>, len: usize| {
-            let spare = empty_rx.recv().map_err(|_| writer_gone())?;
+            // The second buffer is made at the first hand-over, as long as the first, so
+            // that it never waits and an entry failing before its first chunk never
+            // needs it.
+            let spare = if std::mem::take(&mut first) {
+                vec![0u8; chunk.len()]
+            } else {
+                empty_rx.recv().map_err(|_| writer_gone())?
+            };
             let full = std::mem::replace(chunk, spare);
             full_tx.send((full, len)).map_err(|_| writer_gone())
         };
@@ -128,7 +134,7 @@ mod tests {
     fn every_chunk_is_written_in_order_through_two_buffers() {
         let mut out = recorder(usize::MAX);
         let ((handed, seen, result), written) =
-            write_behind(&mut out, 16, |h| produce_chunks(h, 200, 11));
+            write_behind(&mut out, |h| produce_chunks(h, 200, 11));
         assert!(result.is_ok() && written.is_ok());
         assert_eq!(handed, 200);
         let expected: Vec<u8> = (0..200u8).flat_map(|i| [i; 11]).collect();
@@ -145,7 +151,7 @@ mod tests {
         // The fourth chunk does not fit.
         let mut out = recorder(3 * 10 + 5);
         let ((handed, _, result), written) =
-            write_behind(&mut out, 16, |h| produce_chunks(h, 1000, 10));
+            write_behind(&mut out, |h| produce_chunks(h, 1000, 10));
         assert_eq!(result.unwrap_err().kind(), io::ErrorKind::BrokenPipe);
         assert_eq!(written.unwrap_err().to_string(), "disk full");
         // Handing over chunk i takes back the buffer of chunk i - 1, so the decoder is
@@ -159,7 +165,7 @@ mod tests {
     #[test]
     fn chunks_handed_over_before_the_producer_fails_are_all_written() {
         let mut out = recorder(usize::MAX);
-        let (produced, written) = write_behind(&mut out, 16, |h| {
+        let (produced, written) = write_behind(&mut out, |h| {
             produce_chunks(h, 5, 7).2?;
             Err::<(), _>(io::Error::other("bad entry"))
         });
@@ -167,5 +173,67 @@ mod tests {
         assert!(written.is_ok());
         assert_eq!(out.bytes.len(), 35);
         assert!(out.bytes.ends_with(&[4; 7]));
+    }
+
+    #[test]
+    fn a_write_failing_after_the_last_hand_over_is_still_reported() {
+        // The fifth and last chunk does not fit: the producer is done by then.
+        let mut out = recorder(4 * 10 + 5);
+        let ((handed, _, result), written) = write_behind(&mut out, |h| produce_chunks(h, 5, 10));
+        assert!(result.is_ok());
+        assert_eq!(handed, 5);
+        assert_eq!(written.unwrap_err().to_string(), "disk full");
+        assert_eq!(out.bytes.len(), 40);
+    }
+
+    /// Takes every byte; its flush fails.
+    struct FailingFlush(usize);
+
+    impl Write for FailingFlush {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Err(io::Error::other("flush refused"))
+        }
+    }
+
+    #[test]
+    fn a_failed_flush_is_reported() {
+        let mut out = FailingFlush(0);
+        let ((handed, _, result), written) = write_behind(&mut out, |h| produce_chunks(h, 3, 16));
+        assert!(result.is_ok() && handed == 3);
+        assert_eq!(written.unwrap_err().to_string(), "flush refused");
+        assert_eq!(out.0, 48);
+    }
+
+    #[test]
+    fn a_panic_on_either_side_is_raised_again_after_both_stop() {
+        use std::panic::{AssertUnwindSafe, catch_unwind};
+        let mut out = recorder(usize::MAX);
+        let caught = catch_unwind(AssertUnwindSafe(|| {
+            write_behind(&mut out, |h| {
+                let _ = produce_chunks(h, 3, 4);
+                panic!("producer gave up");
+            })
+        }));
+        assert!(caught.is_err());
+        // The chunks handed over before the panic were written all the same.
+        assert_eq!(out.bytes.len(), 12);
+
+        struct Panicking;
+        impl Write for Panicking {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                panic!("writer gave up");
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let caught = catch_unwind(AssertUnwindSafe(|| {
+            write_behind(&mut Panicking, |h| produce_chunks(h, 100, 4))
+        }));
+        assert!(caught.is_err());
     }
 }

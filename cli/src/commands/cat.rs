@@ -28,16 +28,16 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         .map_err(|e| failure(options, e))?;
     let size = archive.entry(index).map_or(0, |e| e.size);
     let (streamed, written) = if size > CHUNK as u64 && copies {
-        write_behind(&mut *out, CHUNK, |hand_over| {
+        write_behind(&mut *out, |hand_over| {
             archive.stream_chunks(index, CHUNK, hand_over)
         })
     } else {
         let streamed =
             archive.stream_chunks(index, CHUNK, &mut |chunk, len| out.write_all(&chunk[..len]));
-        let flushed = if streamed.is_ok() {
-            out.flush()
-        } else {
-            Ok(())
+        // Flushed unless a write failed, as on the writer thread.
+        let flushed = match streamed {
+            Err(EntryError::Output(_)) => Ok(()),
+            _ => out.flush(),
         };
         (streamed, flushed)
     };
