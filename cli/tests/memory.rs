@@ -60,20 +60,27 @@ fn sparse_nres(path: &Path) {
     write_at(&mut file, LEN - 64, &entry.to_bytes());
 }
 
-/// An RsLi of one stored 1 KiB entry at its very end (seed 0: the table is plain).
-fn sparse_rsli(path: &Path) {
+/// An RsLi of `file_len` bytes (sparse) holding one stored entry `name` of `size` bytes
+/// at `at` (seed 0: the table is plain); the entry's bytes are left to the caller.
+fn stored_rsli(path: &Path, file_len: u64, name: &[u8], size: u32, at: u32) -> File {
     let mut file = File::create(path).unwrap();
-    file.set_len(LEN).unwrap();
+    file.set_len(file_len).unwrap();
     let mut header = [0u8; 32];
     header[..4].copy_from_slice(b"NL\x00\x01");
     header[4] = 1;
     write_at(&mut file, 0, &header);
     let mut entry = rsli::Entry::default();
-    entry.name[..8].copy_from_slice(b"LAST.BIN");
-    entry.unpacked_size = 1024;
-    entry.packed_size = 1024;
-    entry.data_offset = (LEN - 1024) as u32;
+    entry.name[..name.len()].copy_from_slice(name);
+    entry.unpacked_size = size;
+    entry.packed_size = size;
+    entry.data_offset = at;
     write_at(&mut file, 32, &entry.to_bytes());
+    file
+}
+
+/// An RsLi of one stored 1 KiB entry at its very end.
+fn sparse_rsli(path: &Path) {
+    let mut file = stored_rsli(path, LEN, b"LAST.BIN", 1024, (LEN - 1024) as u32);
     write_at(&mut file, LEN - 1024, &payload());
 }
 
@@ -110,18 +117,7 @@ fn cat_and_list_of_a_4_gib_archive_stay_under_32_mib() {
 
 /// An RsLi of one stored entry of `len` zero bytes (a hole in a sparse file).
 fn large_stored_rsli(path: &Path, len: u32) {
-    let mut file = File::create(path).unwrap();
-    file.set_len(64 + u64::from(len)).unwrap();
-    let mut header = [0u8; 32];
-    header[..4].copy_from_slice(b"NL\x00\x01");
-    header[4] = 1;
-    write_at(&mut file, 0, &header);
-    let mut entry = rsli::Entry::default();
-    entry.name[..5].copy_from_slice(b"LARGE");
-    entry.unpacked_size = len;
-    entry.packed_size = len;
-    entry.data_offset = 64;
-    write_at(&mut file, 32, &entry.to_bytes());
+    stored_rsli(path, 64 + u64::from(len), b"LARGE", len, 64);
 }
 
 #[test]
