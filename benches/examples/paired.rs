@@ -22,6 +22,8 @@
 //! # 512 KiB of output room per call) and against the library reading the entry from the
 //! # file:
 //! target/release/examples/paired cat target/release/ngi [ROUNDS]
+//! # the same, and each row also for another build of ngi (a gain as a ratio from one run):
+//! target/release/examples/paired cat target/release/ngi ROUNDS /tmp/ngi-before
 //! ```
 //!
 //! A ratio above 1 means the first-named contender is faster. `PAIRED_TIMES=1` also prints
@@ -307,7 +309,7 @@ fn jobs(ngi: &Path, rounds: usize) {
 /// `ngi cat` of one large entry into a pipe this process drains, and into `/dev/null`,
 /// beside the codec alone and the library's file reader: what the command spends beyond
 /// decoding.
-fn cat(ngi: &Path, rounds: usize) {
+fn cat(ngi: &Path, rounds: usize, base: Option<&Path>) {
     use ngi_core::codec::{Decoder, Status};
     use std::io::Read;
     // The chunk `ngi cat` decodes into, so that "codec alone" is the codec's own time in
@@ -340,40 +342,8 @@ fn cat(ngi: &Path, rounds: usize) {
     let mut sink = vec![0u8; CHUNK];
     let sink = std::cell::RefCell::new(&mut sink);
     let mut contenders: Vec<Contender<'_>> = vec![
-        (
-            "ngi cat | pipe",
-            Box::new(|| {
-                let mut child = Command::new(ngi)
-                    .args(["cat", &a, "BIG"])
-                    .stdout(Stdio::piped())
-                    .spawn()
-                    .expect("ngi runs");
-                let mut out = child.stdout.take().expect("piped stdout");
-                let mut total = 0u64;
-                let mut buf = sink.borrow_mut();
-                loop {
-                    match out.read(&mut buf[..]) {
-                        Ok(0) => break,
-                        Ok(k) => total += k as u64,
-                        Err(e) => panic!("reading ngi's output: {e}"),
-                    }
-                }
-                assert!(child.wait().expect("ngi ends").success());
-                assert_eq!(total, n, "ngi cat wrote another length");
-            }),
-        ),
-        (
-            "ngi cat > null",
-            Box::new(|| {
-                let null = std::fs::File::create("/dev/null").expect("/dev/null opens");
-                let status = Command::new(ngi)
-                    .args(["cat", &a, "BIG"])
-                    .stdout(null)
-                    .status()
-                    .expect("ngi runs");
-                assert!(status.success());
-            }),
-        ),
+        ("ngi cat | pipe", cat_into_pipe(ngi, &a, n, &sink)),
+        ("ngi cat > null", cat_into_null(ngi, &a)),
         (
             "codec alone",
             Box::new(|| {
@@ -411,25 +381,74 @@ fn cat(ngi: &Path, rounds: usize) {
             }),
         ),
     ];
+    let mut pairs = vec![
+        ("codec alone", "ngi cat | pipe"),
+        ("codec alone", "ngi cat > null"),
+        ("codec alone", "library, file"),
+    ];
+    if let Some(base) = base {
+        contenders.push(("base cat | pipe", cat_into_pipe(base, &a, n, &sink)));
+        contenders.push(("base cat > null", cat_into_null(base, &a)));
+        pairs.extend([
+            ("codec alone", "base cat | pipe"),
+            ("codec alone", "base cat > null"),
+            ("ngi cat | pipe", "base cat | pipe"),
+            ("ngi cat > null", "base cat > null"),
+        ]);
+    }
     println!(
         "{:<16} {:>18} / {:<18} median [quartiles], {rounds} rounds",
         "row", "a", "b"
     );
-    paired(
-        "cat 64 MiB",
-        rounds,
-        &mut contenders,
-        &[
-            ("codec alone", "ngi cat | pipe"),
-            ("codec alone", "ngi cat > null"),
-            ("codec alone", "library, file"),
-        ],
-    );
+    paired("cat 64 MiB", rounds, &mut contenders, &pairs);
     if std::env::var_os("PAIRED_KEEP").is_some() {
         println!("kept {}", archive.display());
     } else {
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// `ngi cat` of the entry `BIG` of `archive` into a pipe this process drains in `sink`'s
+/// chunks, checking that `n` bytes came.
+fn cat_into_pipe<'a>(
+    ngi: &'a Path,
+    archive: &'a str,
+    n: u64,
+    sink: &'a std::cell::RefCell<&mut Vec<u8>>,
+) -> Box<dyn FnMut() + 'a> {
+    use std::io::Read;
+    Box::new(move || {
+        let mut child = Command::new(ngi)
+            .args(["cat", archive, "BIG"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("ngi runs");
+        let mut out = child.stdout.take().expect("piped stdout");
+        let mut total = 0u64;
+        let mut buf = sink.borrow_mut();
+        loop {
+            match out.read(&mut buf[..]) {
+                Ok(0) => break,
+                Ok(k) => total += k as u64,
+                Err(e) => panic!("reading ngi's output: {e}"),
+            }
+        }
+        assert!(child.wait().expect("ngi ends").success());
+        assert_eq!(total, n, "ngi cat wrote another length");
+    })
+}
+
+/// `ngi cat` of the entry `BIG` of `archive` into `/dev/null`.
+fn cat_into_null<'a>(ngi: &'a Path, archive: &'a str) -> Box<dyn FnMut() + 'a> {
+    Box::new(move || {
+        let null = std::fs::File::create("/dev/null").expect("/dev/null opens");
+        let status = Command::new(ngi)
+            .args(["cat", archive, "BIG"])
+            .stdout(null)
+            .status()
+            .expect("ngi runs");
+        assert!(status.success());
+    })
 }
 
 fn main() {
@@ -443,8 +462,10 @@ fn main() {
         Some("codecs") => codecs(rounds(1, 15)),
         Some("lzhuf") => lzhuf_rows(rounds(1, 15), &text_and_binary()),
         Some("cat") => {
-            let ngi = args.get(1).expect("usage: paired cat NGI_BINARY [ROUNDS]");
-            cat(Path::new(ngi), rounds(2, 5));
+            let ngi = args
+                .get(1)
+                .expect("usage: paired cat NGI_BINARY [ROUNDS [BASE_NGI_BINARY]]");
+            cat(Path::new(ngi), rounds(2, 5), args.get(3).map(Path::new));
         }
         Some("jobs") => {
             let ngi = args.get(1).expect("usage: paired jobs NGI_BINARY [ROUNDS]");
@@ -452,7 +473,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: paired codecs [ROUNDS] | paired lzhuf [ROUNDS] | paired jobs NGI_BINARY [ROUNDS] | paired cat NGI_BINARY [ROUNDS]"
+                "usage: paired codecs [ROUNDS] | paired lzhuf [ROUNDS] | paired jobs NGI_BINARY [ROUNDS] | paired cat NGI_BINARY [ROUNDS [BASE_NGI_BINARY]]"
             );
             std::process::exit(2);
         }
