@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use ngi_core::archive::{Catalog, Entry, Error, Format};
-use ngi_core::io::{DecodeReader, EntryReader, OpenError, RangeReader, ReadAt};
+use ngi_core::io::{OpenError, ReadAt};
 use ngi_core::limits::{Budget, LimitError, Limits};
 use ngi_core::{Method, OpenOptions};
 
@@ -185,9 +185,10 @@ impl ArchiveFile {
         hand_over: &mut dyn FnMut(&mut Vec<u8>, usize) -> std::io::Result<()>,
     ) -> Result<(u64, u64), EntryError> {
         let range = self.catalog.packed_range(index).map_err(archive_error)?;
-        let decoder = self.catalog.stream_decoder(index).map_err(archive_error)?;
-        let packed = RangeReader::with_chunk(&self.file, range.clone(), PACKED_CHUNK);
-        let mut reader: EntryReader<_> = DecodeReader::from_stream(packed, decoder);
+        let mut reader = self
+            .catalog
+            .reader(index, &self.file)
+            .map_err(archive_error)?;
         let chunk_len = chunk_len.max(1);
         let mut buffer = vec![0u8; chunk_len];
         let mut written = 0u64;
@@ -210,12 +211,6 @@ impl ArchiveFile {
         Ok((written, (range.end - range.start).saturating_sub(used)))
     }
 }
-
-/// Packed bytes read from the archive at a time while an entry is decoded. Each read
-/// ends one call of the decoder, and a Deflate call ends by copying up to 32 KiB of what
-/// it produced into its window: with the library's 64 KiB, `ngi cat` made 369 reads and
-/// window copies for a 23 MiB entry, where 256 KiB needs 92.
-const PACKED_CHUNK: usize = 256 * 1024;
 
 /// Reads `reader` into `buffer` until it is full or the entry ends: the bytes read, and
 /// the fault that stopped it short, if one did. A whole chunk per hand-over, where one
