@@ -544,6 +544,30 @@ mod tests {
     }
 
     #[test]
+    fn the_top_lookup_is_built_as_the_walk_by_prefix_built_it() {
+        // Trees of every shape the updates make, rebuilds included, and a one-symbol run
+        // whose codes of 1 or 2 bits end most walks above the lookup's depth.
+        let one = |n: usize| if n % 40 == 0 { 300 } else { 97 };
+        let runs: [&mut dyn Iterator<Item = usize>; 3] = [
+            &mut symbols(7, 200_000),
+            &mut symbols(11, 50_000).map(|s| s % 40),
+            &mut (0..50_000).map(one),
+        ];
+        for run in runs {
+            let mut tree = Tree::new();
+            for (n, s) in run.enumerate() {
+                tree.update(s);
+                if n % 97 == 0 {
+                    let (mut new, mut old) = (tree.top.clone(), tree.top.clone());
+                    new.build(&tree.son);
+                    old.build_by_prefix(&tree.son);
+                    assert_eq!(new.snapshot(), old.snapshot(), "after symbol {n}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_run_of_one_symbol_through_the_top_lookup_matches_lzhuf_c() {
         // Codes of 1 or 2 bits: 3 or 4 of the lookup's 5 slots are pads, counted on
         // every symbol, for 32 K symbols before the first rebuild and 16 K between the
