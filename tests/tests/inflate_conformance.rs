@@ -41,6 +41,18 @@ fn samples() -> Vec<(String, Vec<u8>)> {
         }
     }
     s.push(("long-matches".into(), long));
+    // Runs of every period under 8 (matches closer than a word, which the fast loop
+    // copies by a word of the repeated pattern), of every length 3-40 and then every
+    // seventh up to 258, each after a few random bytes that end the run before.
+    let mut short = Vec::new();
+    for period in 1..=7 {
+        for len in (3..=40).chain((47..=258).step_by(7)) {
+            short.extend_from_slice(&rng.bytes(5));
+            let unit = rng.bytes(period);
+            short.extend((0..period + len).map(|k| unit[k % period]));
+        }
+    }
+    s.push(("short-periods".into(), short));
     s.push(("two-bytes".into(), b"ab".to_vec()));
     s
 }

@@ -61,6 +61,15 @@ pub(super) const fn with_extra(e: u32, bits: u64) -> u32 {
     value(e) + (all >> code_len(e)) as u32
 }
 
+/// [`with_extra`] for a length or distance entry (kind bits clear, not a literal), without
+/// masking its fields: shift counts are taken mod 64, and the consumed count (under 64)
+/// and the code length are the low bits of `e` and `e >> 8`.
+#[inline(always)]
+pub(super) const fn match_extra(e: u32, bits: u64) -> u32 {
+    let all = bits & (1u64.wrapping_shl(e) - 1);
+    (e >> 16) + all.wrapping_shr(e >> 8) as u32
+}
+
 /// Primary index bits of the literal/length table.
 pub(super) const LIT_ROOT: u32 = 10;
 /// Primary index bits of the distance table.
