@@ -18,7 +18,8 @@
 //! run-time BMI2 variant decodes with about two thirds of ngi's instructions.
 //!
 //! Inputs as in the criterion benches: `text` (300 KiB of licence texts) and `binary`
-//! (400 KiB of /bin/bash); Deflate streams from miniz_oxide at levels 1, 6 and 9; LZ
+//! (400 KiB of /bin/bash), and for Deflate `perl` (300 KiB of perl-base's modules);
+//! Deflate streams from miniz_oxide at levels 1, 6 and 9; LZ
 //! streams from ngi's own encoders. Streaming feeds 64 KiB of input and 32 KiB of output
 //! room per call (`stream`), or 4 KiB and 16 KiB as `benches/benches/lz.rs` does
 //! (`small`).
@@ -73,7 +74,7 @@ const SMALL: Form = Form::Stream(4 * 1024, 16 * 1024);
 fn rows() -> Vec<(String, Work, Form)> {
     let mut rows = Vec::new();
     let forms = [("one-shot", Form::OneShot), ("stream", STREAM)];
-    for input in ["text", "binary"] {
+    for input in ["text", "binary", "perl"] {
         for level in [1u8, 6, 9] {
             let peers = [
                 ("zlib-rs", Form::Peer(Peer::ZlibRs)),
@@ -86,6 +87,10 @@ fn rows() -> Vec<(String, Work, Form)> {
                     form,
                 ));
             }
+        }
+        if input == "perl" {
+            // perl's modules are one of the Deflate bench's inputs only.
+            continue;
         }
         for (codec, work, xor) in [
             ("lzss", Work::Lzss(false), Work::Lzss(true)),
@@ -170,6 +175,8 @@ fn main() {
     };
     let data = if name.contains("/text") {
         corpus::text(300 * 1024)[..300 * 1024].to_vec()
+    } else if name.contains("/perl") {
+        ngi_benches::perl_modules(300 * 1024)
     } else {
         corpus::binary(400 * 1024)
     };
