@@ -29,6 +29,19 @@ pub enum DecodeError {
         /// fault was detected.
         offset: u64,
     },
+    /// A caller's mistake, not the stream's: the bytes given before the output room of an
+    /// [`InPlaceDecoder`](super::inflate::InPlaceDecoder) cannot be the last ones it
+    /// produced, because there are more of them than it has produced, or fewer than a
+    /// window (or than all it has produced, when that is less).
+    HistoryMismatch {
+        /// Bytes before the room, as given.
+        given: u64,
+        /// The fewest that hold the window (at most 32 768; a `u16` keeps this error, which
+        /// a decoder stores, as small as the others).
+        needed: u16,
+        /// The bytes the decoder has produced.
+        produced: u64,
+    },
 }
 
 impl DecodeError {
@@ -38,7 +51,7 @@ impl DecodeError {
     pub fn offset_in_stream(&self, input_end: u64) -> u64 {
         match *self {
             DecodeError::Inflate { offset, .. } => offset,
-            DecodeError::Truncated { .. } => input_end,
+            DecodeError::Truncated { .. } | DecodeError::HistoryMismatch { .. } => input_end,
         }
     }
 }
@@ -53,6 +66,15 @@ impl fmt::Display for DecodeError {
             DecodeError::Inflate { error, offset } => {
                 write!(f, "corrupt Deflate stream at packed byte {offset}: {error}")
             }
+            DecodeError::HistoryMismatch {
+                given,
+                needed,
+                produced,
+            } => write!(
+                f,
+                "{given} bytes given before the output room, where the window is the last \
+                 {needed} to {produced} bytes decoded"
+            ),
         }
     }
 }
@@ -85,6 +107,7 @@ impl From<DecodeError> for std::io::Error {
         let kind = match e {
             DecodeError::Truncated { .. } => std::io::ErrorKind::UnexpectedEof,
             DecodeError::Inflate { .. } => std::io::ErrorKind::InvalidData,
+            DecodeError::HistoryMismatch { .. } => std::io::ErrorKind::InvalidInput,
         };
         std::io::Error::new(kind, e)
     }

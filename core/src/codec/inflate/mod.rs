@@ -15,6 +15,10 @@
 //! [`decode_into`] is the one-shot form: the whole stream into an exact-size buffer, with
 //! no window: the output is the window.
 //!
+//! [`InPlaceDecoder`] streams with the window in the caller's buffer (the bytes before
+//! each call's room are the last ones decoded): it runs the one-shot form's loop, copies
+//! only when the caller slides the buffer, and its state is 9 616 bytes, no window.
+//!
 //! Both forms run the same code (the fast loop is built once per form, so one-shot decoding
 //! carries none of the window's tests): a careful state machine that consumes input a byte
 //! at a time, only when the bits at hand do not suffice, and a fast loop taken whenever at
@@ -93,9 +97,11 @@ mod error;
 mod fast;
 mod header;
 mod huffman;
+mod in_place;
 mod window;
 
 pub use error::{CodeTable, InflateError};
+pub use in_place::InPlaceDecoder;
 
 use super::tally::{Stop, Tally};
 use super::{DecodeError, Decoder, Progress, Status};
@@ -200,7 +206,7 @@ impl Decoder for InflateDecoder {
         let core = &mut self.core;
         let output = core.tally.begin(output)?;
         let before = core.tally.produced();
-        let r = core.run(input, output, Some(&mut self.window));
+        let r = core.run(input, output, 0, Some(&mut self.window));
         let rest = &input[r.consumed.min(input.len())..];
         window::refresh(&mut self.window, core, &output[..r.produced], before, rest);
         core.finish(r, input_ended)
@@ -223,7 +229,7 @@ impl Decoder for InflateDecoder {
 /// `packed` ends early, and with [`DecodeError::Inflate`] on a corrupt stream.
 pub fn decode_into(packed: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
     let mut core = Inflater::new(out.len() as u64);
-    let r = core.run(packed, out, None);
+    let r = core.run(packed, out, 0, None);
     let p = core.finish(r, true)?;
     match p.status {
         Status::Done => Ok(p.consumed),
@@ -279,12 +285,20 @@ impl Inflater {
             .settle_marked(r.consumed, r.produced, r.stop, input_ended)
     }
 
-    /// Decodes from `input` into `out` (at most the bytes still expected), with `window`
-    /// holding the bytes before `out` (`None`: nothing precedes it).
-    fn run(&mut self, input: &[u8], out: &mut [u8], window: Option<&mut InflateRing>) -> Run {
+    /// Decodes from `input` into `out[start..]` (at most the bytes still expected), with
+    /// `out[..start]` the last bytes produced before and `window` holding the bytes before
+    /// `out` (`None`: nothing precedes it that a match may read).
+    fn run(
+        &mut self,
+        input: &[u8],
+        out: &mut [u8],
+        start: usize,
+        window: Option<&mut InflateRing>,
+    ) -> Run {
         let mut ip = 0usize;
-        let mut op = 0usize;
-        let base = self.tally.produced();
+        let mut op = start;
+        // The stream position of `out[0]`.
+        let base = self.tally.produced() - start as u64;
         // The window's positions are the stream's, from 0 (only the low 15 bits of `base`
         // matter here).
         let window = Window::new(window, base as usize & WMASK);
@@ -294,7 +308,7 @@ impl Inflater {
         };
         Run {
             consumed: ip,
-            produced: op,
+            produced: op - start,
             stop,
             error,
         }

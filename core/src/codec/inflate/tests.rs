@@ -6,6 +6,9 @@ fn state_size_is_as_documented() {
     #[cfg(target_pointer_width = "64")]
     assert_eq!(core::mem::size_of::<InflateDecoder>(), 42648);
     assert!(core::mem::size_of::<InflateDecoder>() <= 48 * 1024);
+    // The in-place form: the same without the window and its mirror, and one counter.
+    #[cfg(target_pointer_width = "64")]
+    assert_eq!(core::mem::size_of::<InPlaceDecoder>(), 42648 - 33040 + 8);
 }
 
 /// The fast loop shifts and subtracts by whole entries, which is right only while every

@@ -50,7 +50,7 @@ pub(super) fn refresh(
 /// only as far as a window). `usize::MAX` when the final block is among them: no match
 /// follows at all. A look ahead only: the bytes are read again when decoded, and a
 /// header that does not check out simply ends the count.
-fn stored_ahead(core: &Inflater, left: u16, rest: &[u8]) -> usize {
+pub(super) fn stored_ahead(core: &Inflater, left: u16, rest: &[u8]) -> usize {
     let buffered = (core.nbits / 8) as usize;
     let Some(in_input) = (left as usize).checked_sub(buffered) else {
         return 0;

@@ -1,0 +1,148 @@
+//! Streaming with the window in the caller's buffer ([`InPlaceDecoder`]): the bytes before
+//! each call's output room are the last ones decoded, so matches read them where they
+//! are, through the one-shot loop, and the decoder keeps no window of its own.
+//!
+//! Why a second streaming form: [`InflateDecoder`](super::InflateDecoder) decodes into
+//! whatever room each call is given, so a match may reach back into its own window or into
+//! the call's output, and it must pick one per match and copy every call's output into the
+//! window. With 32 KiB of room per call that costs it 7-18 % against one-shot decoding (as
+//! it does zlib-rs, built the same way; see BENCHMARKS.md). Here the only copy is the
+//! slide's, once per buffer's worth of output, and a caller that writes the decoded bytes
+//! on (to a file, a pipe, a socket) writes them from the buffer itself.
+
+use super::window::stored_ahead;
+use super::{Inflater, Phase, WINDOW_SIZE};
+use crate::codec::{DecodeError, Progress};
+
+/// A Deflate decoder whose window is the caller's buffer. Each call decodes into
+/// `buf[at..]` and reads matches from `buf[..at]`, which must hold the last `at` bytes
+/// decoded: all of them while fewer than a window (32 KiB) are, at least a window after
+/// that. When the buffer is full, [`slide`](InPlaceDecoder::slide) moves what a match can
+/// still reach to its front and returns the `at` to go on with (or copy the last window
+/// of decoded bytes to the front of another buffer, and go on in that one). Other bytes
+/// before the room decode to other bytes; [`DecodeError::HistoryMismatch`] catches only a
+/// count that cannot be right.
+///
+/// Otherwise as [`InflateDecoder`](super::InflateDecoder): exactly `unpacked_size`
+/// bytes, resumable at any byte of input, the same output, errors and offsets, a failure
+/// kept. The state is the decoding tables and counters only (9 616 bytes on 64-bit
+/// targets). Give it a buffer well over a window, so that each slide pays for many calls'
+/// output: with a window and 32 KiB of room, a slide copies 32 KiB per 32 KiB decoded (as
+/// the other form copies into its window), with a window and 512 KiB, 32 KiB per 512 KiB.
+///
+/// ```
+/// use ngi_core::codec::inflate::{InPlaceDecoder, WINDOW_SIZE};
+/// use ngi_core::Status;
+///
+/// // zlib's fixed-Huffman block for "aaaaaa".
+/// let packed = [0x4B, 0x4C, 0x04, 0x01, 0x00];
+/// let mut d = InPlaceDecoder::new(6);
+/// // A window and 16 KiB of room.
+/// let mut buf = vec![0u8; WINDOW_SIZE + (16 << 10)];
+/// let (mut at, mut pos, mut got) = (0, 0, Vec::new());
+/// loop {
+///     if at == buf.len() {
+///         at = d.slide(&mut buf, at, &packed[pos..]);
+///     }
+///     let p = d.decode(&packed[pos..], &mut buf, at, true).unwrap();
+///     // The bytes decoded by this call, read where they are.
+///     got.extend_from_slice(&buf[at..at + p.produced]);
+///     (pos, at) = (pos + p.consumed, at + p.produced);
+///     if p.status == Status::Done {
+///         break;
+///     }
+/// }
+/// assert_eq!(got, b"aaaaaa");
+/// ```
+#[derive(Debug, Clone)]
+pub struct InPlaceDecoder {
+    core: Inflater,
+    /// The stream position before which no match can reach any more: 0, or where
+    /// [`slide`](InPlaceDecoder::slide) kept less than a window because stored bytes
+    /// follow that push it out before a match can come.
+    floor: u64,
+}
+
+impl InPlaceDecoder {
+    /// A decoder that must produce exactly `unpacked_size` bytes.
+    pub fn new(unpacked_size: u64) -> InPlaceDecoder {
+        InPlaceDecoder {
+            core: Inflater::new(unpacked_size),
+            floor: 0,
+        }
+    }
+
+    /// Decodes from `input` into `buf[at..]` (at most the bytes still expected), reading
+    /// matches from `buf[..at]`, which must be the last `at` bytes produced (see the
+    /// [type's docs](InPlaceDecoder)). `Progress::produced` bytes from `buf[at]` on are
+    /// new. Fails with [`DecodeError::HistoryMismatch`], before anything is decoded, when
+    /// `at` is past the buffer, more than the bytes produced, or less than a window of
+    /// them; that failure is not kept. A decoder that failed otherwise returns its
+    /// failure again, whatever the buffer.
+    pub fn decode(
+        &mut self,
+        input: &[u8],
+        buf: &mut [u8],
+        at: usize,
+        input_ended: bool,
+    ) -> Result<Progress, DecodeError> {
+        let core = &mut self.core;
+        // A failure kept comes first, as every decoder returns it again.
+        let room = core
+            .tally
+            .begin(buf.get_mut(at..).unwrap_or_default())?
+            .len();
+        let produced = core.tally.produced();
+        let needed = produced.saturating_sub(self.floor).min(WINDOW_SIZE as u64);
+        let given = at as u64;
+        if at > buf.len() || given < needed || given > produced {
+            return Err(DecodeError::HistoryMismatch {
+                given,
+                // At most a window, so it fits.
+                needed: needed as u16,
+                produced,
+            });
+        }
+        let r = core.run(input, &mut buf[..at + room], at, None);
+        core.finish(r, input_ended)
+    }
+
+    /// Moves the bytes of `buf[..end]` (the last ones decoded) that a later match can
+    /// still reach to the front of `buf`, and returns how many: the `at` to go on with.
+    /// That is the last window of them (32 KiB, or all when fewer), or less inside a
+    /// stored block when `rest`, the input the last call did not consume, shows stored
+    /// bytes that will push them out before the next match can come (none after the
+    /// final block starts), so stored data is copied once, not twice. `end` past the
+    /// buffer counts as its length; so does `end` past the bytes produced.
+    ///
+    /// A buffer of a window or less may have no room left after a slide: give the
+    /// decoder a larger one.
+    pub fn slide(&mut self, buf: &mut [u8], end: usize, rest: &[u8]) -> usize {
+        let produced = self.core.tally.produced();
+        let end = (end as u64).min(produced).min(buf.len() as u64) as usize;
+        let mut keep = end.min(WINDOW_SIZE);
+        // Fewer only where no match can reach them (the floor moves up to say so, and
+        // nowhere else: `decode` holds every other slide to a whole window).
+        let ahead = match self.core.phase {
+            Phase::Done => usize::MAX,
+            Phase::Stored { left } => stored_ahead(&self.core, left, rest),
+            _ => 0,
+        };
+        if keep.saturating_add(ahead) > WINDOW_SIZE {
+            keep = WINDOW_SIZE.saturating_sub(ahead);
+            self.floor = self.floor.max(produced - keep as u64);
+        }
+        buf.copy_within(end - keep..end, 0);
+        keep
+    }
+
+    /// The bytes the stream must produce (`unpacked_size`).
+    pub fn expected_len(&self) -> u64 {
+        self.core.tally.expected()
+    }
+
+    /// The bytes produced so far.
+    pub fn produced_total(&self) -> u64 {
+        self.core.tally.produced()
+    }
+}
