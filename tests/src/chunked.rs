@@ -1,7 +1,8 @@
 //! Driving a [`Decoder`] with input and output pieces of chosen sizes, to show that a
 //! codec resumes at any byte boundary with the same result.
 
-use ngi_core::codec::{Decoder, Status};
+use ngi_core::codec::inflate::{InPlaceDecoder, WINDOW_SIZE};
+use ngi_core::codec::{Decoder, Progress, Status};
 use ngi_core::error::DecodeError;
 
 use crate::corpus::Rng;
@@ -66,5 +67,83 @@ pub fn decode(
             p.consumed > 0 || p.produced > 0 || (in_end == consumed && out_end == produced),
             "no progress with input and room at hand"
         );
+    }
+}
+
+/// An [`InPlaceDecoder`] behind the [`Decoder`] contract, for the drivers above: it decodes
+/// into a buffer of its own (a window and `room` bytes), slides it when full, and copies
+/// each call's bytes out. A call is served by as many calls of the decoder as the buffer's
+/// room needs, so its outcome is the one [`Decoder::decode`] promises.
+#[derive(Debug)]
+pub struct InPlace {
+    decoder: InPlaceDecoder,
+    buf: Vec<u8>,
+    at: usize,
+}
+
+impl InPlace {
+    /// A decoder of `expected` bytes with a window and `room` bytes of buffer.
+    pub fn new(expected: u64, room: usize) -> InPlace {
+        InPlace {
+            decoder: InPlaceDecoder::new(expected),
+            buf: vec![0; WINDOW_SIZE + room],
+            at: 0,
+        }
+    }
+}
+
+impl Decoder for InPlace {
+    fn decode(
+        &mut self,
+        input: &[u8],
+        output: &mut [u8],
+        input_ended: bool,
+    ) -> Result<Progress, DecodeError> {
+        let (mut consumed, mut produced) = (0, 0);
+        loop {
+            if self.at == self.buf.len() {
+                self.at = self
+                    .decoder
+                    .slide(&mut self.buf, self.at, &input[consumed..]);
+            }
+            let want = (output.len() - produced).min(self.buf.len() - self.at);
+            let before = self.decoder.produced_total();
+            let r = self.decoder.decode(
+                &input[consumed..],
+                &mut self.buf[..self.at + want],
+                self.at,
+                input_ended,
+            );
+            // A failing call still counts the bytes it wrote before the fault: they go
+            // out too, as a decoder writing straight into `output` leaves them there.
+            let Ok(p) = r else {
+                let n = (self.decoder.produced_total() - before) as usize;
+                output[produced..produced + n].copy_from_slice(&self.buf[self.at..self.at + n]);
+                self.at += n;
+                return r;
+            };
+            output[produced..produced + p.produced]
+                .copy_from_slice(&self.buf[self.at..self.at + p.produced]);
+            self.at += p.produced;
+            consumed += p.consumed;
+            produced += p.produced;
+            // Full for want of this buffer's room alone: slide and go on (a decoder that
+            // reported full with room left goes back to the driver, which fails on it).
+            if p.status != Status::OutputFull || produced == output.len() || p.produced < want {
+                return Ok(Progress {
+                    consumed,
+                    produced,
+                    status: p.status,
+                });
+            }
+        }
+    }
+
+    fn expected_len(&self) -> u64 {
+        self.decoder.expected_len()
+    }
+
+    fn produced_total(&self) -> u64 {
+        self.decoder.produced_total()
     }
 }

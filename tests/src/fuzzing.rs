@@ -29,6 +29,7 @@ use ngi_core::error::DecodeError;
 use ngi_core::nres::{self, DirectoryDecoder, NresError};
 use ngi_core::rsli::{self, Library, OpenOptions, RsliError, TableDecoder};
 
+use crate::chunked::InPlace;
 use crate::verdict::Verdict;
 
 /// A target's body.
@@ -265,6 +266,20 @@ pub fn inflate(data: &[u8]) {
         (step, step)
     });
     assert_one_shot_agrees(one_shot, &out, &run);
+    // The in-place form, its buffer a window and a few hundred bytes of room, so that
+    // outputs over 32 KiB slide it often.
+    let room = 1 + step % 700;
+    let in_place = drive(&mut InPlace::new(size as u64, room), packed, &mut || {
+        (step, step)
+    });
+    assert_eq!(
+        in_place.end, run.end,
+        "in place and streamed end differently"
+    );
+    assert!(
+        in_place.output == run.output,
+        "in place and streamed bytes differ"
+    );
 }
 
 /// SPEC 2.3 exactly as written, one byte at a time: the reference the XOR code is held to.
@@ -380,16 +395,21 @@ pub fn chunked(data: &[u8]) {
     let (schedule, stream) = rest.split_at((usize::from(*n % 16) + 1).min(rest.len()));
     let unpacker = || Unpacker::new(method, key, size);
 
+    // The schedule's pieces, from its first byte on each time.
+    let scheduled = || {
+        let mut i = 0;
+        move || {
+            let s = schedule
+                .get(i % schedule.len().max(1))
+                .copied()
+                .unwrap_or(0);
+            i += 1;
+            (nibble_size(s), nibble_size(s >> 4))
+        }
+    };
+
     let one = drive(&mut unpacker(), stream, &mut whole());
-    let mut i = 0;
-    let split = drive(&mut unpacker(), stream, &mut || {
-        let s = schedule
-            .get(i % schedule.len().max(1))
-            .copied()
-            .unwrap_or(0);
-        i += 1;
-        (nibble_size(s), nibble_size(s >> 4))
-    });
+    let split = drive(&mut unpacker(), stream, &mut scheduled());
     assert_eq!(
         one.end, split.end,
         "{method}: one call and pieces end differently"
@@ -398,6 +418,17 @@ pub fn chunked(data: &[u8]) {
         one.output == split.output,
         "{method}: one call and pieces produce different bytes"
     );
+    if method == Method::Deflate {
+        // The in-place form in the same pieces, with room for 1 to 4 096 bytes behind
+        // the window.
+        let room = 1 + usize::from(u16::from_le_bytes([*k0, *k1]) % 4096);
+        let in_place = drive(&mut InPlace::new(size, room), stream, &mut scheduled());
+        assert_eq!(one.end, in_place.end, "Deflate: in place ends differently");
+        assert!(
+            one.output == in_place.output,
+            "Deflate: in place produces different bytes"
+        );
+    }
 
     let mut out = vec![0u8; size as usize];
     let one_shot = codec::unpack_into(method, key, stream, &mut out);

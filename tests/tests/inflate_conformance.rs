@@ -280,3 +280,35 @@ fn nothing_is_written_past_the_size() {
         );
     }
 }
+
+/// The in-place form (the window in the caller's buffer) decodes every stream to Python's
+/// input too, with buffers that slide every few hundred bytes or every 70 KiB, and pieces
+/// of input and room from one byte to the whole.
+#[test]
+fn every_stream_decodes_in_place() {
+    for (k, case) in CASES.iter().enumerate() {
+        let data = &SAMPLES[case.data].1;
+        let mut packed = case.stream.clone();
+        packed.extend_from_slice(b"trailing");
+        let mut runs = vec![
+            (Pieces::Whole, 70_000),
+            (Pieces::Random(k as u64, 100), 70_000),
+            (Pieces::Random(k as u64 + 7, 70_000), 300 + k % 50),
+        ];
+        if data.len() <= 64 * 1024 {
+            runs.push((Pieces::OneByte, 1 + k % 300));
+        }
+        for (p, room) in runs {
+            let mut d = chunked::InPlace::new(data.len() as u64, room);
+            let (out, consumed) = chunked::decode(&mut d, &packed, data.len(), p)
+                .unwrap_or_else(|e| panic!("{} {p:?} room {room}: {e}", case.what));
+            assert!(out == *data, "{} {p:?} room {room}", case.what);
+            assert_eq!(
+                consumed,
+                case.stream.len(),
+                "{} {p:?} room {room}",
+                case.what
+            );
+        }
+    }
+}

@@ -532,6 +532,33 @@ fn in_pieces(s: &[u8], size: usize, seed: u64) -> NgiRun {
     (end, out)
 }
 
+/// The same through the in-place form (the window in the decoder's buffer, here a
+/// window and 1 to 400 bytes of room, so that long streams slide it often), pieces as
+/// above.
+fn in_place_pieces(s: &[u8], size: usize, seed: u64) -> NgiRun {
+    let mut rng = Rng::new(seed ^ 0x1951);
+    let mut d = chunked::InPlace::new(size as u64, 1 + rng.below(400));
+    let mut out = vec![0u8; size];
+    let (mut i, mut o) = (0usize, 0usize);
+    let end = loop {
+        let ie = i + (s.len() - i).min(1 + rng.below(64));
+        let oe = o + (size - o).min(1 + rng.below(64));
+        match d.decode(&s[i..ie], &mut out[o..oe], ie == s.len()) {
+            Ok(p) => {
+                assert!(p.consumed > 0 || p.produced > 0 || (ie == i && oe == o));
+                i += p.consumed;
+                o += p.produced;
+                if p.status == Status::Done {
+                    break Ok(i);
+                }
+            }
+            Err(e) => break Err(e),
+        }
+    };
+    out.truncate(d.produced_total() as usize);
+    (end, out)
+}
+
 /// ngi's verdict, from `decode` with `cap` bytes of room and size (64 KiB more than
 /// zlib-rs produced, so that ngi can only run out of room by going on past zlib-rs), and
 /// how that decode ended. A complete stream, shorter than `cap`, fails with
@@ -908,9 +935,19 @@ fn random_and_flipped_streams_get_zlibs_verdict() {
             fail(format!("one call: ngi {}", difference(&one, &zr)));
             continue;
         }
-        let (pieces, _) = ngi(s, cap, &|s, n| in_pieces(s, n, k as u64));
+        let (pieces, pieces_end) = ngi(s, cap, &|s, n| in_pieces(s, n, k as u64));
         if pieces != zr {
             fail(format!("in pieces: ngi {}", difference(&pieces, &zr)));
+            continue;
+        }
+        let (in_place, in_place_end) = ngi(s, cap, &|s, n| in_place_pieces(s, n, k as u64));
+        if in_place != zr {
+            fail(format!("in place: ngi {}", difference(&in_place, &zr)));
+            continue;
+        }
+        // The same fault at the same offset as the window-keeping form.
+        if in_place_end != pieces_end {
+            fail(format!("in place: {in_place_end:?} vs {pieces_end:?}"));
             continue;
         }
         match &zr {

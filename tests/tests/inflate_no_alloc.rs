@@ -59,3 +59,42 @@ fn decoding_allocates_nothing() {
         }
     }
 }
+
+/// The in-place form neither: every call and every slide, with buffers that slide every
+/// few hundred bytes and every 64 KiB.
+#[test]
+fn in_place_decoding_allocates_nothing() {
+    use ngi_core::Status;
+    use ngi_core::codec::inflate::{InPlaceDecoder, WINDOW_SIZE};
+    for sample in corpus::corpus() {
+        let data = &sample.data;
+        for level in [0u8, 6] {
+            let packed = miniz_oxide::deflate::compress_to_vec(data, level);
+            let mut got = Vec::with_capacity(data.len());
+            for room in [300, 64 << 10] {
+                let mut buf = vec![0u8; WINDOW_SIZE + room];
+                let mut decoder = Box::new(InPlaceDecoder::new(data.len() as u64));
+                got.clear();
+                let count = allocations_in(|| {
+                    let (mut pos, mut at) = (0, 0);
+                    loop {
+                        if at == buf.len() {
+                            at = decoder.slide(&mut buf, at, &packed[pos..]);
+                        }
+                        let end = (pos + 4096).min(packed.len());
+                        let p = decoder
+                            .decode(&packed[pos..end], &mut buf, at, end == packed.len())
+                            .expect("valid stream");
+                        got.extend_from_slice(&buf[at..at + p.produced]);
+                        (pos, at) = (pos + p.consumed, at + p.produced);
+                        if p.status == Status::Done {
+                            break;
+                        }
+                    }
+                });
+                assert_eq!(count, 0, "{} level {level} room {room}", sample.name);
+                assert!(got == *data, "{} level {level} room {room}", sample.name);
+            }
+        }
+    }
+}

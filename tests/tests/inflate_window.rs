@@ -4,7 +4,7 @@
 //! matches at exactly the distances that reach the oldest bytes it must still keep, and
 //! decode them with input and output split every way that changes what a call sees ahead.
 
-use ngi_core::codec::inflate::{self, InflateDecoder};
+use ngi_core::codec::inflate::{self, InPlaceDecoder, InflateDecoder, WINDOW_SIZE};
 use ngi_core::codec::{Decoder, Status};
 use ngi_tests::deflate_bits::{Bits, stored_run_then_far_matches};
 
@@ -82,6 +82,37 @@ fn streamed(packed: &[u8], size: usize, in_chunk: usize, out_chunk: usize) -> Ve
     }
 }
 
+/// The same through the in-place form: a buffer of a window and `room` bytes, slid when
+/// full (keeping less than a window where the stored bytes seen ahead allow it), each
+/// call given what is left of the buffer and `in_chunk` bytes of input.
+fn streamed_in_place(packed: &[u8], size: usize, in_chunk: usize, room: usize) -> Vec<u8> {
+    let mut d = InPlaceDecoder::new(size as u64);
+    let mut buf = vec![0u8; WINDOW_SIZE + room];
+    let mut out = Vec::with_capacity(size);
+    let (mut pos, mut at, mut short) = (0, 0, 0);
+    loop {
+        if at == buf.len() {
+            at = d.slide(&mut buf, at, &packed[pos..]);
+            short += (at < WINDOW_SIZE) as usize;
+        }
+        let end = (pos + in_chunk).min(packed.len());
+        let p = d
+            .decode(&packed[pos..end], &mut buf, at, end == packed.len())
+            .unwrap_or_else(|e| panic!("in {in_chunk}, room {room}: {e}"));
+        out.extend_from_slice(&buf[at..at + p.produced]);
+        pos += p.consumed;
+        at += p.produced;
+        if p.status == Status::Done {
+            SHORT_SLIDES.fetch_add(short, std::sync::atomic::Ordering::Relaxed);
+            return out;
+        }
+    }
+}
+
+/// Slides that kept less than a window, over the in-place runs (the test checks that
+/// the look ahead was taken at all).
+static SHORT_SLIDES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 #[test]
 fn matches_reach_stored_bytes_whatever_the_calls_see_ahead() {
     let out_chunks = [
@@ -116,7 +147,78 @@ fn matches_reach_stored_bytes_whatever_the_calls_see_ahead() {
                 let got = streamed(packed, data.len(), ic, oc);
                 let bad = got.iter().zip(&data).position(|(a, b)| a != b);
                 assert_eq!(bad, None, "{name}: in {ic}, out {oc}: first wrong byte");
+                if oc > 1 && oc < 70000 {
+                    let got = streamed_in_place(packed, data.len(), ic, oc);
+                    let bad = got.iter().zip(&data).position(|(a, b)| a != b);
+                    assert_eq!(
+                        bad, None,
+                        "{name}: in place, in {ic}, room {oc}: first wrong byte"
+                    );
+                }
             }
         }
     }
+    let short = SHORT_SLIDES.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(short > 100, "only {short} slides kept less than a window");
+}
+
+/// The in-place form refuses, before decoding anything and without keeping the failure,
+/// bytes before the room that cannot be the window: more than it produced, fewer than a
+/// window of them, or past the buffer.
+#[test]
+fn in_place_history_must_be_the_window() {
+    use ngi_core::error::DecodeError;
+    let mut data = ngi_tests::corpus::text(100_000);
+    data.truncate(100_000);
+    let packed = miniz_oxide::deflate::compress_to_vec(&data, 6);
+    let n = data.len() as u64;
+    let mismatch = |given, needed, produced| {
+        Err(DecodeError::HistoryMismatch {
+            given,
+            needed,
+            produced,
+        })
+    };
+    let mut d = InPlaceDecoder::new(n);
+    let mut buf = vec![0u8; WINDOW_SIZE + 20_000];
+    assert_eq!(d.decode(&packed, &mut buf, 1, false), mismatch(1, 0, 0));
+    assert_eq!(
+        d.decode(&packed, &mut buf[..10], 11, false),
+        mismatch(11, 0, 0)
+    );
+    // 40 000 bytes in: a window is needed, and no more than were produced.
+    let p = d.decode(&packed, &mut buf[..40_000], 0, false).unwrap();
+    assert_eq!((p.produced, p.status), (40_000, Status::OutputFull));
+    let pos = p.consumed;
+    assert_eq!(
+        d.decode(&packed[pos..], &mut buf, 32_767, false),
+        mismatch(32_767, 32_768, 40_000)
+    );
+    assert_eq!(
+        d.decode(&packed[pos..], &mut vec![0u8; 50_000], 40_001, false),
+        mismatch(40_001, 32_768, 40_000)
+    );
+    assert!(
+        d.decode(&packed[pos..], &mut buf, 32_767, false)
+            .unwrap_err()
+            .to_string()
+            .contains("32767 bytes given before the output room")
+    );
+    // Refused calls leave the decoder as it was: slid, it decodes on to the end.
+    let mut out = buf[..40_000].to_vec();
+    let at = d.slide(&mut buf, 40_000, &packed[pos..]);
+    assert_eq!(
+        (at, &buf[..at]),
+        (WINDOW_SIZE, &out[40_000 - WINDOW_SIZE..])
+    );
+    let p = d.decode(&packed[pos..], &mut [], 0, true);
+    assert_eq!(p, mismatch(0, 32_768, 40_000));
+    let mut big = vec![0u8; WINDOW_SIZE + 60_000];
+    big[..at].copy_from_slice(&buf[..at]);
+    let p = d.decode(&packed[pos..], &mut big, at, true).unwrap();
+    assert_eq!((p.produced, p.status), (60_000, Status::Done));
+    out.extend_from_slice(&big[at..at + p.produced]);
+    assert!(out == data);
+    // After the end nothing is kept.
+    assert_eq!(d.slide(&mut big, at + p.produced, &[]), 0);
 }
