@@ -8,7 +8,8 @@
 //! ```sh
 //! cargo build --release -p ngi-benches --example paired
 //! # ngi's decoders against each other and the peers (Deflate: one-shot, streaming with
-//! # 64 KiB in / 32 KiB out per call, the first round's one-shot, zlib-rs, libdeflate;
+//! # 64 KiB in / 32 KiB out per call, the first round's one-shot, zlib-rs one-shot and
+//! # streaming in the same chunks, libdeflate;
 //! # LZHUF one-shot against miniz_oxide and the first round's):
 //! target/release/examples/paired codecs [ROUNDS]
 //! # the LZHUF rows alone:
@@ -77,6 +78,15 @@ type Contender<'a> = (&'static str, Box<dyn FnMut() + 'a>);
 /// A Deflate decoder: packed stream in, the exact-size output filled.
 type Inflate = fn(&[u8], &mut [u8]);
 
+thread_local! {
+    /// The buffer of the in-place streaming contender: a window and 32 KiB of room.
+    static IN_PLACE: std::cell::RefCell<Vec<u8>> =
+        std::cell::RefCell::new(vec![0; inflate::WINDOW_SIZE + (32 << 10)]);
+    /// Set while each contender's output is checked: the in-place one then copies its
+    /// bytes out, which it does not when timed.
+    static COPY_OUT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Times `contenders` for `rounds` rounds and prints, per `(a, b)` of `pairs`, the median of
 /// time(b) / time(a) per round with its quartiles: the speed of `a` relative to `b`.
 fn paired(row: &str, rounds: usize, contenders: &mut [Contender<'_>], pairs: &[(&str, &str)]) {
@@ -133,13 +143,35 @@ fn codecs(rounds: usize) {
                 out.fill(0);
             };
             // Each contender is run once and checked before it is timed.
-            let runs: [(&'static str, Inflate); 5] = [
+            let runs: [(&'static str, Inflate); 7] = [
                 ("ngi", |p, o| {
                     inflate::decode_into(p, o).expect("valid");
                 }),
                 ("ngi-stream", |p, o| {
                     let n = o.len() as u64;
                     ngi_benches::stream(&mut InflateDecoder::new(n), p, o, 64 << 10, 32 << 10);
+                }),
+                // The window in the caller's buffer: a window and 32 KiB of room, each
+                // call's bytes read where they are (copied out only to be checked).
+                ("ngi-in-place", |p, o| {
+                    IN_PLACE.with_borrow_mut(|buf| {
+                        let mut at = 0;
+                        let check = COPY_OUT.get();
+                        ngi_benches::stream_in_place(
+                            p,
+                            o.len() as u64,
+                            buf,
+                            64 << 10,
+                            32 << 10,
+                            |b| {
+                                if check {
+                                    o[at..at + b.len()].copy_from_slice(b);
+                                }
+                                at += b.len();
+                                black_box(b);
+                            },
+                        );
+                    });
                 }),
                 ("ngi-round1", |p, o| {
                     ngi_round1::codec::inflate::decode_into(p, o).expect("valid");
@@ -149,16 +181,41 @@ fn codecs(rounds: usize) {
                     z.decompress(p, o, flate2::FlushDecompress::Finish)
                         .expect("valid");
                 }),
+                // The peer's own streaming, in the same chunks as ngi's: what a window
+                // refreshed per call costs a decoder built like zlib.
+                ("zlib-rs-stream", |p, o| {
+                    let mut z = flate2::Decompress::new(false);
+                    let (mut pos, mut produced) = (0, 0);
+                    loop {
+                        let end = (pos + (64 << 10)).min(p.len());
+                        let room_end = (produced + (32 << 10)).min(o.len());
+                        let (in_before, out_before) = (z.total_in(), z.total_out());
+                        let status = z
+                            .decompress(
+                                &p[pos..end],
+                                &mut o[produced..room_end],
+                                flate2::FlushDecompress::None,
+                            )
+                            .expect("valid");
+                        pos += (z.total_in() - in_before) as usize;
+                        produced += (z.total_out() - out_before) as usize;
+                        if status == flate2::Status::StreamEnd {
+                            break;
+                        }
+                    }
+                }),
                 ("libdeflate", |p, o| {
                     libdeflater::Decompressor::new()
                         .deflate_decompress(p, o)
                         .expect("valid");
                 }),
             ];
+            COPY_OUT.set(true);
             for (who, f) in runs {
                 f(&packed, &mut out);
                 check(&mut out, who);
             }
+            COPY_OUT.set(false);
             let out = std::cell::RefCell::new(out);
             let mut contenders: Vec<Contender<'_>> = runs
                 .iter()
@@ -178,6 +235,10 @@ fn codecs(rounds: usize) {
                     ("ngi", "libdeflate"),
                     ("ngi", "ngi-round1"),
                     ("ngi-stream", "ngi"),
+                    ("zlib-rs-stream", "zlib-rs"),
+                    ("ngi-stream", "zlib-rs-stream"),
+                    ("ngi-in-place", "ngi"),
+                    ("ngi-in-place", "ngi-stream"),
                 ],
             );
         }

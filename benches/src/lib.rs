@@ -1,6 +1,7 @@
 //! Inputs shared by the ngi benches: large archives built deterministically.
 
 use ngi_core::Method;
+use ngi_core::codec::inflate::InPlaceDecoder;
 use ngi_core::codec::{Decoder, Status};
 use ngi_core::nres::{NewEntry, Writer};
 use ngi_core::rsli::{Builder, MAX_ENTRIES};
@@ -82,6 +83,45 @@ pub fn stream(
             )
             .expect("valid stream");
         pos += p.consumed;
+        produced += p.produced;
+        if p.status == Status::Done {
+            return produced;
+        }
+    }
+}
+
+/// Streams `packed` through an [`InPlaceDecoder`] of `expected` bytes with `in_chunk` bytes
+/// of input and `out_chunk` bytes of room per call, in `buf` (at least a window and
+/// `out_chunk` long), sliding the window when the room runs out; each call's bytes are
+/// handed to `sink` where they are (as a writer would write them on). Returns the bytes
+/// produced. Panics on a decoding error.
+pub fn stream_in_place(
+    packed: &[u8],
+    expected: u64,
+    buf: &mut [u8],
+    in_chunk: usize,
+    out_chunk: usize,
+    mut sink: impl FnMut(&[u8]),
+) -> usize {
+    let mut d = InPlaceDecoder::new(expected);
+    let (mut pos, mut at, mut produced) = (0, 0, 0);
+    loop {
+        if buf.len() - at < out_chunk {
+            at = d.slide(buf, at, &packed[pos..]);
+        }
+        let end = (pos + in_chunk).min(packed.len());
+        let room_end = at + out_chunk;
+        let p = d
+            .decode(
+                &packed[pos..end],
+                &mut buf[..room_end],
+                at,
+                end == packed.len(),
+            )
+            .expect("valid stream");
+        sink(&buf[at..at + p.produced]);
+        pos += p.consumed;
+        at += p.produced;
         produced += p.produced;
         if p.status == Status::Done {
             return produced;
