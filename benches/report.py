@@ -30,6 +30,7 @@ DECODERS = [
     ("ngi/one-shot", "ngi one-shot"),
     ("ngi-round1/one-shot", "ngi round 1 one-shot"),
     ("ngi/streaming", "ngi streaming"),
+    ("ngi/in-place", "ngi in place"),
 ]
 BASE = "miniz_oxide/one-shot"
 INPUT_ORDER = ["text", "binary", "perl", "gz"]
@@ -42,6 +43,7 @@ MEANS = [
     ("ngi/one-shot", "libdeflate/one-shot", "ngi one-shot / libdeflate one-shot"),
     ("ngi/one-shot", "ngi-round1/one-shot", "ngi one-shot / ngi round 1 one-shot"),
     ("ngi/streaming", "ngi/one-shot", "ngi streaming / ngi one-shot"),
+    ("ngi/in-place", "ngi/one-shot", "ngi in place / ngi one-shot"),
     ("miniz_oxide/streaming", BASE, "miniz_oxide streaming / miniz_oxide one-shot"),
 ]
 GROUP = re.compile(r"^inflate/(?P<input>[^/]+)/level(?P<level>\d+)$")
@@ -115,7 +117,10 @@ def main():
     if not rows:
         sys.exit(f"no inflate/* results below {criterion}")
 
-    cols = [title for _, title in DECODERS] + ["ngi streaming / one-shot"]
+    cols = [title for _, title in DECODERS] + [
+        "ngi streaming / one-shot",
+        "ngi in place / one-shot",
+    ]
     print(f"Criterion {args.stat} per call; × = speed relative to miniz_oxide one-shot.")
     print()
     print("| input | level | " + " | ".join(cols) + " |")
@@ -130,8 +135,9 @@ def main():
             ratio = speed(times, decoder, BASE)
             tail = f" · {ratio:.2f}×" if ratio is not None else ""
             cells.append(fmt_time(times[decoder]) + tail)
-        s = speed(times, "ngi/streaming", "ngi/one-shot")
-        cells.append(f"{s:.2f}" if s is not None else "—")
+        for form in ("ngi/streaming", "ngi/in-place"):
+            s = speed(times, form, "ngi/one-shot")
+            cells.append(f"{s:.2f}" if s is not None else "—")
         print(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
 
     print()

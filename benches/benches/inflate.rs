@@ -14,7 +14,11 @@
 //!   (commit fbbfea1, frozen in `benches/round1`), so the gain of this round is a ratio
 //!   from one run;
 //! - `ngi/streaming`: `InflateDecoder` fed 64 KiB of input and 32 KiB of output room per
-//!   call.
+//!   call;
+//! - `ngi/in-place`: `InPlaceDecoder` fed 64 KiB of input per call into a buffer of a window
+//!   and 32 KiB of room, each call's bytes copied into the final output (as the
+//!   miniz_oxide streaming row copies its own; `benches/examples/paired.rs` times it
+//!   without the copy, its bytes read where they are).
 //!
 //! Every decoder builds its state inside the timed loop. After each benchmark the output
 //! buffer is compared with the input (and then cleared), so a wrong decoder fails the bench.
@@ -126,6 +130,7 @@ fn inflate_bench(c: &mut Criterion) {
         ("gz", corpus::gzipped(256 * 1024)),
     ];
     let mut ring = vec![0u8; OUT_CHUNK];
+    let mut in_place = vec![0u8; inflate::WINDOW_SIZE + OUT_CHUNK];
     for (name, data) in &inputs {
         for level in [1u8, 6, 9] {
             let mut group = c.benchmark_group(format!("inflate/{name}/level{level}"));
@@ -179,6 +184,13 @@ fn inflate_bench(c: &mut Criterion) {
             );
             run(g, ("ngi", "streaming"), &packed, data, &mut out, |p, o| {
                 ngi_benches::stream(&mut InflateDecoder::new(n), p, o, IN_CHUNK, OUT_CHUNK)
+            });
+            run(g, ("ngi", "in-place"), &packed, data, &mut out, |p, o| {
+                let mut at = 0;
+                ngi_benches::stream_in_place(p, n, &mut in_place, IN_CHUNK, OUT_CHUNK, |b| {
+                    o[at..at + b.len()].copy_from_slice(b);
+                    at += b.len();
+                })
             });
             group.finish();
         }

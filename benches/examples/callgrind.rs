@@ -55,6 +55,10 @@ enum Work {
 enum Form {
     OneShot,
     Stream(usize, usize),
+    /// `InPlaceDecoder` (Deflate rows only): 64 KiB of input per call into a buffer of a
+    /// window and 32 KiB of room, each call's bytes copied into the output (so that it is
+    /// checked; the copies are `memcpy`'s lines in the counts).
+    InPlace,
     /// A peer's one-shot inflate, to compare counts with (Deflate rows only).
     Peer(Peer),
 }
@@ -77,6 +81,7 @@ fn rows() -> Vec<(String, Work, Form)> {
     for input in ["text", "binary", "perl"] {
         for level in [1u8, 6, 9] {
             let peers = [
+                ("in-place", Form::InPlace),
                 ("zlib-rs", Form::Peer(Peer::ZlibRs)),
                 ("libdeflate", Form::Peer(Peer::Libdeflate)),
             ];
@@ -157,7 +162,15 @@ fn measured(work: Work, form: Form, data: &[u8], packed: &[u8], out: &mut [u8]) 
         (Work::Inflate(_), Form::Peer(Peer::Libdeflate)) => libdeflater::Decompressor::new()
             .deflate_decompress(packed, out)
             .unwrap_or(0),
-        (_, Form::Peer(_)) => 0,
+        (Work::Inflate(_), Form::InPlace) => {
+            let mut buf = vec![0u8; inflate::WINDOW_SIZE + (32 << 10)];
+            let mut at = 0;
+            ngi_benches::stream_in_place(packed, n, &mut buf, 64 << 10, 32 << 10, |b| {
+                out[at..at + b.len()].copy_from_slice(b);
+                at += b.len();
+            })
+        }
+        (_, Form::Peer(_) | Form::InPlace) => 0,
     }
 }
 
