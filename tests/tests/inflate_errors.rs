@@ -508,9 +508,26 @@ fn one_call(s: &[u8], size: usize) -> NgiRun {
 /// The same with random pieces of input and of output room (1 to 64 bytes each, drawn
 /// from `seed`); the bytes the failing call wrote count, as above.
 fn in_pieces(s: &[u8], size: usize, seed: u64) -> NgiRun {
-    let mut d = InflateDecoder::new(size as u64);
+    pieces(
+        &mut InflateDecoder::new(size as u64),
+        s,
+        size,
+        Rng::new(seed),
+    )
+}
+
+/// The same through the in-place form (the window in the decoder's buffer, here a
+/// window and 1 to 400 bytes of room, so that long streams slide it often).
+fn in_place_pieces(s: &[u8], size: usize, seed: u64) -> NgiRun {
+    let mut rng = Rng::new(seed ^ 0x1951);
+    let room = 1 + rng.below(400);
+    pieces(&mut chunked::InPlace::new(size as u64, room), s, size, rng)
+}
+
+/// `d` fed `s` in pieces of input and room of 1 to 64 bytes drawn from `rng`, into
+/// `size` bytes.
+fn pieces(d: &mut dyn Decoder, s: &[u8], size: usize, mut rng: Rng) -> NgiRun {
     let mut out = vec![0u8; size];
-    let mut rng = Rng::new(seed);
     let (mut i, mut o) = (0usize, 0usize);
     let end = loop {
         let ie = i + (s.len() - i).min(1 + rng.below(64));
@@ -521,33 +538,6 @@ fn in_pieces(s: &[u8], size: usize, seed: u64) -> NgiRun {
                 i += p.consumed;
                 o += p.produced;
                 assert_eq!(d.produced_total(), o as u64);
-                if p.status == Status::Done {
-                    break Ok(i);
-                }
-            }
-            Err(e) => break Err(e),
-        }
-    };
-    out.truncate(d.produced_total() as usize);
-    (end, out)
-}
-
-/// The same through the in-place form (the window in the decoder's buffer, here a
-/// window and 1 to 400 bytes of room, so that long streams slide it often), pieces as
-/// above.
-fn in_place_pieces(s: &[u8], size: usize, seed: u64) -> NgiRun {
-    let mut rng = Rng::new(seed ^ 0x1951);
-    let mut d = chunked::InPlace::new(size as u64, 1 + rng.below(400));
-    let mut out = vec![0u8; size];
-    let (mut i, mut o) = (0usize, 0usize);
-    let end = loop {
-        let ie = i + (s.len() - i).min(1 + rng.below(64));
-        let oe = o + (size - o).min(1 + rng.below(64));
-        match d.decode(&s[i..ie], &mut out[o..oe], ie == s.len()) {
-            Ok(p) => {
-                assert!(p.consumed > 0 || p.produced > 0 || (ie == i && oe == o));
-                i += p.consumed;
-                o += p.produced;
                 if p.status == Status::Done {
                     break Ok(i);
                 }
