@@ -115,6 +115,11 @@ impl InPlaceDecoder {
     /// final block starts), so stored data is copied once, not twice. `end` past the
     /// buffer counts as its length; so does `end` past the bytes produced.
     ///
+    /// `end` must be where the decoded bytes end in `buf`, and `rest` the input that the
+    /// next calls are given first (the [`Decoder`](crate::Decoder) contract's unconsumed
+    /// input): with others the look ahead may keep too few bytes, and later ones decode
+    /// wrong (the same trust the window-keeping form puts in its unconsumed input).
+    ///
     /// A buffer of a window or less may have no room left after a slide: give the
     /// decoder a larger one.
     pub fn slide(&mut self, buf: &mut [u8], end: usize, rest: &[u8]) -> usize {
