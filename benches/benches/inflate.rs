@@ -186,11 +186,7 @@ fn inflate_bench(c: &mut Criterion) {
                 ngi_benches::stream(&mut InflateDecoder::new(n), p, o, IN_CHUNK, OUT_CHUNK)
             });
             run(g, ("ngi", "in-place"), &packed, data, &mut out, |p, o| {
-                let mut at = 0;
-                ngi_benches::stream_in_place(p, n, &mut in_place, IN_CHUNK, OUT_CHUNK, |b| {
-                    o[at..at + b.len()].copy_from_slice(b);
-                    at += b.len();
-                })
+                ngi_benches::stream_in_place_into(p, o, &mut in_place, IN_CHUNK, OUT_CHUNK)
             });
             group.finish();
         }

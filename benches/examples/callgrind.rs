@@ -164,11 +164,7 @@ fn measured(work: Work, form: Form, data: &[u8], packed: &[u8], out: &mut [u8]) 
             .unwrap_or(0),
         (Work::Inflate(_), Form::InPlace) => {
             let mut buf = vec![0u8; inflate::WINDOW_SIZE + (32 << 10)];
-            let mut at = 0;
-            ngi_benches::stream_in_place(packed, n, &mut buf, 64 << 10, 32 << 10, |b| {
-                out[at..at + b.len()].copy_from_slice(b);
-                at += b.len();
-            })
+            ngi_benches::stream_in_place_into(packed, out, &mut buf, 64 << 10, 32 << 10)
         }
         (_, Form::Peer(_) | Form::InPlace) => 0,
     }

@@ -155,22 +155,15 @@ fn codecs(rounds: usize) {
                 // call's bytes read where they are (copied out only to be checked).
                 ("ngi-in-place", |p, o| {
                     IN_PLACE.with_borrow_mut(|buf| {
-                        let mut at = 0;
-                        let check = COPY_OUT.get();
-                        ngi_benches::stream_in_place(
-                            p,
-                            o.len() as u64,
-                            buf,
-                            64 << 10,
-                            32 << 10,
-                            |b| {
-                                if check {
-                                    o[at..at + b.len()].copy_from_slice(b);
-                                }
-                                at += b.len();
+                        let (i, r) = (64 << 10, 32 << 10);
+                        if COPY_OUT.get() {
+                            ngi_benches::stream_in_place_into(p, o, buf, i, r);
+                        } else {
+                            let n = o.len() as u64;
+                            ngi_benches::stream_in_place(p, n, buf, i, r, |b| {
                                 black_box(b);
-                            },
-                        );
+                            });
+                        }
                     });
                 }),
                 ("ngi-round1", |p, o| {

@@ -129,6 +129,22 @@ pub fn stream_in_place(
     }
 }
 
+/// [`stream_in_place`] with each call's bytes copied into `out` (the exact-size output),
+/// for the benches that check it.
+pub fn stream_in_place_into(
+    packed: &[u8],
+    out: &mut [u8],
+    buf: &mut [u8],
+    in_chunk: usize,
+    out_chunk: usize,
+) -> usize {
+    let mut at = 0;
+    stream_in_place(packed, out.len() as u64, buf, in_chunk, out_chunk, |b| {
+        out[at..at + b.len()].copy_from_slice(b);
+        at += b.len();
+    })
+}
+
 /// Exactly `len` bytes of the file at `path`: its first `len` bytes, or the whole file
 /// repeated when it is shorter. Panics, naming the file, when it cannot be read or is empty.
 pub fn file_bytes(path: &str, len: usize) -> Vec<u8> {
