@@ -123,8 +123,48 @@ impl InPlaceDecoder {
     /// A buffer of a window or less may have no room left after a slide: give the
     /// decoder a larger one.
     pub fn slide(&mut self, buf: &mut [u8], end: usize, rest: &[u8]) -> usize {
+        let end = end.min(buf.len());
+        let keep = self.retain(end, rest);
+        // `retain` keeps at most `end` bytes (fewer when fewer were produced).
+        buf.copy_within(end - keep..end, 0);
+        keep
+    }
+
+    /// [`slide`](InPlaceDecoder::slide) without the move, for a caller that goes on in
+    /// another buffer (while a writer still has this one): how many of the bytes before
+    /// `end` (where the decoded bytes end in this buffer) a later match can still reach.
+    /// Copy that many, the last ones before `end`, to the front of the next buffer, and go
+    /// on there with `at` at their end. Never more than `end` or the bytes produced; the
+    /// same rules for `end` and `rest` as for `slide`.
+    ///
+    /// ```
+    /// use ngi_core::codec::inflate::{InPlaceDecoder, WINDOW_SIZE};
+    ///
+    /// // zlib's fixed-Huffman block for "aaaaaa", into a first buffer of 4 bytes.
+    /// let packed = [0x4B, 0x4C, 0x04, 0x01, 0x00];
+    /// let mut d = InPlaceDecoder::new(6);
+    /// let mut first = [0u8; 4];
+    /// let p = d.decode(&packed, &mut first, 0, true).unwrap();
+    /// assert_eq!(p.produced, 4);
+    /// // A match may reach all four: they go to the front of the next buffer.
+    /// let keep = d.retain(4, &packed[p.consumed..]);
+    /// assert_eq!(keep, 4);
+    /// let mut next = vec![0u8; WINDOW_SIZE + 4096];
+    /// next[..keep].copy_from_slice(&first[4 - keep..]);
+    /// let q = d.decode(&packed[p.consumed..], &mut next, keep, true).unwrap();
+    /// assert_eq!(&next[keep..keep + q.produced], b"aa");
+    ///
+    /// // A final stored block of 40 000 bytes: once 1000 are out, the rest of the block
+    /// // pushes them out of the window before any match could come, so none is kept.
+    /// let mut packed = vec![0x01, 0x40, 0x9C, 0xBF, 0x63];
+    /// packed.extend((0..40_000u32).map(|i| i as u8));
+    /// let mut d = InPlaceDecoder::new(40_000);
+    /// let p = d.decode(&packed, &mut [0u8; 1000], 0, false).unwrap();
+    /// assert_eq!(d.retain(1000, &packed[p.consumed..]), 0);
+    /// ```
+    pub fn retain(&mut self, end: usize, rest: &[u8]) -> usize {
         let produced = self.core.tally.produced();
-        let end = (end as u64).min(produced).min(buf.len() as u64) as usize;
+        let end = (end as u64).min(produced) as usize;
         let mut keep = end.min(WINDOW_SIZE);
         // Fewer only where no match can reach them (the floor moves up to say so, and
         // nowhere else: `decode` holds every other slide to a whole window).
@@ -137,7 +177,6 @@ impl InPlaceDecoder {
             keep = WINDOW_SIZE.saturating_sub(ahead);
             self.floor = self.floor.max(produced - keep as u64);
         }
-        buf.copy_within(end - keep..end, 0);
         keep
     }
 
