@@ -3,11 +3,13 @@
 //! never grows with the archive.
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::Path;
 
 use ngi_core::archive::{Catalog, Entry, Error, Format};
-use ngi_core::io::{OpenError, ReadAt};
+use ngi_core::codec::Status;
+use ngi_core::codec::inflate::{InPlaceDecoder, WINDOW_SIZE};
+use ngi_core::io::{OpenError, RangeReader, ReadAt, StreamDecoder};
 use ngi_core::limits::{Budget, LimitError, Limits};
 use ngi_core::{Method, OpenOptions};
 
@@ -169,27 +171,48 @@ impl ArchiveFile {
         index: usize,
         out: &mut dyn Write,
     ) -> Result<(u64, u64), EntryError> {
-        self.stream_chunks(index, CHUNK, &mut |chunk, len| out.write_all(&chunk[..len]))
+        self.stream_chunks(index, CHUNK, &mut |buffer, chunk| chunk.write(buffer, out))
     }
 
     /// [`stream_admitted`](ArchiveFile::stream_admitted) in chunks of `chunk_len` bytes
-    /// (the last one shorter), given away: `hand_over(chunk, len)` gets each as
-    /// `chunk[..len]`, and may swap the buffer for another to keep it (see
-    /// [`write_behind`](crate::write_behind::write_behind)); the one left is resized to
-    /// `chunk_len`. Its error is reported as the output's. Before a fault of the entry,
+    /// (the last one shorter), given away: `hand_over(buffer, chunk)` gets each as
+    /// `buffer[chunk.bytes]`, and may swap the buffer for another to keep it (see
+    /// [`write_behind`](crate::write_behind::write_behind)) as long as the one left
+    /// starts with the chunk's [`carry`](Chunk::carry) (the Deflate window the decoding
+    /// goes on with). Its error is reported as the output's. Before a fault of the entry,
     /// what was decoded ahead of it is handed over as a last, short chunk.
     pub fn stream_chunks(
         &self,
         index: usize,
         chunk_len: usize,
-        hand_over: &mut dyn FnMut(&mut Vec<u8>, usize) -> std::io::Result<()>,
+        hand_over: &mut dyn FnMut(&mut Vec<u8>, Chunk) -> std::io::Result<()>,
     ) -> Result<(u64, u64), EntryError> {
         let range = self.catalog.packed_range(index).map_err(archive_error)?;
+        let chunk_len = chunk_len.max(1);
+        let in_place = self
+            .catalog
+            .in_place_decoder(index)
+            .map_err(archive_error)?;
+        let (written, used) = match in_place {
+            Some(core) => self.inflate_chunks(index, core, range.clone(), chunk_len, hand_over)?,
+            None => self.read_chunks(index, chunk_len, hand_over)?,
+        };
+        Ok((written, (range.end - range.start).saturating_sub(used)))
+    }
+
+    /// [`stream_chunks`](ArchiveFile::stream_chunks) through the entry's reader, each
+    /// chunk read into the buffer from its start: the bytes written and the packed bytes
+    /// used.
+    fn read_chunks(
+        &self,
+        index: usize,
+        chunk_len: usize,
+        hand_over: &mut dyn FnMut(&mut Vec<u8>, Chunk) -> std::io::Result<()>,
+    ) -> Result<(u64, u64), EntryError> {
         let mut reader = self
             .catalog
             .reader(index, &self.file)
             .map_err(archive_error)?;
-        let chunk_len = chunk_len.max(1);
         let mut buffer = vec![0u8; chunk_len];
         let mut written = 0u64;
         loop {
@@ -197,7 +220,7 @@ impl ArchiveFile {
             buffer.resize(chunk_len, 0);
             let (filled, fault) = fill(&mut reader, &mut buffer, index);
             if filled > 0 {
-                hand_over(&mut buffer, filled).map_err(EntryError::Output)?;
+                hand_over(&mut buffer, Chunk::new(0..filled, 0)).map_err(EntryError::Output)?;
                 written += filled as u64;
             }
             if let Some(fault) = fault {
@@ -207,8 +230,110 @@ impl ArchiveFile {
                 break;
             }
         }
-        let used = reader.decoder().consumed();
-        Ok((written, (range.end - range.start).saturating_sub(used)))
+        Ok((written, reader.decoder().consumed()))
+    }
+
+    /// [`stream_chunks`](ArchiveFile::stream_chunks) of a Deflate entry, decoded with its
+    /// window in the buffer, before each chunk (`core`, an
+    /// [`InPlaceDecoder`](ngi_core::codec::inflate::InPlaceDecoder)): matches read the
+    /// bytes where they are, and only the window is copied, once per chunk, where the
+    /// window-keeping decoder of the entry's reader copies every read's output into its
+    /// own window (`ngi cat` 11-15 % faster; BENCHMARKS.md). The same bytes, chunks and
+    /// faults as through the reader.
+    fn inflate_chunks(
+        &self,
+        index: usize,
+        mut core: StreamDecoder<InPlaceDecoder>,
+        range: std::ops::Range<u64>,
+        chunk_len: usize,
+        hand_over: &mut dyn FnMut(&mut Vec<u8>, Chunk) -> std::io::Result<()>,
+    ) -> Result<(u64, u64), EntryError> {
+        let mut packed = RangeReader::new(&self.file, range);
+        let len = WINDOW_SIZE + chunk_len;
+        let mut buffer = vec![0u8; len];
+        // `buffer[..start]` is the window carried over, `buffer[start..at]` the chunk
+        // decoded so far.
+        let (mut start, mut at) = (0, 0);
+        let mut written = 0u64;
+        loop {
+            let (carry, fault, done) = match packed.fill_buf() {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let e = archive_error(format_args!("entry {index}: reading it: {e}"));
+                    (0, Some(e), false)
+                }
+                Ok(input) => {
+                    let ended = input.is_empty();
+                    let end = start + chunk_len;
+                    match core.decode_in_place(input, ended, &mut buffer[..end], at) {
+                        Err(e) => (0, Some(archive_error(e)), false),
+                        Ok(p) => {
+                            at += p.produced;
+                            let done = p.status == Status::Done;
+                            // What the next calls are given first decides how much of
+                            // the window a stored block lets go.
+                            let carry = if at == end && !done {
+                                core.retain(at, &input[p.consumed..])
+                            } else {
+                                0
+                            };
+                            packed.consume(p.consumed);
+                            (carry, None, done)
+                        }
+                    }
+                }
+            };
+            let full = at == start + chunk_len;
+            if at > start && (full || done || fault.is_some()) {
+                hand_over(&mut buffer, Chunk::new(start..at, carry)).map_err(EntryError::Output)?;
+                written += (at - start) as u64;
+                // A buffer of another length back would not hold the next chunk.
+                buffer.resize(len, 0);
+                (start, at) = (carry, carry);
+            }
+            if let Some(fault) = fault {
+                return Err(fault);
+            }
+            if done {
+                return Ok((written, core.consumed()));
+            }
+        }
+    }
+}
+
+/// One chunk of decoded bytes handed over by
+/// [`stream_chunks`](ArchiveFile::stream_chunks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    /// Where the chunk's bytes are in the buffer handed over.
+    pub bytes: std::ops::Range<usize>,
+    /// How many of the chunk's last bytes the buffer left after the hand-over must start
+    /// with: the window of a Deflate entry decoded in place, 0 otherwise.
+    pub carry: usize,
+}
+
+impl Chunk {
+    fn new(bytes: std::ops::Range<usize>, carry: usize) -> Chunk {
+        debug_assert!(carry <= bytes.end);
+        Chunk { bytes, carry }
+    }
+
+    /// Writes the chunk from `buffer` into `out`, then moves its carry to the front:
+    /// the hand-over of a caller that keeps the buffer.
+    pub fn write(&self, buffer: &mut [u8], out: &mut dyn Write) -> std::io::Result<()> {
+        out.write_all(&buffer[self.bytes.clone()])?;
+        self.carry_into(buffer, None);
+        Ok(())
+    }
+
+    /// The carry: the last `carry` bytes before `bytes.end` of `from` (or of `to` itself
+    /// when `from` is `None`) to the front of `to`.
+    pub fn carry_into(&self, to: &mut [u8], from: Option<&[u8]>) {
+        let end = self.bytes.end;
+        match from {
+            Some(from) => to[..self.carry].copy_from_slice(&from[end - self.carry..end]),
+            None => to.copy_within(end - self.carry..end, 0),
+        }
     }
 }
 
@@ -375,9 +500,10 @@ mod tests {
     /// Entry 0 of `archive` in chunks of `chunk` bytes.
     fn chunks(archive: &ArchiveFile, chunk: usize) -> Handed {
         let (mut lens, mut bytes) = (Vec::new(), Vec::new());
-        let result = archive.stream_chunks(0, chunk, &mut |b, n| {
-            lens.push(n);
-            bytes.extend_from_slice(&b[..n]);
+        let result = archive.stream_chunks(0, chunk, &mut |b, c| {
+            lens.push(c.bytes.len());
+            bytes.extend_from_slice(&b[c.bytes.clone()]);
+            c.carry_into(b, None);
             Ok(())
         });
         (lens, bytes, result)

@@ -7,11 +7,15 @@
 //! so memory stays at two chunks whatever the entry's size.
 
 use std::io::{self, Write};
+use std::ops::Range;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
-/// Runs `produce` with a `hand_over(chunk, len)` that passes `chunk[..len]` to a thread
-/// writing it into `out`, and leaves a buffer of the same length in `chunk` for the next
-/// one. The chunks are written in the order they are handed over, each whole, and `out`
+use crate::open::Chunk;
+
+/// Runs `produce` with a `hand_over(buffer, chunk)` that passes `buffer[chunk.bytes]` to
+/// a thread writing it into `out`, and leaves in `buffer` another of the same length,
+/// starting with the chunk's carry (the window a Deflate entry decoded in place goes on
+/// with). The chunks are written in the order they are handed over, each whole, and `out`
 /// is flushed after the last unless a write failed.
 ///
 /// Returns what `produce` returned and how the writing went. Once a write fails, the
@@ -21,25 +25,34 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 /// and a panic on either side is raised again here once both have stopped.
 pub fn write_behind<T>(
     out: &mut (dyn Write + Send),
-    produce: impl FnOnce(&mut dyn FnMut(&mut Vec<u8>, usize) -> io::Result<()>) -> T,
+    produce: impl FnOnce(&mut dyn FnMut(&mut Vec<u8>, Chunk) -> io::Result<()>) -> T,
 ) -> (T, io::Result<()>) {
-    let (full_tx, full_rx) = sync_channel::<(Vec<u8>, usize)>(1);
+    let (full_tx, full_rx) = sync_channel::<(Vec<u8>, Range<usize>)>(1);
     // At most one buffer waits here: the decoder holds the other.
     let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(1);
     std::thread::scope(|scope| {
         let writer = scope.spawn(move || write_all(out, &full_rx, &empty_tx));
         let mut first = true;
-        let mut hand_over = |chunk: &mut Vec<u8>, len: usize| {
+        let mut hand_over = |buffer: &mut Vec<u8>, chunk: Chunk| {
             // The second buffer is made at the first hand-over, as long as the first, so
             // that it never waits and an entry failing before its first chunk never
             // needs it.
-            let spare = if std::mem::take(&mut first) {
-                vec![0u8; chunk.len()]
+            // Checked before a buffer is taken back, so that a refusal loses none.
+            if chunk.carry > chunk.bytes.end || chunk.bytes.end > buffer.len() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "a chunk or its carry outside its buffer",
+                ));
+            }
+            let mut spare = if std::mem::take(&mut first) {
+                vec![0u8; buffer.len()]
             } else {
                 empty_rx.recv().map_err(|_| writer_gone())?
             };
-            let full = std::mem::replace(chunk, spare);
-            full_tx.send((full, len)).map_err(|_| writer_gone())
+            spare.resize(buffer.len(), 0);
+            chunk.carry_into(&mut spare, Some(buffer));
+            let full = std::mem::replace(buffer, spare);
+            full_tx.send((full, chunk.bytes)).map_err(|_| writer_gone())
         };
         let produced = produce(&mut hand_over);
         // No more chunks: the writer ends once it has written the ones it has.
@@ -55,11 +68,11 @@ pub fn write_behind<T>(
 /// ends it, which the decoder sees as the channels closing.
 fn write_all(
     out: &mut (dyn Write + Send),
-    full: &Receiver<(Vec<u8>, usize)>,
+    full: &Receiver<(Vec<u8>, Range<usize>)>,
     empty: &SyncSender<Vec<u8>>,
 ) -> io::Result<()> {
-    for (chunk, len) in full {
-        let bytes = chunk.get(..len).ok_or_else(|| {
+    for (chunk, range) in full {
+        let bytes = chunk.get(range).ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "a chunk longer than its buffer",
@@ -113,7 +126,7 @@ mod tests {
     /// Hands over `chunks` chunks of `len` bytes, chunk `i` filled with `i`, and stops at
     /// the first refusal. Returns how many were handed over and the buffers' addresses.
     fn produce_chunks(
-        hand_over: &mut dyn FnMut(&mut Vec<u8>, usize) -> io::Result<()>,
+        hand_over: &mut dyn FnMut(&mut Vec<u8>, Chunk) -> io::Result<()>,
         chunks: usize,
         len: usize,
     ) -> (usize, Vec<*const u8>, io::Result<()>) {
@@ -123,7 +136,13 @@ mod tests {
             assert_eq!(chunk.len(), 16, "a buffer of the chunk's length comes back");
             chunk[..len].fill(i as u8);
             seen.push(chunk.as_ptr());
-            if let Err(e) = hand_over(&mut chunk, len) {
+            if let Err(e) = hand_over(
+                &mut chunk,
+                Chunk {
+                    bytes: 0..len,
+                    carry: 0,
+                },
+            ) {
                 return (i, seen, Err(e));
             }
         }
@@ -144,6 +163,68 @@ mod tests {
         buffers.sort();
         buffers.dedup();
         assert_eq!(buffers.len(), 2, "two buffers change hands, no more");
+    }
+
+    #[test]
+    fn the_buffer_back_starts_with_the_carry() {
+        let mut out = recorder(usize::MAX);
+        let (carried, written) = write_behind(&mut out, |h| {
+            let mut buffer: Vec<u8> = (0..16).collect();
+            let mut carried = Vec::new();
+            for i in 0..5u8 {
+                // Bytes 4..12 go out; the next buffer starts with bytes 9..12.
+                buffer[4..12].fill(10 + i);
+                buffer[11] = 20 + i;
+                h(
+                    &mut buffer,
+                    Chunk {
+                        bytes: 4..12,
+                        carry: 3,
+                    },
+                )
+                .unwrap();
+                carried.push(buffer[..3].to_vec());
+            }
+            // A carry longer than the bytes before the chunk's end is refused, and the
+            // buffers are all still there for the next.
+            let refused = h(
+                &mut buffer,
+                Chunk {
+                    bytes: 0..2,
+                    carry: 3,
+                },
+            );
+            assert_eq!(refused.unwrap_err().kind(), io::ErrorKind::InvalidInput);
+            h(
+                &mut buffer,
+                Chunk {
+                    bytes: 0..0,
+                    carry: 0,
+                },
+            )
+            .unwrap();
+            carried
+        });
+        assert!(written.is_ok());
+        for (i, c) in carried.iter().enumerate() {
+            let i = i as u8;
+            assert_eq!(c, &[10 + i, 10 + i, 20 + i], "carry of chunk {i}");
+        }
+        let expected: Vec<u8> = (0..5u8)
+            .flat_map(|i| {
+                [
+                    10 + i,
+                    10 + i,
+                    10 + i,
+                    10 + i,
+                    10 + i,
+                    10 + i,
+                    10 + i,
+                    20 + i,
+                ]
+            })
+            .collect();
+        assert_eq!(out.bytes, expected);
     }
 
     #[test]

@@ -32,8 +32,9 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
             archive.stream_chunks(index, CHUNK, hand_over)
         })
     } else {
-        let streamed =
-            archive.stream_chunks(index, CHUNK, &mut |chunk, len| out.write_all(&chunk[..len]));
+        let streamed = archive.stream_chunks(index, CHUNK, &mut |buffer, chunk| {
+            chunk.write(buffer, &mut *out)
+        });
         // Flushed unless a write failed, as on the writer thread.
         let flushed = match streamed {
             Err(EntryError::Output(_)) => Ok(()),
