@@ -395,6 +395,8 @@ fn cat(ngi: &Path, rounds: usize, base: Option<&Path>) {
     let n = data.len() as u64;
     let mut sink = vec![0u8; CHUNK];
     let sink = std::cell::RefCell::new(&mut sink);
+    // A window before `ngi cat`'s chunk: what the command decodes into.
+    let in_place = std::cell::RefCell::new(vec![0u8; inflate::WINDOW_SIZE + CHUNK]);
     let mut contenders: Vec<Contender<'_>> = vec![
         ("ngi cat | pipe", cat_into_pipe(ngi, &a, n, &sink)),
         ("ngi cat > null", cat_into_null(ngi, &a)),
@@ -419,6 +421,15 @@ fn cat(ngi: &Path, rounds: usize, base: Option<&Path>) {
             }),
         ),
         (
+            "in place alone",
+            Box::new(|| {
+                let mut buf = in_place.borrow_mut();
+                let total =
+                    ngi_benches::stream_in_place(&packed, n, &mut buf, CHUNK, CHUNK, |_| {});
+                assert_eq!(total as u64, n);
+            }),
+        ),
+        (
             "library, file",
             Box::new(|| {
                 let mut r = catalog.reader(0, &file).expect("entry 0");
@@ -439,6 +450,9 @@ fn cat(ngi: &Path, rounds: usize, base: Option<&Path>) {
         ("codec alone", "ngi cat | pipe"),
         ("codec alone", "ngi cat > null"),
         ("codec alone", "library, file"),
+        ("in place alone", "ngi cat | pipe"),
+        ("in place alone", "ngi cat > null"),
+        ("codec alone", "in place alone"),
     ];
     if let Some(base) = base {
         contenders.push(("base cat | pipe", cat_into_pipe(base, &a, n, &sink)));
