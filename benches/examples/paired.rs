@@ -318,18 +318,21 @@ fn jobs_archive(dir: &Path) -> PathBuf {
     archive
 }
 
-fn jobs(ngi: &Path, rounds: usize) {
+/// `extract` and `verify` of 200 Deflate entries with `-j 2` against `-j 1`, and, given
+/// a `base` binary, each of `ngi`'s against the same run of the base's.
+fn jobs(ngi: &Path, rounds: usize, base: Option<&Path>) {
     let dir = std::env::temp_dir().join(format!("ngi-paired-{}", std::process::id()));
     let archive = jobs_archive(&dir);
     let out = dir.join("out");
-    let run = |args: &[&str]| {
-        let status = Command::new(ngi)
+    let run_with = |binary: &Path, args: &[&str]| {
+        let status = Command::new(binary)
             .args(args)
             .stdout(Stdio::null())
             .status()
             .expect("ngi runs");
-        assert!(status.success(), "ngi {args:?} failed");
+        assert!(status.success(), "{} {args:?} failed", binary.display());
     };
+    let run = |args: &[&str]| run_with(ngi, args);
     let a = archive.to_str().expect("UTF-8 temporary path");
     let o = out.to_str().expect("UTF-8 temporary path");
     println!(
@@ -348,15 +351,25 @@ fn jobs(ngi: &Path, rounds: usize) {
         ("verify -j 2", Box::new(|| run(&["verify", "-j", "2", a]))),
         ("verify -j 1", Box::new(|| run(&["verify", "-j", "1", a]))),
     ];
-    paired(
-        "200 x 256 KiB",
-        rounds,
-        &mut contenders,
-        &[
-            ("extract -j 2", "extract -j 1"),
-            ("verify -j 2", "verify -j 1"),
-        ],
-    );
+    let mut pairs = vec![
+        ("extract -j 2", "extract -j 1"),
+        ("verify -j 2", "verify -j 1"),
+    ];
+    if let Some(base) = base {
+        contenders.push((
+            "base extract -j 1",
+            Box::new(move || run_with(base, &["extract", "-j", "1", "--force", "-o", o, a])),
+        ));
+        contenders.push((
+            "base verify -j 1",
+            Box::new(move || run_with(base, &["verify", "-j", "1", a])),
+        ));
+        pairs.extend([
+            ("extract -j 1", "base extract -j 1"),
+            ("verify -j 1", "base verify -j 1"),
+        ]);
+    }
+    paired("200 x 256 KiB", rounds, &mut contenders, &pairs);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -536,12 +549,14 @@ fn main() {
             cat(Path::new(ngi), rounds(2, 5), args.get(3).map(Path::new));
         }
         Some("jobs") => {
-            let ngi = args.get(1).expect("usage: paired jobs NGI_BINARY [ROUNDS]");
-            jobs(Path::new(ngi), rounds(2, 10));
+            let ngi = args
+                .get(1)
+                .expect("usage: paired jobs NGI_BINARY [ROUNDS [BASE_NGI_BINARY]]");
+            jobs(Path::new(ngi), rounds(2, 10), args.get(3).map(Path::new));
         }
         _ => {
             eprintln!(
-                "usage: paired codecs [ROUNDS] | paired lzhuf [ROUNDS] | paired jobs NGI_BINARY [ROUNDS] | paired cat NGI_BINARY [ROUNDS [BASE_NGI_BINARY]]"
+                "usage: paired codecs [ROUNDS] | paired lzhuf [ROUNDS] | paired jobs NGI_BINARY [ROUNDS [BASE_NGI_BINARY]] | paired cat NGI_BINARY [ROUNDS [BASE_NGI_BINARY]]"
             );
             std::process::exit(2);
         }
