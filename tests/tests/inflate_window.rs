@@ -221,3 +221,36 @@ fn in_place_history_must_be_the_window() {
     // After the end nothing is kept.
     assert_eq!(d.slide(&mut big, at + p.produced, &[]), 0);
 }
+
+/// `slide` given an `end` past the bytes produced counts only those, and moves those
+/// (not the bytes before the `end` given): the decoding goes on right.
+#[test]
+fn a_slide_past_the_bytes_produced_keeps_them() {
+    let mut data = ngi_tests::corpus::text(3_000);
+    data.truncate(3_000);
+    let packed = miniz_oxide::deflate::compress_to_vec(&data, 6);
+    let mut d = InPlaceDecoder::new(data.len() as u64);
+    let mut buf = vec![0xEEu8; 100_000];
+    // The input cut short halfway.
+    let p = d
+        .decode(&packed[..packed.len() / 2], &mut buf, 0, false)
+        .unwrap();
+    assert_eq!(p.status, Status::NeedInput);
+    let n = p.produced;
+    assert!(n > 0 && n < 3_000, "{n} bytes");
+    let rest = &packed[p.consumed..];
+    let len = buf.len();
+    let at = d.slide(&mut buf, len, rest);
+    assert_eq!(at, n);
+    assert_eq!(
+        &buf[..n],
+        &data[..n],
+        "the bytes produced stay at the front"
+    );
+    let q = d.decode(rest, &mut buf, at, true).unwrap();
+    assert_eq!(q.status, Status::Done);
+    assert!(
+        buf[..at + q.produced] == data[..],
+        "decoded on from the slide"
+    );
+}

@@ -3,7 +3,7 @@
 use core::ops::Range;
 
 use super::{Entry, EntryStore, Error, Format, Native, Opener};
-use crate::codec::Unpacker;
+use crate::codec::{Method, Unpacker};
 use crate::limits::Limits;
 use crate::nres;
 use crate::options::OpenOptions;
@@ -261,6 +261,16 @@ impl<S: EntryStore> Catalog<S> {
     /// Entry `index`'s checked packed range, the entry, and its decoder: what every reader
     /// of an entry starts from, worked out once.
     pub(crate) fn decoding(&self, index: usize) -> Result<(Range<u64>, &Entry, Unpacker), Error> {
+        let (range, entry, method) = self.decoding_method(index)?;
+        Ok((range, entry, Unpacker::new(method, entry.key, entry.size)))
+    }
+
+    /// [`decoding`](Catalog::decoding) without the decoder: the method to build one of
+    /// the caller's choice for.
+    pub(crate) fn decoding_method(
+        &self,
+        index: usize,
+    ) -> Result<(Range<u64>, &Entry, Method), Error> {
         let range = self.packed_range(index)?;
         let entry = self.get(index)?;
         // `packed_range` refuses RsLi flags naming no method, and NRes has only one.
@@ -270,7 +280,7 @@ impl<S: EntryStore> Catalog<S> {
                 entry: entry.index,
                 flags: entry.as_rsli().map_or(0, |e| e.flags),
             }))?;
-        Ok((range, entry, Unpacker::new(method, entry.key, entry.size)))
+        Ok((range, entry, method))
     }
 
     /// Entry `index`'s packed bytes within `file`, the bytes of the whole file this

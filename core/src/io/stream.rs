@@ -395,8 +395,8 @@ impl<S: EntryStore> Catalog<S> {
         &self,
         index: usize,
     ) -> Result<Option<StreamDecoder<InPlaceDecoder>>, Error> {
-        let (range, entry, _) = self.decoding(index)?;
-        Ok((entry.method == Some(Method::Deflate)).then(|| {
+        let (range, entry, method) = self.decoding_method(index)?;
+        Ok((method == Method::Deflate).then(|| {
             StreamDecoder::from_decoder(InPlaceDecoder::new(entry.size))
                 .at(Some(entry.index), range.start)
         }))

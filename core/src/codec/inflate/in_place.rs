@@ -123,9 +123,9 @@ impl InPlaceDecoder {
     /// A buffer of a window or less may have no room left after a slide: give the
     /// decoder a larger one.
     pub fn slide(&mut self, buf: &mut [u8], end: usize, rest: &[u8]) -> usize {
-        let end = end.min(buf.len());
+        let end = (end.min(buf.len()) as u64).min(self.core.tally.produced()) as usize;
         let keep = self.retain(end, rest);
-        // `retain` keeps at most `end` bytes (fewer when fewer were produced).
+        // `retain` keeps at most `end` bytes.
         buf.copy_within(end - keep..end, 0);
         keep
     }
@@ -135,7 +135,9 @@ impl InPlaceDecoder {
     /// `end` (where the decoded bytes end in this buffer) a later match can still reach.
     /// Copy that many, the last ones before `end`, to the front of the next buffer, and go
     /// on there with `at` at their end. Never more than `end` or the bytes produced; the
-    /// same rules for `end` and `rest` as for `slide`.
+    /// same rules for `end` and `rest` as for `slide` (an `end` past the bytes produced
+    /// is a caller's mistake here: the count is then of the produced bytes, which are
+    /// not the last ones before such an `end`).
     ///
     /// ```
     /// use ngi_core::codec::inflate::{InPlaceDecoder, WINDOW_SIZE};
