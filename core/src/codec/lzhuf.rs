@@ -44,8 +44,8 @@
 //! keystream of SPEC 2.3 as it is consumed: no second pass over the entry and no buffer of
 //! it (the fast path decrypts 512 bytes at a time into a stack block).
 //!
-//! Its state is a plain struct of **9792 bytes** on 64-bit targets (asserted by a test):
-//! the 4096-byte ring, the 5648-byte tree (`freq` 642, `son` 627 and `prnt` 1255 `u16`s,
+//! Its state is a plain struct of **9784 bytes** on 64-bit targets (asserted by a test):
+//! the 4096-byte ring, the 5640-byte tree (`freq` 638, `son` 627 and `prnt` 1255 `u16`s,
 //! and the 600-byte lookup of its top levels the fast loop descends by),
 //! and 44 bytes of bit buffer, phase, counters, keystream and error flag. It fits in a
 //! `static`, on the stack or in a `Box`.
@@ -132,8 +132,8 @@ type Window<'a> = ring::Window<'a, RING_SIZE, 0, PREFILL>;
 
 /// Decoder of LZHUF (method 0x80) and, with a key, XOR-then-LZHUF (method 0xA0).
 ///
-/// State: 9792 bytes (the 4096-byte ring, prefilled with `0x20` as the engine does, the
-/// 5648-byte adaptive Huffman tree and 44 bytes of bit buffer, phase, counters, keystream
+/// State: 9784 bytes (the 4096-byte ring, prefilled with `0x20` as the engine does, the
+/// 5640-byte adaptive Huffman tree and 44 bytes of bit buffer, phase, counters, keystream
 /// and error flag), so it fits in a `static`, on the stack or in a `Box`. See the
 /// [module docs](self) for the format and an example.
 #[derive(Debug, Clone)]

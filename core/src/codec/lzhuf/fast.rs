@@ -20,9 +20,7 @@
 //! ([`Top`](super::top::Top)), rebuilt before a symbol when a swap has moved a node it
 //! read, and counted by the update as a fixed five (padded with nodes outside the tree):
 //! a loop over as many levels as the code had there ended on a branch mispredicted as
-//! often as code lengths vary. The next [`FIXED_LEVELS`] levels are descended with no
-//! branch either, a level past the code's end staying at its leaf and recording a pad,
-//! and only the levels below them in a loop.
+//! often as code lengths vary.
 //!
 //! This loop is bound as much by mispredicted branches as by instructions: callgrind's
 //! branch simulation (`--branch-sim=yes`) counts about 2 per symbol on text and 2.4 on
@@ -33,7 +31,7 @@
 use super::decode::Cursor;
 use super::tables::{D_CODE, D_LEN};
 use super::top::TOP_BITS;
-use super::tree::{FIXED_LEVELS, PADS_TOP, T, pad, symbol};
+use super::tree::{T, symbol};
 use super::{MAX_MATCH, MIN_MATCH, Window};
 
 /// Input one symbol may need, with slack for the 8-byte loads: two of them, each after
@@ -113,18 +111,6 @@ pub(super) fn symbols(
             let mut used = descent.levels();
             let mut c = usize::from(tree.son[descent.last()]);
             bits <<= used;
-            // Chosen by masks, which the compiler keeps free of branches.
-            let mut fixed = [0u16; FIXED_LEVELS];
-            for (k, slot) in fixed.iter_mut().enumerate() {
-                let inner = c < T;
-                let keep = usize::from(inner).wrapping_neg();
-                let node = c + (bits >> 63) as usize;
-                *slot = ((node & keep) | (pad(PADS_TOP + k) & !keep)) as u16;
-                let next = usize::from(tree.son[node & keep]);
-                c = (next & keep) | (c & !keep);
-                bits <<= u32::from(inner);
-                used += u32::from(inner);
-            }
             while c < T {
                 let node = c + (bits >> 63) as usize;
                 path[used as usize & 63] = node as u16;
@@ -140,7 +126,7 @@ pub(super) fn symbols(
             }
             nbits -= used;
             let sym = symbol(c);
-            tree.update_path(sym, Some((index, &fixed)), &path, used as usize);
+            tree.update_path(sym, Some(index), &path, used as usize);
             if sym < 256 {
                 out[o] = sym as u8;
                 o += 1;

@@ -32,17 +32,7 @@ const MAX_FREQ: u16 = 0x8000;
 /// symbols), so counting one never needs a swap, no scan reads it, and no chain of
 /// counts through one memory slot forms (one slot for all, counted up to five times a
 /// symbol, would also overflow).
-pub(super) const PADS: usize = PADS_TOP + FIXED_LEVELS;
-/// The pads of the [`Top`] lookup's entries, `pad(0)` to `pad(PADS_TOP - 1)`; those of
-/// the fixed levels follow.
-pub(super) const PADS_TOP: usize = TOP_BITS as usize;
-/// The levels after the [`Top`] lookup's that the fast loop descends a fixed number of
-/// times, with no branch on where the code ends: past its end, a level stays where it
-/// is and records a [`pad`] node. Where the code ends was the loop's most mispredicted
-/// branch (a third of all on text); paired against none, text / binary: 1 level 1.10 /
-/// 1.02, **2: 1.10 / 1.02**, 3: 1.03 / 1.02, 4: 0.96 / 1.04 (each costs about 14
-/// instructions a symbol, whether the code goes that deep or not).
-pub(super) const FIXED_LEVELS: usize = 2;
+pub(super) const PADS: usize = TOP_BITS as usize;
 
 /// The `k`th pad node.
 #[inline(always)]
@@ -65,7 +55,7 @@ pub(super) const fn symbol(son: usize) -> usize {
     (son - T) >> 1
 }
 
-/// The tree: 5048 bytes of `u16` arrays and the 600-byte [`Top`] lookup.
+/// The tree: 5040 bytes of `u16` arrays and the 600-byte [`Top`] lookup.
 #[derive(Debug, Clone)]
 pub(super) struct Tree {
     /// Node frequencies, non-decreasing with the node index; then `freq[T]`, a `0xFFFF`
@@ -132,11 +122,10 @@ impl Tree {
         self.update_from(usize::from(self.prnt[leaf(symbol)]));
     }
 
-    /// [`update`](Tree::update) for a symbol whose code was just read. With `top`, the
-    /// descent went through the nodes of the [`Top`] lookup's entry `top.0`, then through
-    /// the [`FIXED_LEVELS`] nodes `top.1` (a [`pad`] where the code had ended), then
-    /// through `path[levels + FIXED_LEVELS..depth]` (indices taken mod 64, `levels` the
-    /// entry's), down to the leaf's node; without, through `path[..depth]`.
+    /// [`update`](Tree::update) for a symbol whose code was just read: the descent went
+    /// through the nodes of the [`Top`] lookup's entry `top`, if any, then through
+    /// `path[levels..depth]` (indices taken mod 64, `levels` the entry's), down to the
+    /// leaf's node.
     ///
     /// `LZHUF.C` climbs from the leaf through `prnt`, one dependent load per level. Until
     /// the first level that needs a swap, though, the climb goes exactly back up the
@@ -151,7 +140,7 @@ impl Tree {
     pub(super) fn update_path(
         &mut self,
         symbol: usize,
-        top: Option<(usize, &[u16; FIXED_LEVELS])>,
+        top: Option<usize>,
         path: &[u16; 64],
         depth: usize,
     ) {
@@ -159,12 +148,10 @@ impl Tree {
             // The rebuild moves every node: the path no longer holds.
             return self.update(symbol);
         }
-        let floor = top.map_or(0, |(index, _)| {
-            self.top.descend(index).levels() as usize + FIXED_LEVELS
-        });
+        let levels = top.map_or(0, |index| self.top.descend(index).levels() as usize);
         let mut j = depth;
         let mut stop = None;
-        while j > floor {
+        while j > levels {
             j -= 1;
             let c = usize::from(path[j & 63]);
             if !count_alone(&mut self.freq, c) {
@@ -172,16 +159,7 @@ impl Tree {
                 break;
             }
         }
-        if let (None, Some((_, fixed))) = (stop, top) {
-            for &c in fixed.iter().rev() {
-                let c = usize::from(c);
-                if !count_alone(&mut self.freq, c) {
-                    stop = Some(c);
-                    break;
-                }
-            }
-        }
-        if let (None, Some((index, _))) = (stop, top) {
+        if let (None, Some(index)) = (stop, top) {
             // A fixed count of nodes, the descent's padded with `pad` nodes.
             for &c in self.top.descend(index).nodes() {
                 let c = usize::from(c);
@@ -556,18 +534,13 @@ mod tests {
             top = Some(index);
         }
         let mut path = [0u16; 64];
-        // The fixed levels after the lookup's, pads past the code's end.
-        let mut fixed: [u16; FIXED_LEVELS] = core::array::from_fn(|k| pad(PADS_TOP + k) as u16);
         for d in levels..len {
             let p = c + ((bits >> (len - 1 - d)) & 1) as usize;
-            match fixed.get_mut((d - levels) as usize) {
-                Some(slot) if through_top => *slot = p as u16,
-                _ => path[d as usize] = p as u16,
-            }
+            path[d as usize] = p as u16;
             c = usize::from(ours.son[p]);
         }
         assert_eq!(c, leaf(s));
-        ours.update_path(s, top.map(|index| (index, &fixed)), &path, len as usize);
+        ours.update_path(s, top, &path, len as usize);
     }
 
     #[test]
