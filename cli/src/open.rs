@@ -238,7 +238,7 @@ impl ArchiveFile {
     /// [`InPlaceDecoder`](ngi_core::codec::inflate::InPlaceDecoder)): matches read the
     /// bytes where they are, and only the window is copied, once per chunk, where the
     /// window-keeping decoder of the entry's reader copies every read's output into its
-    /// own window (`ngi cat` 11-15 % faster; BENCHMARKS.md). The same bytes, chunks and
+    /// own window (`ngi cat` 10-11 % faster; BENCHMARKS.md). The same bytes, chunks and
     /// faults as through the reader.
     fn inflate_chunks(
         &self,
@@ -256,6 +256,7 @@ impl ArchiveFile {
         let (mut start, mut at) = (0, 0);
         let mut written = 0u64;
         loop {
+            let end = start + chunk_len;
             let (carry, fault, done) = match packed.fill_buf() {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => {
@@ -264,7 +265,6 @@ impl ArchiveFile {
                 }
                 Ok(input) => {
                     let ended = input.is_empty();
-                    let end = start + chunk_len;
                     match core.decode_in_place(input, ended, &mut buffer[..end], at) {
                         Err(e) => (0, Some(archive_error(e)), false),
                         Ok(p) => {
@@ -283,8 +283,7 @@ impl ArchiveFile {
                     }
                 }
             };
-            let full = at == start + chunk_len;
-            if at > start && (full || done || fault.is_some()) {
+            if at > start && (at == end || done || fault.is_some()) {
                 hand_over(&mut buffer, Chunk::new(start..at, carry)).map_err(EntryError::Output)?;
                 written += (at - start) as u64;
                 // A buffer of another length back would not hold the next chunk.

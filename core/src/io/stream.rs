@@ -503,4 +503,23 @@ mod tests {
         assert!(e.is_truncated());
         assert_eq!(e.offset(), 7);
     }
+
+    #[test]
+    fn an_in_place_stream_slides_in_one_buffer() {
+        // "aaaaaa" four bytes at a time: the first four slid to the front, then the rest.
+        let packed = [0x4B, 0x4C, 0x04, 0x01, 0x00];
+        let mut d = StreamDecoder::from_decoder(InPlaceDecoder::new(6));
+        let mut buf = [0u8; 8];
+        let p = d.decode_in_place(&packed, true, &mut buf[..4], 0).unwrap();
+        assert_eq!((p.produced, p.status), (4, Status::OutputFull));
+        buf[4..].fill(0xEE);
+        let at = d.slide(&mut buf, 8, &packed[p.consumed..]);
+        assert_eq!((at, &buf[..4]), (4, &b"aaaa"[..]));
+        let q = d
+            .decode_in_place(&packed[p.consumed..], true, &mut buf, at)
+            .unwrap();
+        assert_eq!((q.produced, q.status), (2, Status::Done));
+        assert_eq!(&buf[..6], b"aaaaaa");
+        assert_eq!((d.produced(), d.expected_len()), (6, 6));
+    }
 }
