@@ -44,21 +44,23 @@
 //! keystream of SPEC 2.3 as it is consumed: no second pass over the entry and no buffer of
 //! it (the fast path decrypts 512 bytes at a time into a stack block).
 //!
-//! Its state is a plain struct of **9784 bytes** on 64-bit targets (asserted by a test):
-//! the 4096-byte ring, the 5640-byte tree (`freq` 638, `son` 627 and `prnt` 1255 `u16`s,
-//! and the 600-byte lookup of its top levels the fast loop descends by),
+//! Its state is a plain struct of **9792 bytes** on 64-bit targets (asserted by a test):
+//! the 4096-byte ring, the 5648-byte tree (`freq` 642, `son` 627 and `prnt` 1255 `u16`s,
+//! and the 600-byte lookup of its top 5 levels the fast loop descends by),
 //! and 44 bytes of bit buffer, phase, counters, keystream and error flag. It fits in a
 //! `static`, on the stack or in a `Box`.
 //!
 //! [`decode_into`] is the one-shot form: the whole stream into an exact-size buffer. It
 //! keeps no ring at all (the output is the window; references before its start read the
-//! `0x20` prefill), so it needs only the tree and the bit buffer: about 5 KiB of stack.
+//! `0x20` prefill), so it needs only the tree and the bit buffer: about 8.5 KiB of stack,
+//! as its tree has a deeper lookup (7 levels, 3480 bytes) than the streaming decoder's:
+//! 1.10× faster on text, 0.99× on binary (BENCHMARKS.md).
 //!
 //! Both run the same code: a careful state machine that takes one bit at a time, and a
 //! fast loop it enters whenever a whole symbol with its position is sure to fit in the
 //! input and the output at hand (16 packed bytes, 60 bytes of room). The fast loop keeps a
 //! 64-bit bit buffer refilled with one big-endian 8-byte load per symbol, takes a code's
-//! first 5 levels from a lookup kept over the top of the tree and walks the rest with no
+//! first 5 (one-shot: 7) levels from a lookup kept over the top of the tree and walks the rest with no
 //! edge checks, copies matches with slice copies, and never suspends; on leaving
 //! it hands back the whole bytes it had loaded but not used. The streaming decoder decodes
 //! straight into the caller's output; its ring is read only for matches reaching back
@@ -101,6 +103,7 @@ use super::tally::{self, Stop, Tally};
 use super::{DecodeError, Decoder, Progress};
 
 mod decode;
+mod deep;
 #[cfg(feature = "alloc")]
 mod encode;
 mod fast;
@@ -112,6 +115,8 @@ mod tree;
 pub use encode::encode;
 
 use decode::Cursor;
+use deep::DeepTop;
+use top::Top;
 
 /// Size of the ring (`N` of `LZHUF.C`).
 pub const RING_SIZE: usize = 4096;
@@ -132,8 +137,8 @@ type Window<'a> = ring::Window<'a, RING_SIZE, 0, PREFILL>;
 
 /// Decoder of LZHUF (method 0x80) and, with a key, XOR-then-LZHUF (method 0xA0).
 ///
-/// State: 9784 bytes (the 4096-byte ring, prefilled with `0x20` as the engine does, the
-/// 5640-byte adaptive Huffman tree and 44 bytes of bit buffer, phase, counters, keystream
+/// State: 9792 bytes (the 4096-byte ring, prefilled with `0x20` as the engine does, the
+/// 5648-byte adaptive Huffman tree and 44 bytes of bit buffer, phase, counters, keystream
 /// and error flag), so it fits in a `static`, on the stack or in a `Box`. See the
 /// [module docs](self) for the format and an example.
 #[derive(Debug, Clone)]
@@ -151,7 +156,7 @@ impl LzhufDecoder {
     pub const fn new(unpacked_size: u64, key: Option<u16>) -> LzhufDecoder {
         LzhufDecoder {
             ring: LzhufRing::new(),
-            cursor: Cursor::new(key),
+            cursor: Cursor::new(key, Top::new()),
             tally: Tally::new(unpacked_size),
         }
     }
@@ -201,7 +206,7 @@ impl Decoder for LzhufDecoder {
 /// assert_eq!(&out, b"A");
 /// ```
 pub fn decode_into(packed: &[u8], key: Option<u16>, out: &mut [u8]) -> Result<usize, DecodeError> {
-    let mut cursor = Cursor::new(key);
+    let mut cursor = Cursor::new(key, DeepTop::new());
     let window = Window::new(None, START);
     let run = cursor.run(packed, out, &window);
     tally::one_shot(run.consumed, run.produced, out.len())

@@ -2,6 +2,7 @@
 //! time and one bit at a time, so that it can stop at any bit and resume.
 
 use super::tables::D_LEN;
+use super::top::{Lookup, Top};
 use super::tree::{R, T, Tree, symbol};
 use super::{MAX_MATCH, MIN_MATCH, Run, Window, fast};
 use crate::codec::XorStream;
@@ -23,8 +24,8 @@ pub(super) enum Phase {
 
 /// The whole decoding state except the window: what the one-shot and streaming forms share.
 #[derive(Debug, Clone)]
-pub(super) struct Cursor {
-    pub(super) tree: Tree,
+pub(super) struct Cursor<L = Top> {
+    pub(super) tree: Tree<L>,
     /// Bits read but not used, most significant first; the rest of the word is zero.
     pub(super) bits: u64,
     /// How many of `bits` are valid. Between symbols fewer than 8: only the rest of a byte
@@ -35,10 +36,11 @@ pub(super) struct Cursor {
     pub(super) xor: Option<XorStream>,
 }
 
-impl Cursor {
-    pub(super) const fn new(key: Option<u16>) -> Cursor {
+impl<L: Lookup> Cursor<L> {
+    /// A cursor before the first symbol, with `top` as the tree's lookup.
+    pub(super) const fn new(key: Option<u16>, top: L) -> Cursor<L> {
         Cursor {
-            tree: Tree::new(),
+            tree: Tree::new(top),
             bits: 0,
             nbits: 0,
             phase: Phase::Symbol,

@@ -7,6 +7,7 @@ use alloc::vec::Vec;
 
 use super::MAX_MATCH as F;
 use super::tables::{P_CODE, P_LEN};
+use super::top::Top;
 use super::tree::Tree;
 use crate::codec::match_tree::{self, THRESHOLD, Unit};
 
@@ -95,7 +96,7 @@ struct Encoder {
 impl Encoder {
     fn new() -> Encoder {
         Encoder {
-            tree: Tree::new(),
+            tree: Tree::new(Top::new()),
             bits: BitWriter {
                 out: Vec::new(),
                 acc: 0,

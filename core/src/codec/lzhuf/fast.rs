@@ -15,10 +15,11 @@
 //!
 //! The descent records the nodes it passes, so that the tree update climbs back along
 //! them instead of chasing `prnt` ([`Tree::update_path`](super::tree::Tree::update_path)):
-//! measured 5-10 % faster than `LZHUF.C`'s climb. The first [`TOP_BITS`] levels of a
-//! code, nodes passed included, come from one lookup kept over the top of the tree
-//! ([`Top`](super::top::Top)), rebuilt before a symbol when a swap has moved a node it
-//! read, and counted by the update as a fixed five (padded with nodes outside the tree):
+//! measured 5-10 % faster than `LZHUF.C`'s climb. The first levels of a code (5
+//! streaming, 7 one-shot), nodes passed included, come from one lookup kept over the top
+//! of the tree ([`Top`](super::top::Top), [`DeepTop`](super::deep::DeepTop)), made exact
+//! again before a symbol when a swap has moved a node it read, and counted by the update
+//! as a fixed five or seven (padded with nodes outside the tree):
 //! a loop over as many levels as the code had there ended on a branch mispredicted as
 //! often as code lengths vary.
 //!
@@ -30,7 +31,7 @@
 
 use super::decode::Cursor;
 use super::tables::{D_CODE, D_LEN};
-use super::top::TOP_BITS;
+use super::top::Lookup;
 use super::tree::{T, symbol};
 use super::{MAX_MATCH, MIN_MATCH, Window};
 
@@ -74,8 +75,8 @@ fn refill(bits: &mut u64, nbits: &mut u32, input: &[u8], ip: &mut usize) {
 /// Decodes whole symbols from `input[*ip..]` into `out[*op..]` while [`fits`] holds. The
 /// cursor is between symbols on entry and on return; on return it holds fewer than 8
 /// bits, the whole bytes loaded ahead having been handed back (`ip` moved back over them).
-pub(super) fn symbols(
-    cursor: &mut Cursor,
+pub(super) fn symbols<L: Lookup>(
+    cursor: &mut Cursor<L>,
     input: &[u8],
     ip: &mut usize,
     out: &mut [u8],
@@ -103,10 +104,10 @@ pub(super) fn symbols(
         for _ in 0..batch {
             refill(&mut bits, &mut nbits, input, &mut i);
             let (held, held_n) = (bits, nbits);
-            if tree.top.stale {
-                tree.top.build(&tree.son);
+            if tree.top.stale() {
+                tree.top.refresh(&tree.son);
             }
-            let index = (bits >> (64 - TOP_BITS)) as usize;
+            let index = (bits >> (64 - L::BITS)) as usize;
             let descent = tree.top.descend(index);
             let mut used = descent.levels();
             let mut c = usize::from(tree.son[descent.last()]);

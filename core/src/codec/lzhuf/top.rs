@@ -1,5 +1,7 @@
 //! The top of the tree as a table: the fast loop's first [`TOP_BITS`] levels of descent in
-//! one lookup instead of one dependent load per level.
+//! one lookup instead of one dependent load per level. This is the streaming decoder's;
+//! the one-shot one has a deeper table kept up in parts ([`DeepTop`](super::deep::DeepTop)),
+//! and both answer to [`Lookup`].
 //!
 //! The tree changes after every symbol, but the top of it seldom does: its nodes hold the
 //! largest counts, and a count that large rarely ties with its neighbour's, which is what
@@ -20,13 +22,33 @@
 //! saved (a swap reaches a node less than 6 levels down 9 times per 1000 symbols, less
 //! than 7 down 32 times).
 
-use super::tree::{R, T, pad};
+use super::tree::{PADS, R, T, pad};
 
-/// The levels one lookup descends.
+/// What the tree and the fast loop ask of a lookup over the top of the tree: [`Top`]
+/// for the streaming decoder, [`DeepTop`](super::deep::DeepTop) for the one-shot one.
+pub(super) trait Lookup: Clone + core::fmt::Debug {
+    /// The levels one lookup descends.
+    const BITS: u32;
+    /// Whether a swap or a rebuild has moved a node the lookup read.
+    fn stale(&self) -> bool;
+    /// Makes the lookup exact again for the tree whose `son` this is.
+    fn refresh(&mut self, son: &[u16; T]);
+    /// The tree was rebuilt: every node may have moved.
+    fn invalidate(&mut self);
+    /// Nodes `c` and `l` exchange their `son` (two leaves' if `leaves`).
+    fn swapped(&mut self, c: usize, l: usize, leaves: bool);
+    /// The descent the next [`BITS`](Lookup::BITS) bits `index` make. Read in place: a
+    /// copy of the entry, read back a slot at a time, puts a store and its forwarding on
+    /// the path from one symbol's bits to the next's.
+    fn descend(&self, index: usize) -> &Descent;
+}
+
+/// The levels one lookup of [`Top`] descends.
 pub(super) const TOP_BITS: u32 = 5;
 const ENTRIES: usize = 1 << TOP_BITS;
-/// Where a [`Descent`] keeps the levels it descended, after its [`TOP_BITS`] nodes.
+/// Where a [`Descent`] keeps the levels it descended, after its nodes.
 const LEVELS: usize = 7;
+const _: () = assert!(LEVELS >= PADS && PADS >= TOP_BITS as usize);
 
 /// One entry of the lookup: the nodes a descent passes (the `c + bit` of `LZHUF.C`), the
 /// last one first and the root's son last, then in slot [`LEVELS`] how many. Each node
@@ -36,28 +58,50 @@ const LEVELS: usize = 7;
 pub(super) struct Descent([u16; 8]);
 
 impl Descent {
+    /// An entry to be filled before its first use.
+    pub(super) const EMPTY: Descent = Descent([0; 8]);
+
+    /// The entry of heap position `h`, `bits` levels down, whose walk ended `levels`
+    /// down, `node(p)` giving the node at position `p` (see [`Top::build`]).
+    #[inline(always)]
+    pub(super) fn of(h: usize, bits: u32, levels: usize, node: impl Fn(usize) -> u16) -> Descent {
+        // Slot `j` holds the node `levels - j` levels down, then the pads: chosen by a
+        // mask, as a branch on `j < levels` was mispredicted as often as levels vary.
+        let mut slots = [0u16; 8];
+        for (j, slot) in slots.iter_mut().enumerate().take(bits as usize) {
+            let keep = u16::from(j < levels).wrapping_neg();
+            let passed = node(h >> ((bits as usize + j).wrapping_sub(levels) % 8));
+            *slot = (passed & keep) | (pad(j) as u16 & !keep);
+        }
+        slots[LEVELS] = levels as u16;
+        Descent(slots)
+    }
+
+    #[cfg(test)]
+    pub(super) fn slots(&self) -> [u16; 8] {
+        self.0
+    }
+
     /// The last node passed: the one whose `son` is read next.
     #[inline(always)]
     pub(super) fn last(&self) -> usize {
         usize::from(self.0[0])
     }
 
-    /// The levels descended (1 to [`TOP_BITS`]).
+    /// The levels descended (1 to the lookup's `BITS`).
     #[inline(always)]
     pub(super) fn levels(&self) -> u32 {
         u32::from(self.0[LEVELS])
     }
 
     /// The nodes passed, the last first (the order the update climbs them in), then
-    /// [`pad`] nodes up to [`TOP_BITS`]. A fixed count: the update's loop over them, ended by
-    /// the number of levels, mispredicted its end as often as the codes' lengths vary
-    /// (a sixth of all the mispredictions on text, callgrind's branch simulation).
+    /// [`pad`] nodes up to the lookup's `bits`. A fixed count: the update's loop over
+    /// them, ended by the number of levels, mispredicted its end as often as the codes'
+    /// lengths vary (a sixth of all the mispredictions on text, callgrind's branch
+    /// simulation).
     #[inline(always)]
-    pub(super) fn nodes(&self) -> &[u16; TOP_BITS as usize] {
-        // The slots before the two spare ones and the levels' (the type holds the count
-        // to TOP_BITS).
-        let [nodes @ .., _, _, _] = &self.0;
-        nodes
+    pub(super) fn nodes(&self, bits: u32) -> &[u16] {
+        self.0.get(..bits as usize).unwrap_or_default()
     }
 }
 
@@ -70,25 +114,17 @@ pub(super) struct Top {
     /// root and the internal nodes less than [`TOP_BITS`] levels down).
     read: [u64; T.div_ceil(64)],
     /// Whether a swap or a rebuild of the tree has moved a node in `read`.
-    pub(super) stale: bool,
+    stale: bool,
 }
 
 impl Top {
     /// A table to be built before its first use.
     pub(super) const fn new() -> Top {
         Top {
-            entry: [Descent([0; 8]); ENTRIES],
+            entry: [Descent::EMPTY; ENTRIES],
             read: [0; T.div_ceil(64)],
             stale: true,
         }
-    }
-
-    /// Marks the table stale if the `son` of node `c` or `l`, the two a swap exchanges,
-    /// was one it was built from.
-    #[inline(always)]
-    pub(super) fn swapped(&mut self, c: usize, l: usize) {
-        let read = |n: usize| (self.read.get(n >> 6).copied().unwrap_or(0) >> (n & 63)) & 1;
-        self.stale |= read(c) | read(l) != 0;
     }
 
     /// Builds the table from `son` (the tree's), breadth first from the root over the
@@ -129,66 +165,85 @@ impl Top {
         }
         for p in 0..ENTRIES {
             let h = ENTRIES + p;
-            let levels = usize::from(ends[h]);
-            // Slot `j` holds the node `levels - j` levels down, then the pads: chosen by a
-            // mask, as a branch on `j < levels` was mispredicted as often as levels vary.
-            let mut slots = [0u16; 8];
-            for (j, slot) in slots.iter_mut().enumerate().take(TOP_BITS as usize) {
-                let keep = u16::from(j < levels).wrapping_neg();
-                let passed = node[h >> ((TOP_BITS as usize + j - levels) % 8)];
-                *slot = (passed & keep) | (pad(j) as u16 & !keep);
-            }
-            slots[LEVELS] = levels as u16;
-            self.entry[p] = Descent(slots);
+            self.entry[p] = Descent::of(h, TOP_BITS, usize::from(ends[h]), |q| node[q]);
         }
         self.stale = false;
     }
 
     #[cfg(test)]
-    /// The build this replaced, kept to check the new one against.
-    pub(super) fn build_by_prefix(&mut self, son: &[u16; T]) {
-        let mut node = [u16::MAX; 2 * ENTRIES];
-        let mut passed = [0u128; 2 * ENTRIES];
-        self.read = [0; T.div_ceil(64)];
-        node[1] = R as u16;
-        for h in 1..2 * ENTRIES {
-            let depth = h.ilog2();
-            let at = node[h];
-            if at == u16::MAX {
-                continue;
-            }
-            let first = son.get(usize::from(at)).map_or(T, |&s| usize::from(s));
-            if depth == TOP_BITS || (first >= T && h > 1) {
-                let prefix = h - (1 << depth);
-                let shift = TOP_BITS - depth;
-                let pads =
-                    (depth..TOP_BITS).fold(0, |v, k| v | (pad(k as usize) as u128) << (16 * k));
-                let value = passed[h] | pads | u128::from(depth) << (16 * LEVELS);
-                let value = Descent(core::array::from_fn(|k| (value >> (16 * k)) as u16));
-                self.entry[prefix << shift..(prefix + 1) << shift].fill(value);
-                continue;
-            }
-            let at = usize::from(at);
-            self.read[at >> 6] |= 1 << (at & 63);
-            for bit in 0..2 {
-                node[2 * h + bit] = (first + bit) as u16;
-                passed[2 * h + bit] = passed[h] << 16 | (first + bit) as u128;
-            }
-        }
-        self.stale = false;
+    /// The entries and the nodes read, to compare with another build.
+    pub(super) fn snapshot(&self) -> Snapshot {
+        (self.entry.iter().map(|e| e.0).collect(), self.read)
     }
+}
 
-    #[cfg(test)]
-    /// The entries and the nodes read, to compare two builds.
-    pub(super) fn snapshot(&self) -> ([[u16; 8]; ENTRIES], [u64; T.div_ceil(64)]) {
-        (core::array::from_fn(|k| self.entry[k].0), self.read)
-    }
+impl Lookup for Top {
+    const BITS: u32 = TOP_BITS;
 
-    /// The descent the next [`TOP_BITS`] bits `index` make. Read in place: a copy of
-    /// the entry, read back a slot at a time, puts a store and its forwarding on the
-    /// path from one symbol's bits to the next's.
     #[inline(always)]
-    pub(super) fn descend(&self, index: usize) -> &Descent {
+    fn stale(&self) -> bool {
+        self.stale
+    }
+
+    fn refresh(&mut self, son: &[u16; T]) {
+        self.build(son);
+    }
+
+    fn invalidate(&mut self) {
+        self.stale = true;
+    }
+
+    /// Marks the table stale if the `son` of node `c` or `l`, the two a swap exchanges,
+    /// was one it was built from (never a leaf's parent, so never when `leaves`).
+    #[inline(always)]
+    fn swapped(&mut self, c: usize, l: usize, _leaves: bool) {
+        let read = |n: usize| (self.read.get(n >> 6).copied().unwrap_or(0) >> (n & 63)) & 1;
+        self.stale |= read(c) | read(l) != 0;
+    }
+
+    #[inline(always)]
+    fn descend(&self, index: usize) -> &Descent {
         &self.entry[index % ENTRIES]
     }
+}
+
+#[cfg(test)]
+/// A table's entries and the nodes it read.
+pub(super) type Snapshot = (std::vec::Vec<[u16; 8]>, [u64; T.div_ceil(64)]);
+
+#[cfg(test)]
+/// The first table's build, by walks over the prefixes, kept to check the others against:
+/// the entries of a `bits`-level table for the tree whose `son` this is, and the nodes
+/// whose `son` they read.
+pub(super) fn build_by_prefix(son: &[u16; T], bits: u32) -> Snapshot {
+    let entries = 1 << bits;
+    let mut table = std::vec![[0u16; 8]; entries];
+    let mut read = [0u64; T.div_ceil(64)];
+    let mut node = std::vec![u16::MAX; 2 * entries];
+    let mut passed = std::vec![0u128; 2 * entries];
+    node[1] = R as u16;
+    for h in 1..2 * entries {
+        let depth = h.ilog2();
+        let at = node[h];
+        if at == u16::MAX {
+            continue;
+        }
+        let first = son.get(usize::from(at)).map_or(T, |&s| usize::from(s));
+        if depth == bits || (first >= T && h > 1) {
+            let prefix = h - (1 << depth);
+            let shift = bits - depth;
+            let pads = (depth..bits).fold(0, |v, k| v | (pad(k as usize) as u128) << (16 * k));
+            let value = passed[h] | pads | u128::from(depth) << (16 * LEVELS);
+            let value = core::array::from_fn(|k| (value >> (16 * k)) as u16);
+            table[prefix << shift..(prefix + 1) << shift].fill(value);
+            continue;
+        }
+        let at = usize::from(at);
+        read[at >> 6] |= 1 << (at & 63);
+        for bit in 0..2 {
+            node[2 * h + bit] = (first + bit) as u16;
+            passed[2 * h + bit] = passed[h] << 16 | (first + bit) as u128;
+        }
+    }
+    (table, read)
 }

@@ -13,7 +13,7 @@
 //!   path climbs the levels below the first swap along the path its descent recorded
 //!   instead of through `prnt` (see [`Tree::update_path`]).
 
-use super::top::{TOP_BITS, Top};
+use super::top::{Lookup, Top};
 
 /// Symbols: 256 literals and the 58 match lengths 3..=60 (`N_CHAR` of `LZHUF.C`).
 pub(super) const N_CHAR: usize = 314;
@@ -32,7 +32,7 @@ const MAX_FREQ: u16 = 0x8000;
 /// symbols), so counting one never needs a swap, no scan reads it, and no chain of
 /// counts through one memory slot forms (one slot for all, counted up to five times a
 /// symbol, would also overflow).
-pub(super) const PADS: usize = TOP_BITS as usize;
+pub(super) const PADS: usize = 7;
 
 /// The `k`th pad node.
 #[inline(always)]
@@ -55,9 +55,10 @@ pub(super) const fn symbol(son: usize) -> usize {
     (son - T) >> 1
 }
 
-/// The tree: 5040 bytes of `u16` arrays and the 600-byte [`Top`] lookup.
+/// The tree: 5048 bytes of `u16` arrays and a lookup over its top levels (the 600-byte
+/// [`Top`] unless said).
 #[derive(Debug, Clone)]
-pub(super) struct Tree {
+pub(super) struct Tree<L = Top> {
     /// Node frequencies, non-decreasing with the node index; then `freq[T]`, a `0xFFFF`
     /// sentinel that ends the scans of [`Tree::update`] (which read eight counts at a
     /// time, up to `freq[T + 7]`, past it but never past a lane that differs), and the
@@ -69,48 +70,59 @@ pub(super) struct Tree {
     /// `prnt[leaf(s)]`; `prnt[leaf(s) + 1]` is a spare slot, written and never read.
     pub(super) prnt: [u16; T + 2 * N_CHAR],
     /// The fast loop's lookup over the top levels, told of every node a swap moves.
-    pub(super) top: Top,
+    pub(super) top: L,
 }
 
-impl Tree {
-    /// The counts past the nodes: `0xFFFF`, and each pad's zero before a `0xFFFF`.
-    const SENTINELS: [u16; FREQ_LEN] = {
-        let mut freq = [0xFFFF; FREQ_LEN];
-        let mut k = 0;
-        while k < PADS {
-            freq[pad(k)] = 0;
-            k += 1;
-        }
-        freq
-    };
+/// A tree's arrays as `StartHuff` leaves them: `freq`, `son` and `prnt`.
+type Start = ([u16; FREQ_LEN], [u16; T], [u16; T + 2 * N_CHAR]);
 
-    /// `StartHuff`: every symbol with frequency 1, nodes paired in order.
-    pub(super) const fn new() -> Tree {
-        let mut tree = Tree {
-            freq: Tree::SENTINELS,
-            son: [0; T],
-            prnt: [0; T + 2 * N_CHAR],
-            top: Top::new(),
-        };
+/// The counts past the nodes: `0xFFFF`, and each pad's zero before a `0xFFFF`.
+const SENTINELS: [u16; FREQ_LEN] = {
+    let mut freq = [0xFFFF; FREQ_LEN];
+    let mut k = 0;
+    while k < PADS {
+        freq[pad(k)] = 0;
+        k += 1;
+    }
+    freq
+};
+
+impl<L: Lookup> Tree<L> {
+    /// `StartHuff`: every symbol with frequency 1, nodes paired in order; `top` a lookup
+    /// to be built before its first use.
+    pub(super) const fn new(top: L) -> Tree<L> {
+        let (freq, son, prnt) = Self::START;
+        Tree {
+            freq,
+            son,
+            prnt,
+            top,
+        }
+    }
+
+    const START: Start = {
+        let mut freq = SENTINELS;
+        let mut son = [0; T];
+        let mut prnt = [0; T + 2 * N_CHAR];
         let mut i = 0;
         while i < N_CHAR {
-            tree.freq[i] = 1;
-            tree.son[i] = leaf(i) as u16;
-            tree.prnt[leaf(i)] = i as u16;
+            freq[i] = 1;
+            son[i] = leaf(i) as u16;
+            prnt[leaf(i)] = i as u16;
             i += 1;
         }
         let (mut i, mut j) = (0, N_CHAR);
         while j <= R {
-            tree.freq[j] = tree.freq[i] + tree.freq[i + 1];
-            tree.son[j] = i as u16;
-            tree.prnt[i] = j as u16;
-            tree.prnt[i + 1] = j as u16;
+            freq[j] = freq[i] + freq[i + 1];
+            son[j] = i as u16;
+            prnt[i] = j as u16;
+            prnt[i + 1] = j as u16;
             i += 2;
             j += 1;
         }
-        tree.prnt[R] = 0;
-        tree
-    }
+        prnt[R] = 0;
+        (freq, son, prnt)
+    };
 
     /// Counts one more `symbol` (`LZHUF.C`'s `update`), rebuilding first if the root is
     /// at `MAX_FREQ`.
@@ -134,7 +146,8 @@ impl Tree {
     /// which all sit at lower indices): so those levels are counted straight from the
     /// path, their loads independent of each other, and only from a level that needs a
     /// swap on does the walk go on as `LZHUF.C`'s. The tree comes out the same. The
-    /// entry's nodes are always [`TOP_BITS`], the last of them [`pad`] nodes where the
+    /// entry's nodes are always as many as the lookup's levels, the last of them [`pad`]
+    /// nodes where the
     /// code ended sooner: counted like the others, they never need a swap.
     #[inline(always)]
     pub(super) fn update_path(
@@ -161,7 +174,7 @@ impl Tree {
         }
         if let (None, Some(index)) = (stop, top) {
             // A fixed count of nodes, the descent's padded with `pad` nodes.
-            for &c in self.top.descend(index).nodes() {
+            for &c in self.top.descend(index).nodes(L::BITS) {
                 let c = usize::from(c);
                 if !count_alone(&mut self.freq, c) {
                     stop = Some(c);
@@ -243,9 +256,9 @@ impl Tree {
     /// Exchanges the subtrees under nodes `c` and `l`, fixing the parents of their sons.
     #[inline(always)]
     fn swap(&mut self, c: usize, l: usize) {
-        self.top.swapped(c, l);
         let i = usize::from(self.son[c]);
         let j = usize::from(self.son[l]);
+        self.top.swapped(c, l, i >= T && j >= T);
         self.son[c] = j as u16;
         self.son[l] = i as u16;
         // For a leaf the second store goes to its spare slot. Each pair is stored under
@@ -274,9 +287,9 @@ impl Tree {
     #[cold]
     #[inline(never)]
     pub(super) fn reconstruct(&mut self) {
-        self.top.stale = true;
+        self.top.invalidate();
         // The pads' counts back to zero (and the sentinels as they always are).
-        self.freq[T..].copy_from_slice(&Self::SENTINELS[T..]);
+        self.freq[T..].copy_from_slice(&SENTINELS[T..]);
         let mut leaf_freq = [0u16; N_CHAR];
         let mut leaf_son = [0u16; N_CHAR];
         let leaves = (0..T).filter(|&i| usize::from(self.son[i]) >= T);
@@ -351,7 +364,8 @@ fn count_alone(freq: &mut [u16; FREQ_LEN], c: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::top::TOP_BITS;
+    use super::super::deep::DeepTop;
+    use super::super::top::{Top, build_by_prefix};
     use super::*;
 
     /// `LZHUF.C`'s tree as written: `T + symbol` leaves, the increment-then-swap update,
@@ -471,7 +485,7 @@ mod tests {
             }
         }
 
-        fn same_as(&self, tree: &Tree) -> bool {
+        fn same_as<L>(&self, tree: &Tree<L>) -> bool {
             (0..=T).all(|n| self.freq[n] == u32::from(tree.freq[n]))
                 && (0..T).all(|n| {
                     let s = self.son[n];
@@ -503,24 +517,26 @@ mod tests {
     /// The fast loop's update of `tree` for symbol `s`, along the path its code leads
     /// down, the first levels from the top lookup if `through_top`, as the loop takes
     /// them, checking what the lookup says on the way.
-    fn update_as_the_fast_loop(ours: &mut Tree, s: usize, through_top: bool) {
+    fn update_as_the_fast_loop<L: Lookup>(ours: &mut Tree<L>, s: usize, through_top: bool) {
+        let top_bits = L::BITS;
         let (len, bits) = ours.code(s);
         let mut top = None;
         let mut levels = 0;
         let mut c = usize::from(ours.son[R]);
         if through_top {
-            if ours.top.stale {
-                ours.top.build(&ours.son);
+            if ours.top.stale() {
+                ours.top.refresh(&ours.son);
             }
-            let index = if len >= TOP_BITS {
-                bits >> (len - TOP_BITS)
+            let index = if len >= top_bits {
+                bits >> (len - top_bits)
             } else {
-                bits << (TOP_BITS - len)
+                bits << (top_bits - len)
             } as usize;
             let descent = ours.top.descend(index);
             levels = descent.levels();
-            let nodes = descent.nodes();
-            assert!((1..=TOP_BITS).contains(&levels));
+            let nodes = descent.nodes(top_bits);
+            assert_eq!(nodes.len(), top_bits as usize);
+            assert!((1..=top_bits).contains(&levels));
             assert_eq!(descent.last(), usize::from(nodes[0]));
             for (k, &node) in nodes.iter().enumerate().skip(levels as usize) {
                 assert_eq!(usize::from(node), pad(k));
@@ -544,7 +560,7 @@ mod tests {
     }
 
     #[test]
-    fn the_top_lookup_is_built_as_the_walk_by_prefix_built_it() {
+    fn the_top_lookups_are_built_as_the_walk_by_prefix_built_them() {
         // Trees of every shape the updates make, rebuilds included, and a one-symbol run
         // whose codes of 1 or 2 bits end most walks above the lookup's depth.
         let one = |n: usize| if n % 40 == 0 { 300 } else { 97 };
@@ -554,14 +570,26 @@ mod tests {
             &mut (0..50_000).map(one),
         ];
         for run in runs {
-            let mut tree = Tree::new();
+            let mut tree = Tree::new(DeepTop::new());
             for (n, s) in run.enumerate() {
                 tree.update(s);
+                // The deep lookup kept up in parts after one to three symbols' swaps (the
+                // fast loop keeps it up after each).
+                if n % 3 == 0 {
+                    tree.top.refresh(&tree.son);
+                }
                 if n % 97 == 0 {
-                    let (mut new, mut old) = (tree.top.clone(), tree.top.clone());
-                    new.build(&tree.son);
-                    old.build_by_prefix(&tree.son);
-                    assert_eq!(new.snapshot(), old.snapshot(), "after symbol {n}");
+                    tree.top.refresh(&tree.son);
+                    let want = build_by_prefix(&tree.son, DeepTop::BITS);
+                    let kept = tree.top.snapshot(&tree.son);
+                    assert_eq!(kept, want, "deep, kept up, after symbol {n}");
+                    let mut whole = DeepTop::new();
+                    whole.refresh(&tree.son);
+                    assert_eq!(whole.snapshot(&tree.son), want, "deep, after symbol {n}");
+                    let mut top = Top::new();
+                    top.build(&tree.son);
+                    let want = build_by_prefix(&tree.son, Top::BITS);
+                    assert_eq!(top.snapshot(), want, "after symbol {n}");
                 }
             }
         }
@@ -569,11 +597,15 @@ mod tests {
 
     #[test]
     fn a_run_of_one_symbol_through_the_top_lookup_matches_lzhuf_c() {
-        // Codes of 1 or 2 bits: 3 or 4 of the lookup's 5 slots are pads, counted on
-        // every symbol, for 32 K symbols before the first rebuild and 16 K between the
-        // next ones. (One pad slot for all would overflow its count in the first
-        // stretch.)
-        let mut ours = Tree::new();
+        one_symbol_run(Tree::new(Top::new()));
+        one_symbol_run(Tree::new(DeepTop::new()));
+    }
+
+    fn one_symbol_run<L: Lookup>(mut ours: Tree<L>) {
+        // Codes of 1 or 2 bits: 3 or 4 of the lookup's 5 slots (5 or 6 of the deep one's
+        // 7) are pads, counted on every symbol, for 32 K symbols before the first rebuild
+        // and 16 K between the next ones. (One pad slot for all would overflow its count
+        // in the first stretch.)
         let mut reference = Reference::new(false);
         for n in 0..120_000 {
             let s = match n % 40 {
@@ -593,7 +625,11 @@ mod tests {
 
     #[test]
     fn update_and_rebuild_match_lzhuf_c_through_many_rebuilds() {
-        let mut ours = Tree::new();
+        many_rebuilds(Tree::new(Top::new()));
+        many_rebuilds(Tree::new(DeepTop::new()));
+    }
+
+    fn many_rebuilds<L: Lookup>(mut ours: Tree<L>) {
         let mut reference = Reference::new(false);
         assert!(reference.same_as(&ours));
         let mut rebuilds = 0;
