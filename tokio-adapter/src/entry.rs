@@ -30,7 +30,7 @@ pub const DEFAULT_STREAM_CHUNK: usize = 64 * 1024;
 ///
 /// # Memory
 /// The decoder of the entry's method, on the heap (32 bytes stored or XOR, 4 152 LZSS,
-/// 9 784 LZHUF, 42 648 Deflate), plus, for an archive opened from a file, up to two
+/// 9 792 LZHUF, 42 648 Deflate), plus, for an archive opened from a file, up to two
 /// buffers of the archive's read chunk (the chunk being decoded and the next;
 /// [`DEFAULT_READ_CHUNK`](crate::DEFAULT_READ_CHUNK), 24 KiB; none for an archive in
 /// memory), plus a buffer of up to 16 KiB of decoded bytes once

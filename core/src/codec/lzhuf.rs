@@ -54,7 +54,7 @@
 //! keeps no ring at all (the output is the window; references before its start read the
 //! `0x20` prefill), so it needs only the tree and the bit buffer: about 8.5 KiB of stack,
 //! as its tree has a deeper lookup (7 levels, 3480 bytes) than the streaming decoder's:
-//! 1.10× faster on text, 0.99× on binary (BENCHMARKS.md).
+//! 1.11-1.14× faster on text, 0.99-1.02× on binary (BENCHMARKS.md).
 //!
 //! Both run the same code: a careful state machine that takes one bit at a time, and a
 //! fast loop it enters whenever a whole symbol with its position is sure to fit in the

@@ -17,7 +17,7 @@
 //! | stored | 0x000 | [`StoredDecoder`] | 32 bytes |
 //! | XOR | 0x020 | [`XorDecoder`] | 32 bytes |
 //! | LZSS, XOR+LZSS | 0x040, 0x060 | [`LzssDecoder`] | 4 152 bytes (4 KiB ring) |
-//! | LZHUF, XOR+LZHUF | 0x080, 0x0A0 | [`LzhufDecoder`] | 9 784 bytes (ring + tree) |
+//! | LZHUF, XOR+LZHUF | 0x080, 0x0A0 | [`LzhufDecoder`] | 9 792 bytes (ring + tree) |
 //! | Deflate | 0x100 | [`InflateDecoder`] | 42 648 bytes (32 KiB window + tables) |
 //!
 //! (Sizes on 64-bit targets; each is asserted by a test.) The XOR of methods 0x60/0xA0 is
@@ -283,7 +283,7 @@ impl Unpacker {
 #[cfg(feature = "alloc")]
 impl Unpacker {
     /// The decoder of the method in use, on the heap: only its own state is allocated
-    /// (32 bytes for stored and XOR, 4 152 for LZSS, 9 784 for LZHUF, 42 648 for
+    /// (32 bytes for stored and XOR, 4 152 for LZSS, 9 792 for LZHUF, 42 648 for
     /// Deflate), where an `Unpacker` is always the size of the largest. For front-ends
     /// that keep many readers open at once (ngi-tokio).
     ///

@@ -18,8 +18,8 @@
 //!
 //! 3480 bytes against the 5-level table's 600: too much for the streaming decoder, held
 //! to 10 KiB, but not for the one-shot one, whose tree is on the stack. Paired against the
-//! 5-level table in the one-shot decoder: 1.10× on text, 0.99× on binary, where the
-//! refills cost a tenth of the instructions (BENCHMARKS.md).
+//! 5-level table in the one-shot decoder: 1.11-1.14× on text, 0.99-1.02× on binary, where
+//! the refills cost a tenth of the instructions (BENCHMARKS.md).
 
 use super::top::{Descent, Lookup};
 use super::tree::{R, T};
