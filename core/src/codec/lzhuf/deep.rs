@@ -129,7 +129,11 @@ impl DeepTop {
                 read[n >> 6] |= 1 << (n & 63);
             }
         }
-        (self.entry.iter().map(|e| e.slots()).collect(), read)
+        let mut entries = [[0u16; 8]; 128];
+        for (to, from) in entries.iter_mut().zip(&self.entry) {
+            *to = from.slots();
+        }
+        (entries, read)
     }
 }
 

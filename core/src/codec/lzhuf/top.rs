@@ -173,7 +173,11 @@ impl Top {
     #[cfg(test)]
     /// The entries and the nodes read, to compare with another build.
     pub(super) fn snapshot(&self) -> Snapshot {
-        (self.entry.iter().map(|e| e.0).collect(), self.read)
+        let mut entries = [[0u16; 8]; 128];
+        for (to, from) in entries.iter_mut().zip(&self.entry) {
+            *to = from.0;
+        }
+        (entries, self.read)
     }
 }
 
@@ -208,19 +212,19 @@ impl Lookup for Top {
 }
 
 #[cfg(test)]
-/// A table's entries and the nodes it read.
-pub(super) type Snapshot = (std::vec::Vec<[u16; 8]>, [u64; T.div_ceil(64)]);
+/// A table's entries (up to 128, the rest zero) and the nodes it read.
+pub(super) type Snapshot = ([[u16; 8]; 128], [u64; T.div_ceil(64)]);
 
 #[cfg(test)]
 /// The first table's build, by walks over the prefixes, kept to check the others against:
 /// the entries of a `bits`-level table for the tree whose `son` this is, and the nodes
 /// whose `son` they read.
 pub(super) fn build_by_prefix(son: &[u16; T], bits: u32) -> Snapshot {
-    let entries = 1 << bits;
-    let mut table = std::vec![[0u16; 8]; entries];
+    let entries: usize = 1 << bits;
+    let mut table = [[0u16; 8]; 128];
     let mut read = [0u64; T.div_ceil(64)];
-    let mut node = std::vec![u16::MAX; 2 * entries];
-    let mut passed = std::vec![0u128; 2 * entries];
+    let mut node = [u16::MAX; 256];
+    let mut passed = [0u128; 256];
     node[1] = R as u16;
     for h in 1..2 * entries {
         let depth = h.ilog2();
