@@ -52,16 +52,18 @@
 //!
 //! [`decode_into`] is the one-shot form: the whole stream into an exact-size buffer. It
 //! keeps no ring at all (the output is the window; references before its start read the
-//! `0x20` prefill), so it needs only the tree and the bit buffer: about 8.5 KiB of stack,
-//! as its tree has a deeper lookup (7 levels, 3480 bytes) than the streaming decoder's:
-//! 1.11-1.14× faster on text, 0.99-1.02× on binary (BENCHMARKS.md).
+//! `0x20` prefill), so it needs only the tree and the bit buffer: about 9 KiB of stack
+//! (with a key, the 512-byte block it decrypts into), as its tree has a deeper lookup (7
+//! levels, 3480 bytes) than the streaming decoder's: 1.11-1.14× faster on text,
+//! 0.99-1.02× on binary (BENCHMARKS.md).
 //!
 //! Both run the same code: a careful state machine that takes one bit at a time, and a
 //! fast loop it enters whenever a whole symbol with its position is sure to fit in the
 //! input and the output at hand (16 packed bytes, 60 bytes of room). The fast loop keeps a
 //! 64-bit bit buffer refilled with one big-endian 8-byte load per symbol, takes a code's
-//! first 5 (one-shot: 7) levels from a lookup kept over the top of the tree and walks the rest with no
-//! edge checks, copies matches with slice copies, and never suspends; on leaving
+//! first 5 (one-shot: 7) levels from a lookup kept over the top of the tree and walks
+//! the rest with no edge checks, copies matches with slice copies, and never suspends;
+//! on leaving
 //! it hands back the whole bytes it had loaded but not used. The streaming decoder decodes
 //! straight into the caller's output; its ring is read only for matches reaching back
 //! before the current call, and refreshed once per call from the bytes produced.

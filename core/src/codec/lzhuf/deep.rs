@@ -21,8 +21,8 @@
 //! 5-level table in the one-shot decoder: 1.11-1.14× on text, 0.99-1.02× on binary, where
 //! the refills cost a tenth of the instructions (BENCHMARKS.md).
 
-use super::top::{Descent, Lookup};
-use super::tree::{R, T};
+use super::top::{Descent, Lookup, fill_below};
+use super::tree::{PADS, R, T};
 
 /// The levels one lookup descends.
 const BITS: u32 = 7;
@@ -33,6 +33,8 @@ const OPEN: u8 = BITS as u8;
 // Positions less than `BITS` levels down are below `ENTRIES`: one bit each of `dirty`, and
 // a `u8` each in `at`.
 const _: () = assert!(ENTRIES <= 128);
+// Each level of an entry past the code's end is a pad of its own.
+const _: () = assert!(BITS as usize <= PADS);
 
 /// The lookup, the heap of prefixes it was filled from, and where each node sits in it.
 #[derive(Debug, Clone)]
@@ -45,7 +47,9 @@ pub(super) struct DeepTop {
     /// For each position, the level its walk ended at, or [`OPEN`].
     ends: [u8; 2 * ENTRIES],
     /// For each node, the position less than [`BITS`] levels down where a walk reached
-    /// it, or 0: the nodes whose `son` the lookup read.
+    /// it, or 0: the nodes whose `son` the lookup read. Between a swap and the refill
+    /// after it, a node's entry may still name the position it has left (inside a dirty
+    /// subtree, so marking it is harmless); a refill forgets such entries.
     at: [u8; T],
     /// The positions whose subtree of the heap a swap has changed: bit `h` for position `h`.
     dirty: u128,
@@ -95,28 +99,17 @@ impl DeepTop {
         }
     }
 
-    /// Fills the two positions under `q`, breadth first: a prefix past a leaf keeps the
-    /// leaf's node and level, so every position is filled the same way, with selects and
-    /// no branch on the tree's shape.
+    /// Fills the two positions under `q` ([`fill_below`]) and notes where `q`'s node is.
     #[inline(always)]
     fn expand(&mut self, q: usize, son: &[u16; T]) {
         let at = usize::from(self.node[q]).min(T - 1);
-        let first = usize::from(son[at]);
-        // The root's son is never a leaf; any other node's is where its walk ends.
-        let leaf = first >= T && q > 1;
         let open = self.ends[q] == OPEN;
-        let ended = !open || leaf;
-        let end = if open && leaf {
-            q.ilog2() as u8
-        } else {
-            self.ends[q]
-        };
-        let to = if ended { at } else { first };
+        let below = fill_below(q, at, self.ends[q], OPEN, son);
         self.at[at] = if open { q as u8 } else { self.at[at] };
-        self.node[2 * q] = to as u16;
-        self.node[2 * q + 1] = (to + usize::from(!ended)) as u16;
-        self.ends[2 * q] = end;
-        self.ends[2 * q + 1] = end;
+        self.node[2 * q] = below.to as u16;
+        self.node[2 * q + 1] = (below.to + usize::from(!below.ended)) as u16;
+        self.ends[2 * q] = below.end;
+        self.ends[2 * q + 1] = below.end;
         self.dirty &= !1u128.wrapping_shl(q as u32);
     }
 

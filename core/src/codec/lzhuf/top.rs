@@ -44,7 +44,7 @@ pub(super) trait Lookup: Clone + core::fmt::Debug {
 }
 
 /// The levels one lookup of [`Top`] descends.
-pub(super) const TOP_BITS: u32 = 5;
+const TOP_BITS: u32 = 5;
 const ENTRIES: usize = 1 << TOP_BITS;
 /// Where a [`Descent`] keeps the levels it descended, after its nodes.
 const LEVELS: usize = 7;
@@ -146,22 +146,12 @@ impl Top {
         node[1] = R as u16;
         for h in 1..ENTRIES {
             let at = usize::from(node[h]);
-            let first = usize::from(son[at.min(T - 1)]);
-            // The root's son is never a leaf; any other node's is where its walk ends.
-            let leaf = first >= T && h > 1;
-            let open = ends[h] == OPEN;
-            let ended = !open || leaf;
-            let end = if open && leaf {
-                h.ilog2() as u8
-            } else {
-                ends[h]
-            };
-            let to = if ended { at } else { first };
-            self.read[(at / 64).min(T / 64)] |= u64::from(!ended) << (at % 64);
-            node[2 * h] = to as u16;
-            node[2 * h + 1] = (to + usize::from(!ended)) as u16;
-            ends[2 * h] = end;
-            ends[2 * h + 1] = end;
+            let below = fill_below(h, at, ends[h], OPEN, son);
+            self.read[(at / 64).min(T / 64)] |= u64::from(!below.ended) << (at % 64);
+            node[2 * h] = below.to as u16;
+            node[2 * h + 1] = (below.to + usize::from(!below.ended)) as u16;
+            ends[2 * h] = below.end;
+            ends[2 * h + 1] = below.end;
         }
         for p in 0..ENTRIES {
             let h = ENTRIES + p;
@@ -208,6 +198,40 @@ impl Lookup for Top {
     #[inline(always)]
     fn descend(&self, index: usize) -> &Descent {
         &self.entry[index % ENTRIES]
+    }
+}
+
+/// What a position of the heap of prefixes passes to the two under it.
+pub(super) struct Below {
+    /// Where the walk is: the first son of the node at the position, or that node again
+    /// if the walk ended there or above.
+    pub(super) to: usize,
+    /// Whether the walk ended at the position or above it.
+    pub(super) ended: bool,
+    /// The level where the walk ended, or `open` (the table's depth) if it did not.
+    pub(super) end: u8,
+}
+
+/// The step of a build breadth first over the heap of prefixes, from position `h`, which
+/// holds node `at` and whose walk ended at level `ends` (`open` if it did not): a prefix
+/// past a leaf keeps the leaf's node and level, so every position is filled the same
+/// way, with selects and no branch on the tree's shape.
+#[inline(always)]
+pub(super) fn fill_below(h: usize, at: usize, ends: u8, open: u8, son: &[u16; T]) -> Below {
+    let first = usize::from(son[at.min(T - 1)]);
+    // The root's son is never a leaf; any other node's is where its walk ends.
+    let leaf = first >= T && h > 1;
+    let reached = ends == open;
+    let ended = !reached || leaf;
+    let end = if reached && leaf {
+        h.ilog2() as u8
+    } else {
+        ends
+    };
+    Below {
+        to: if ended { at } else { first },
+        ended,
+        end,
     }
 }
 

@@ -30,8 +30,9 @@ const MAX_FREQ: u16 = 0x8000;
 /// reaches: a pad is counted at most once per symbol, and the counts are zeroed at every
 /// rebuild, which the root, counted once per symbol, triggers within `MAX_FREQ`
 /// symbols), so counting one never needs a swap, no scan reads it, and no chain of
-/// counts through one memory slot forms (one slot for all, counted up to five times a
-/// symbol, would also overflow).
+/// counts through one memory slot forms (one slot for all, counted up to seven times a
+/// symbol, would also overflow). As many as the deepest lookup's levels (each lookup
+/// asserts it).
 pub(super) const PADS: usize = 7;
 
 /// The `k`th pad node.
@@ -135,7 +136,7 @@ impl<L: Lookup> Tree<L> {
     }
 
     /// [`update`](Tree::update) for a symbol whose code was just read: the descent went
-    /// through the nodes of the [`Top`] lookup's entry `top`, if any, then through
+    /// through the nodes of the lookup's entry `top`, if any, then through
     /// `path[levels..depth]` (indices taken mod 64, `levels` the entry's), down to the
     /// leaf's node.
     ///
@@ -147,8 +148,8 @@ impl<L: Lookup> Tree<L> {
     /// path, their loads independent of each other, and only from a level that needs a
     /// swap on does the walk go on as `LZHUF.C`'s. The tree comes out the same. The
     /// entry's nodes are always as many as the lookup's levels, the last of them [`pad`]
-    /// nodes where the
-    /// code ended sooner: counted like the others, they never need a swap.
+    /// nodes where the code ended sooner: counted like the others, they never need a
+    /// swap.
     #[inline(always)]
     pub(super) fn update_path(
         &mut self,
