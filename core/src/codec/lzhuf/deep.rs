@@ -122,11 +122,7 @@ impl DeepTop {
                 read[n >> 6] |= 1 << (n & 63);
             }
         }
-        let mut entries = [[0u16; 8]; 128];
-        for (to, from) in entries.iter_mut().zip(&self.entry) {
-            *to = from.slots();
-        }
-        (entries, read)
+        super::top::snapshot(&self.entry, read)
     }
 }
 

@@ -77,11 +77,6 @@ impl Descent {
         Descent(slots)
     }
 
-    #[cfg(test)]
-    pub(super) fn slots(&self) -> [u16; 8] {
-        self.0
-    }
-
     /// The last node passed: the one whose `son` is read next.
     #[inline(always)]
     pub(super) fn last(&self) -> usize {
@@ -163,11 +158,7 @@ impl Top {
     #[cfg(test)]
     /// The entries and the nodes read, to compare with another build.
     pub(super) fn snapshot(&self) -> Snapshot {
-        let mut entries = [[0u16; 8]; 128];
-        for (to, from) in entries.iter_mut().zip(&self.entry) {
-            *to = from.0;
-        }
-        (entries, self.read)
+        snapshot(&self.entry, self.read)
     }
 }
 
@@ -238,6 +229,16 @@ pub(super) fn fill_below(h: usize, at: usize, ends: u8, open: u8, son: &[u16; T]
 #[cfg(test)]
 /// A table's entries (up to 128, the rest zero) and the nodes it read.
 pub(super) type Snapshot = ([[u16; 8]; 128], [u64; T.div_ceil(64)]);
+
+#[cfg(test)]
+/// The [`Snapshot`] of a table of `entries` that read the nodes `read`.
+pub(super) fn snapshot(entries: &[Descent], read: [u64; T.div_ceil(64)]) -> Snapshot {
+    let mut slots = [[0u16; 8]; 128];
+    for (to, from) in slots.iter_mut().zip(entries) {
+        *to = from.0;
+    }
+    (slots, read)
+}
 
 #[cfg(test)]
 /// The first table's build, by walks over the prefixes, kept to check the others against:
