@@ -25,6 +25,9 @@
 //! target/release/examples/paired cat target/release/ngi [ROUNDS]
 //! # the same, and each row also for another build of ngi (a gain as a ratio from one run):
 //! target/release/examples/paired cat target/release/ngi ROUNDS /tmp/ngi-before
+//! # the same with a 16 MiB LZHUF entry (the codec alone: `LzhufDecoder`; in place alone:
+//! # `lzhuf::InPlaceDecoder`):
+//! target/release/examples/paired cat-lzhuf target/release/ngi ROUNDS /tmp/ngi-before
 //! ```
 //!
 //! A ratio above 1 means the first-named contender is faster. `PAIRED_TIMES=1` also prints
@@ -39,6 +42,7 @@ use std::process::{Command, Stdio};
 
 use std::time::{Duration, Instant};
 
+use ngi_core::Method;
 use ngi_core::codec::inflate::{self, InflateDecoder};
 use ngi_core::codec::lzhuf;
 use ngi_tests::corpus;
@@ -159,8 +163,8 @@ fn codecs(rounds: usize) {
                         if COPY_OUT.get() {
                             ngi_benches::stream_in_place_into(p, o, buf, i, r);
                         } else {
-                            let n = o.len() as u64;
-                            ngi_benches::stream_in_place(p, n, buf, i, r, |b| {
+                            let d = inflate::InPlaceDecoder::new(o.len() as u64);
+                            ngi_benches::stream_in_place(d, p, buf, i, r, |b| {
                                 black_box(b);
                             });
                         }
@@ -240,13 +244,16 @@ fn codecs(rounds: usize) {
 }
 
 /// LZHUF one-shot against the first round's and against miniz_oxide on the same data
-/// (level 6), for each of `inputs`.
+/// (level 6), for each of `inputs`; and the two streaming forms against one-shot, with
+/// 64 KiB of input and 32 KiB of room per call (in place: a window and 32 KiB of buffer,
+/// each call's bytes copied out to be checked, as the window-keeping form writes them).
 fn lzhuf_rows(rounds: usize, inputs: &[(&str, Vec<u8>)]) {
+    let buffer = std::cell::RefCell::new(vec![0u8; lzhuf::RING_SIZE + (32 << 10)]);
     for (name, data) in inputs {
         let packed = lzhuf::encode(data);
         let deflated = miniz_oxide::deflate::compress_to_vec(data, 6);
         let out = std::cell::RefCell::new(vec![0u8; data.len()]);
-        let o = &out;
+        let (o, buf) = (&out, &buffer);
         let (p, d) = (&packed, &deflated);
         let mut contenders: Vec<Contender<'_>> = vec![
             (
@@ -260,6 +267,27 @@ fn lzhuf_rows(rounds: usize, inputs: &[(&str, Vec<u8>)]) {
                 Box::new(move || {
                     ngi_round1::codec::lzhuf::decode_into(black_box(p), None, &mut o.borrow_mut())
                         .expect("valid");
+                }),
+            ),
+            (
+                "lzhuf-stream",
+                Box::new(move || {
+                    let mut o = o.borrow_mut();
+                    let mut d = lzhuf::LzhufDecoder::new(o.len() as u64, None);
+                    ngi_benches::stream(&mut d, black_box(p), &mut o, 64 << 10, 32 << 10);
+                }),
+            ),
+            (
+                "lzhuf-in-place",
+                Box::new(move || {
+                    let mut o = o.borrow_mut();
+                    let d = lzhuf::InPlaceDecoder::new(o.len() as u64, None);
+                    let mut at = 0;
+                    let (mut buf, chunk) = (buf.borrow_mut(), 32 << 10);
+                    ngi_benches::stream_in_place(d, black_box(p), &mut buf, 64 << 10, chunk, |b| {
+                        o[at..at + b.len()].copy_from_slice(b);
+                        at += b.len();
+                    });
                 }),
             ),
             (
@@ -290,7 +318,13 @@ fn lzhuf_rows(rounds: usize, inputs: &[(&str, Vec<u8>)]) {
             &format!("lzhuf/{name}"),
             rounds,
             &mut contenders,
-            &[("lzhuf", "miniz_oxide"), ("lzhuf", "lzhuf-round1")],
+            &[
+                ("lzhuf", "miniz_oxide"),
+                ("lzhuf", "lzhuf-round1"),
+                ("lzhuf-stream", "lzhuf"),
+                ("lzhuf-in-place", "lzhuf"),
+                ("lzhuf-in-place", "lzhuf-stream"),
+            ],
         );
     }
 }
@@ -376,26 +410,27 @@ fn jobs(ngi: &Path, rounds: usize, base: Option<&Path>) {
 /// `ngi cat` of one large entry into a pipe this process drains, and into `/dev/null`,
 /// beside the codec alone and the library's file reader: what the command spends beyond
 /// decoding.
-fn cat(ngi: &Path, rounds: usize, base: Option<&Path>) {
-    use ngi_core::codec::{Decoder, Status};
+fn cat(ngi: &Path, rounds: usize, base: Option<&Path>, method: Method) {
+    use ngi_core::codec::{Decoder, InPlaceUnpacker, Status, Unpacker};
     use std::io::Read;
     // The chunk `ngi cat` decodes into, so that "codec alone" is the codec's own time in
     // the command; also what this process reads from the pipe at a time.
     const CHUNK: usize = 512 << 10;
     let dir = std::env::temp_dir().join(format!("ngi-paired-cat-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temporary folder");
-    // 64 MiB: 1 MiB slices of the licence texts and /bin/bash, alternating.
+    // 64 MiB (16 for LZHUF, 4 times slower): 1 MiB slices of the licence texts and
+    // /bin/bash, alternating.
+    let mib = if method == Method::Deflate { 64 } else { 16 };
     let text = corpus::text(8 << 20);
     let binary = corpus::binary(8 << 20);
-    let mut data = Vec::with_capacity(64 << 20);
-    for i in 0..64usize {
+    let mut data = Vec::with_capacity(mib << 20);
+    for i in 0..mib {
         let from = if i % 2 == 0 { &text } else { &binary };
         let at = (i * 104_729) % (from.len() - (1 << 20));
         data.extend_from_slice(&from[at..at + (1 << 20)]);
     }
     let mut b = ngi_core::rsli::Builder::new();
-    b.add(b"BIG", ngi_core::Method::Deflate, &data)
-        .expect("valid entry");
+    b.add(b"BIG", method, &data).expect("valid entry");
     let bytes = b.build().expect("library builds");
     let archive = dir.join("big.rsli");
     std::fs::write(&archive, &bytes).expect("archive written");
@@ -408,15 +443,16 @@ fn cat(ngi: &Path, rounds: usize, base: Option<&Path>) {
     let n = data.len() as u64;
     let mut sink = vec![0u8; CHUNK];
     let sink = std::cell::RefCell::new(&mut sink);
+    let in_place_decoder = || InPlaceUnpacker::new(method, 0, n).expect("decodes in place");
     // A window before `ngi cat`'s chunk: what the command decodes into.
-    let in_place = std::cell::RefCell::new(vec![0u8; inflate::WINDOW_SIZE + CHUNK]);
+    let in_place = std::cell::RefCell::new(vec![0u8; in_place_decoder().window() + CHUNK]);
     let mut contenders: Vec<Contender<'_>> = vec![
         ("ngi cat | pipe", cat_into_pipe(ngi, &a, n, &sink)),
         ("ngi cat > null", cat_into_null(ngi, &a)),
         (
             "codec alone",
             Box::new(|| {
-                let mut d = InflateDecoder::new(n);
+                let mut d = Unpacker::new(method, 0, n);
                 let mut buf = sink.borrow_mut();
                 let (mut pos, mut total) = (0, 0u64);
                 loop {
@@ -437,8 +473,9 @@ fn cat(ngi: &Path, rounds: usize, base: Option<&Path>) {
             "in place alone",
             Box::new(|| {
                 let mut buf = in_place.borrow_mut();
+                let d = in_place_decoder();
                 let total =
-                    ngi_benches::stream_in_place(&packed, n, &mut buf, CHUNK, CHUNK, |_| {});
+                    ngi_benches::stream_in_place(d, &packed, &mut buf, CHUNK, CHUNK, |_| {});
                 assert_eq!(total as u64, n);
             }),
         ),
@@ -481,7 +518,8 @@ fn cat(ngi: &Path, rounds: usize, base: Option<&Path>) {
         "{:<16} {:>18} / {:<18} median [quartiles], {rounds} rounds",
         "row", "a", "b"
     );
-    paired("cat 64 MiB", rounds, &mut contenders, &pairs);
+    let row = format!("cat {mib} MiB {}", method.name());
+    paired(&row, rounds, &mut contenders, &pairs);
     if std::env::var_os("PAIRED_KEEP").is_some() {
         println!("kept {}", archive.display());
     } else {
@@ -546,7 +584,23 @@ fn main() {
             let ngi = args
                 .get(1)
                 .expect("usage: paired cat NGI_BINARY [ROUNDS [BASE_NGI_BINARY]]");
-            cat(Path::new(ngi), rounds(2, 5), args.get(3).map(Path::new));
+            cat(
+                Path::new(ngi),
+                rounds(2, 5),
+                args.get(3).map(Path::new),
+                Method::Deflate,
+            );
+        }
+        Some("cat-lzhuf") => {
+            let ngi = args
+                .get(1)
+                .expect("usage: paired cat-lzhuf NGI_BINARY [ROUNDS [BASE_NGI_BINARY]]");
+            cat(
+                Path::new(ngi),
+                rounds(2, 5),
+                args.get(3).map(Path::new),
+                Method::Lzhuf,
+            );
         }
         Some("jobs") => {
             let ngi = args
@@ -556,7 +610,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: paired codecs [ROUNDS] | paired lzhuf [ROUNDS] | paired jobs NGI_BINARY [ROUNDS [BASE_NGI_BINARY]] | paired cat NGI_BINARY [ROUNDS [BASE_NGI_BINARY]]"
+                "usage: paired codecs [ROUNDS] | paired lzhuf [ROUNDS] | paired jobs NGI_BINARY [ROUNDS [BASE_NGI_BINARY]] | paired cat[-lzhuf] NGI_BINARY [ROUNDS [BASE_NGI_BINARY]]"
             );
             std::process::exit(2);
         }

@@ -2,7 +2,7 @@
 
 use ngi_core::Method;
 use ngi_core::codec::inflate::InPlaceDecoder;
-use ngi_core::codec::{Decoder, Status};
+use ngi_core::codec::{Decoder, InPlace, Status};
 use ngi_core::nres::{NewEntry, Writer};
 use ngi_core::rsli::{Builder, MAX_ENTRIES};
 
@@ -90,20 +90,19 @@ pub fn stream(
     }
 }
 
-/// Streams `packed` through an [`InPlaceDecoder`] of `expected` bytes with `in_chunk` bytes
-/// of input and `out_chunk` bytes of room per call, in `buf` (at least a window and
-/// `out_chunk` long), sliding the window when the room runs out; each call's bytes are
-/// handed to `sink` where they are (as a writer would write them on). Returns the bytes
-/// produced. Panics on a decoding error.
-pub fn stream_in_place(
+/// Streams `packed` through the in-place decoder `d` (an [`InPlaceDecoder`] or LZHUF's)
+/// with `in_chunk` bytes of input and `out_chunk` bytes of room per call, in `buf` (at
+/// least a window and `out_chunk` long), sliding the window when the room runs out; each
+/// call's bytes are handed to `sink` where they are (as a writer would write them on).
+/// Returns the bytes produced. Panics on a decoding error.
+pub fn stream_in_place<D: InPlace>(
+    mut d: D,
     packed: &[u8],
-    expected: u64,
     buf: &mut [u8],
     in_chunk: usize,
     out_chunk: usize,
     mut sink: impl FnMut(&[u8]),
 ) -> usize {
-    let mut d = InPlaceDecoder::new(expected);
     let (mut pos, mut at, mut produced) = (0, 0, 0);
     loop {
         if buf.len() - at < out_chunk {
@@ -129,8 +128,8 @@ pub fn stream_in_place(
     }
 }
 
-/// [`stream_in_place`] with each call's bytes copied into `out` (the exact-size output),
-/// for the benches that check it.
+/// [`stream_in_place`] of a Deflate stream with each call's bytes copied into `out` (the
+/// exact-size output), for the benches that check it.
 pub fn stream_in_place_into(
     packed: &[u8],
     out: &mut [u8],
@@ -139,7 +138,8 @@ pub fn stream_in_place_into(
     out_chunk: usize,
 ) -> usize {
     let mut at = 0;
-    stream_in_place(packed, out.len() as u64, buf, in_chunk, out_chunk, |b| {
+    let d = InPlaceDecoder::new(out.len() as u64);
+    stream_in_place(d, packed, buf, in_chunk, out_chunk, |b| {
         out[at..at + b.len()].copy_from_slice(b);
         at += b.len();
     })

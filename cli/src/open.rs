@@ -7,8 +7,8 @@ use std::io::{BufRead, Read, Write};
 use std::path::Path;
 
 use ngi_core::archive::{Catalog, Entry, Error, Format};
+use ngi_core::codec::InPlaceUnpacker;
 use ngi_core::codec::Status;
-use ngi_core::codec::inflate::{InPlaceDecoder, WINDOW_SIZE};
 use ngi_core::io::{OpenError, RangeReader, ReadAt, StreamDecoder};
 use ngi_core::limits::{Budget, LimitError, Limits};
 use ngi_core::{Method, OpenOptions};
@@ -178,8 +178,8 @@ impl ArchiveFile {
     /// (the last one shorter), given away: `hand_over(buffer, chunk)` gets each as
     /// `buffer[chunk.bytes]`, and may swap the buffer for another to keep it (see
     /// [`write_behind`](crate::write_behind::write_behind)) as long as the one left
-    /// starts with the chunk's [`carry`](Chunk::carry) (the Deflate window the decoding
-    /// goes on with). Its error is reported as the output's. Before a fault of the entry,
+    /// starts with the chunk's [`carry`](Chunk::carry) (the window the decoding of a
+    /// Deflate or LZHUF entry goes on with). Its error is reported as the output's. Before a fault of the entry,
     /// what was decoded ahead of it is handed over as a last, short chunk.
     pub fn stream_chunks(
         &self,
@@ -194,7 +194,7 @@ impl ArchiveFile {
             .in_place_decoder(index)
             .map_err(archive_error)?;
         let (written, used) = match in_place {
-            Some(core) => self.inflate_chunks(index, core, range.clone(), chunk_len, hand_over)?,
+            Some(core) => self.in_place_chunks(index, core, range.clone(), chunk_len, hand_over)?,
             None => self.read_chunks(index, chunk_len, hand_over)?,
         };
         Ok((written, (range.end - range.start).saturating_sub(used)))
@@ -233,23 +233,22 @@ impl ArchiveFile {
         Ok((written, reader.decoder().consumed()))
     }
 
-    /// [`stream_chunks`](ArchiveFile::stream_chunks) of a Deflate entry, decoded with its
-    /// window in the buffer, before each chunk (`core`, an
-    /// [`InPlaceDecoder`](ngi_core::codec::inflate::InPlaceDecoder)): matches read the
-    /// bytes where they are, and only the window is copied, once per chunk, where the
-    /// window-keeping decoder of the entry's reader copies every read's output into its
-    /// own window (`ngi cat` 10-11 % faster; BENCHMARKS.md). The same bytes, chunks and
-    /// faults as through the reader.
-    fn inflate_chunks(
+    /// [`stream_chunks`](ArchiveFile::stream_chunks) of a Deflate or LZHUF entry, decoded
+    /// with its window in the buffer, before each chunk (`core`, an
+    /// [`InPlaceUnpacker`]): matches read the bytes where they are, and only the window
+    /// is copied, once per chunk, where the window-keeping decoder of the entry's reader
+    /// copies every read's output into its own window (`ngi cat` of Deflate 10-11 %
+    /// faster; BENCHMARKS.md). The same bytes, chunks and faults as through the reader.
+    fn in_place_chunks(
         &self,
         index: usize,
-        mut core: StreamDecoder<InPlaceDecoder>,
+        mut core: StreamDecoder<InPlaceUnpacker>,
         range: std::ops::Range<u64>,
         chunk_len: usize,
         hand_over: &mut dyn FnMut(&mut Vec<u8>, Chunk) -> std::io::Result<()>,
     ) -> Result<(u64, u64), EntryError> {
         let mut packed = RangeReader::new(&self.file, range);
-        let len = WINDOW_SIZE + chunk_len;
+        let len = core.codec().window() + chunk_len;
         let mut buffer = vec![0u8; len];
         // `buffer[..start]` is the window carried over, `buffer[start..at]` the chunk
         // decoded so far.
@@ -307,7 +306,7 @@ pub struct Chunk {
     /// Where the chunk's bytes are in the buffer handed over.
     pub bytes: std::ops::Range<usize>,
     /// How many of the chunk's last bytes the buffer left after the hand-over must start
-    /// with: the window of a Deflate entry decoded in place, 0 otherwise.
+    /// with: the window of a Deflate or LZHUF entry decoded in place, 0 otherwise.
     pub carry: usize,
 }
 
@@ -459,11 +458,19 @@ mod tests {
         assert_eq!((n, fault.is_none()), (6, true));
     }
 
-    /// A library of one Deflate entry of `data` in a fresh file, its declared size raised
-    /// by `extra` (the stream then ends short of it).
-    fn library(name: &str, data: &[u8], extra: u32) -> ArchiveFile {
+    /// The methods decoded in place, and one read through the entry's reader.
+    const METHODS: [Method; 4] = [
+        Method::Deflate,
+        Method::Lzhuf,
+        Method::XorLzhuf,
+        Method::Lzss,
+    ];
+
+    /// A library of one entry of `data` packed by `method` in a fresh file, its declared
+    /// size raised by `extra` (the stream then ends short of it).
+    fn library(name: &str, method: Method, data: &[u8], extra: u32) -> ArchiveFile {
         let mut b = ngi_core::rsli::Builder::new();
-        b.add(b"BIG", ngi_core::Method::Deflate, data).unwrap();
+        b.add(b"BIG", method, data).unwrap();
         let mut bytes = b.build().unwrap();
         // The table is XOR-encrypted with the key at offset 20; the declared size is at
         // offset 20 of the entry's 32-byte row.
@@ -472,7 +479,11 @@ mod tests {
         let size = u32::from_le_bytes(bytes[52..56].try_into().unwrap()) + extra;
         bytes[52..56].copy_from_slice(&size.to_le_bytes());
         ngi_core::codec::xor::XorStream::new(key).apply(&mut bytes[32..64]);
-        let path = std::env::temp_dir().join(format!("ngi-open-{}-{name}", std::process::id()));
+        let path = std::env::temp_dir().join(format!(
+            "ngi-open-{}-{name}-{}",
+            std::process::id(),
+            method.bits()
+        ));
         std::fs::write(&path, bytes).unwrap();
         let archive = ArchiveFile::open(&path, false, false, &Limits::default());
         let _ = std::fs::remove_file(&path);
@@ -511,33 +522,41 @@ mod tests {
     #[test]
     fn every_chunk_but_the_last_is_whole() {
         let data = contents();
-        let archive = library("whole", &data, 0);
-        let (lens, bytes, result) = chunks(&archive, 512 << 10);
-        assert!(bytes == data, "other bytes");
-        assert_eq!(lens.len(), data.len().div_ceil(512 << 10));
-        assert!(
-            lens[..lens.len() - 1].iter().all(|&n| n == 512 << 10),
-            "{lens:?}"
-        );
-        assert_eq!(result.ok().map(|(n, _)| n), Some(data.len() as u64));
+        for method in METHODS {
+            let archive = library("whole", method, &data, 0);
+            let (lens, bytes, result) = chunks(&archive, 512 << 10);
+            assert!(bytes == data, "{method}: other bytes");
+            assert_eq!(lens.len(), data.len().div_ceil(512 << 10), "{method}");
+            assert!(
+                lens[..lens.len() - 1].iter().all(|&n| n == 512 << 10),
+                "{method}: {lens:?}"
+            );
+            // Every packed byte used: none left over for `verify` to note.
+            assert_eq!(result.ok(), Some((data.len() as u64, 0)), "{method}");
+        }
     }
 
     #[test]
     fn a_fault_keeps_the_whole_chunks_before_it() {
         let data = contents();
-        let archive = library("short", &data, 1000);
-        let (lens, bytes, result) = chunks(&archive, 512 << 10);
-        assert!(data.starts_with(&bytes), "not a prefix");
-        assert!(
-            bytes.len() + (512 << 10) >= data.len(),
-            "{} bytes",
-            bytes.len()
-        );
-        assert!(
-            lens.iter().rev().skip(1).all(|&n| n == 512 << 10),
-            "{lens:?}"
-        );
-        let e = message(result.expect_err("the entry is short"));
-        assert!(e.contains("entry 0"), "{e}");
+        for method in METHODS {
+            let archive = library("short", method, &data, 1000);
+            let (lens, bytes, result) = chunks(&archive, 512 << 10);
+            // The LZ methods have no end marker: their padding bits decode as symbols
+            // too, before the input runs out.
+            let n = bytes.len().min(data.len());
+            assert!(bytes[..n] == data[..n], "{method}: other bytes");
+            assert!(
+                bytes.len() + (512 << 10) >= data.len(),
+                "{method}: {} bytes",
+                bytes.len()
+            );
+            assert!(
+                lens.iter().rev().skip(1).all(|&n| n == 512 << 10),
+                "{method}: {lens:?}"
+            );
+            let e = message(result.expect_err("the entry is short"));
+            assert!(e.contains("entry 0"), "{method}: {e}");
+        }
     }
 }

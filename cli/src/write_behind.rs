@@ -14,8 +14,8 @@ use crate::open::Chunk;
 
 /// Runs `produce` with a `hand_over(buffer, chunk)` that passes `buffer[chunk.bytes]` to
 /// a thread writing it into `out`, and leaves in `buffer` another of the same length,
-/// starting with the chunk's carry (the window a Deflate entry decoded in place goes on
-/// with). The chunks are written in the order they are handed over, each whole, and `out`
+/// starting with the chunk's carry (the window a Deflate or LZHUF entry decoded in place
+/// goes on with). The chunks are written in the order they are handed over, each whole, and `out`
 /// is flushed after the last unless a write failed.
 ///
 /// Returns what `produce` returned and how the writing went. Once a write fails, the

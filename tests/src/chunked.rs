@@ -1,8 +1,8 @@
 //! Driving a [`Decoder`] with input and output pieces of chosen sizes, to show that a
 //! codec resumes at any byte boundary with the same result.
 
-use ngi_core::codec::inflate::{InPlaceDecoder, WINDOW_SIZE};
-use ngi_core::codec::{Decoder, Progress, Status};
+use ngi_core::Method;
+use ngi_core::codec::{Decoder, InPlace, InPlaceUnpacker, Progress, Status};
 use ngi_core::error::DecodeError;
 
 use crate::corpus::Rng;
@@ -70,29 +70,37 @@ pub fn decode(
     }
 }
 
-/// An [`InPlaceDecoder`] behind the [`Decoder`] contract, for the drivers above: it decodes
-/// into a buffer of its own (a window and `room` bytes), slides it when full, and copies
-/// each call's bytes out. A call is served by as many calls of the decoder as the buffer's
-/// room needs, so its outcome is the one [`Decoder::decode`] promises.
+/// An in-place decoder ([`InPlaceUnpacker`]) behind the [`Decoder`] contract, for the
+/// drivers above: it decodes into a buffer of its own (a window and `room` bytes), slides
+/// it when full, and copies each call's bytes out. A call is served by as many calls of
+/// the decoder as the buffer's room needs, so its outcome is the one [`Decoder::decode`]
+/// promises.
 #[derive(Debug)]
-pub struct InPlace {
-    decoder: InPlaceDecoder,
+pub struct InPlaceDriver {
+    decoder: InPlaceUnpacker,
     buf: Vec<u8>,
     at: usize,
 }
 
-impl InPlace {
-    /// A decoder of `expected` bytes with a window and `room` bytes of buffer.
-    pub fn new(expected: u64, room: usize) -> InPlace {
-        InPlace {
-            decoder: InPlaceDecoder::new(expected),
-            buf: vec![0; WINDOW_SIZE + room],
+impl InPlaceDriver {
+    /// A Deflate decoder of `expected` bytes with a window and `room` bytes of buffer.
+    pub fn inflate(expected: u64, room: usize) -> InPlaceDriver {
+        InPlaceDriver::new(Method::Deflate, 0, expected, room).expect("Deflate decodes in place")
+    }
+
+    /// The in-place decoder of `method` (keyed by `key`) of `expected` bytes with a window
+    /// and `room` bytes of buffer; `None` for a method without one.
+    pub fn new(method: Method, key: u16, expected: u64, room: usize) -> Option<InPlaceDriver> {
+        let decoder = InPlaceUnpacker::new(method, key, expected)?;
+        Some(InPlaceDriver {
+            buf: vec![0; decoder.window() + room],
+            decoder,
             at: 0,
-        }
+        })
     }
 }
 
-impl Decoder for InPlace {
+impl Decoder for InPlaceDriver {
     fn decode(
         &mut self,
         input: &[u8],

@@ -29,7 +29,7 @@ use ngi_core::error::DecodeError;
 use ngi_core::nres::{self, DirectoryDecoder, NresError};
 use ngi_core::rsli::{self, Library, OpenOptions, RsliError, TableDecoder};
 
-use crate::chunked::InPlace;
+use crate::chunked::InPlaceDriver;
 use crate::verdict::Verdict;
 
 /// A target's body.
@@ -236,7 +236,9 @@ pub fn lzss(data: &[u8]) {
     assert_one_shot_agrees(one_shot, &out, &run);
 }
 
-/// LZHUF (0x80/0xA0): as [`lzss`].
+/// LZHUF (0x80/0xA0): as [`lzss`], and the in-place form in the same pieces, its buffer
+/// a window and up to 700 bytes of room (slid often), must end as the streamed form and
+/// give its bytes.
 pub fn lzhuf(data: &[u8]) {
     let Some((size, key, step, packed)) = lz_header(data) else {
         return;
@@ -249,6 +251,23 @@ pub fn lzhuf(data: &[u8]) {
         &mut || (step, step),
     );
     assert_one_shot_agrees(one_shot, &out, &run);
+    let method = if key.is_some() {
+        Method::XorLzhuf
+    } else {
+        Method::Lzhuf
+    };
+    let room = 1 + step % 700;
+    let mut in_place = InPlaceDriver::new(method, key.unwrap_or(0), size as u64, room)
+        .expect("LZHUF decodes in place");
+    let in_place = drive(&mut in_place, packed, &mut || (step, step));
+    assert_eq!(
+        in_place.end, run.end,
+        "in place and streamed end differently"
+    );
+    assert!(
+        in_place.output == run.output,
+        "in place and streamed bytes differ"
+    );
 }
 
 /// Deflate (0x100): `[size lo, size hi, step, stream...]`, decoded one-shot and in pieces
@@ -269,9 +288,11 @@ pub fn inflate(data: &[u8]) {
     // The in-place form, its buffer a window and a few hundred bytes of room, so that
     // outputs over 32 KiB slide it often.
     let room = 1 + step % 700;
-    let in_place = drive(&mut InPlace::new(size as u64, room), packed, &mut || {
-        (step, step)
-    });
+    let in_place = drive(
+        &mut InPlaceDriver::inflate(size as u64, room),
+        packed,
+        &mut || (step, step),
+    );
     assert_eq!(
         in_place.end, run.end,
         "in place and streamed end differently"
@@ -418,15 +439,15 @@ pub fn chunked(data: &[u8]) {
         one.output == split.output,
         "{method}: one call and pieces produce different bytes"
     );
-    if method == Method::Deflate {
-        // The in-place form in the same pieces, with room for 1 to 4 096 bytes behind
-        // the window.
-        let room = 1 + usize::from(u16::from_le_bytes([*k0, *k1]) % 4096);
-        let in_place = drive(&mut InPlace::new(size, room), stream, &mut scheduled());
-        assert_eq!(one.end, in_place.end, "Deflate: in place ends differently");
+    // The in-place form (Deflate, LZHUF) in the same pieces, with room for 1 to 4 096
+    // bytes behind the window.
+    let room = 1 + usize::from(u16::from_le_bytes([*k0, *k1]) % 4096);
+    if let Some(mut in_place) = InPlaceDriver::new(method, key, size, room) {
+        let in_place = drive(&mut in_place, stream, &mut scheduled());
+        assert_eq!(one.end, in_place.end, "{method}: in place ends differently");
         assert!(
             one.output == in_place.output,
-            "Deflate: in place produces different bytes"
+            "{method}: in place produces different bytes"
         );
     }
 

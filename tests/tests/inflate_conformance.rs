@@ -299,7 +299,7 @@ fn every_stream_decodes_in_place() {
             runs.push((Pieces::OneByte, 1 + k % 300));
         }
         for (p, room) in runs {
-            let mut d = chunked::InPlace::new(data.len() as u64, room);
+            let mut d = chunked::InPlaceDriver::inflate(data.len() as u64, room);
             let (out, consumed) = chunked::decode(&mut d, &packed, data.len(), p)
                 .unwrap_or_else(|e| panic!("{} {p:?} room {room}: {e}", case.what));
             assert!(out == *data, "{} {p:?} room {room}", case.what);

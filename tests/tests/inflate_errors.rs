@@ -521,7 +521,12 @@ fn in_pieces(s: &[u8], size: usize, seed: u64) -> NgiRun {
 fn in_place_pieces(s: &[u8], size: usize, seed: u64) -> NgiRun {
     let mut rng = Rng::new(seed ^ 0x1951);
     let room = 1 + rng.below(400);
-    pieces(&mut chunked::InPlace::new(size as u64, room), s, size, rng)
+    pieces(
+        &mut chunked::InPlaceDriver::inflate(size as u64, room),
+        s,
+        size,
+        rng,
+    )
 }
 
 /// `d` fed `s` in pieces of input and room of 1 to 64 bytes drawn from `rng`, into

@@ -65,6 +65,7 @@ fn decoding_allocates_nothing() {
 #[test]
 fn in_place_decoding_allocates_nothing() {
     use ngi_core::Status;
+    use ngi_core::codec::InPlace;
     use ngi_core::codec::inflate::{InPlaceDecoder, WINDOW_SIZE};
     for sample in corpus::corpus() {
         let data = &sample.data;

@@ -5,7 +5,7 @@
 //! decode them with input and output split every way that changes what a call sees ahead.
 
 use ngi_core::codec::inflate::{self, InPlaceDecoder, InflateDecoder, WINDOW_SIZE};
-use ngi_core::codec::{Decoder, Status};
+use ngi_core::codec::{Decoder, InPlace, Status};
 use ngi_tests::deflate_bits::{Bits, stored_run_then_far_matches};
 
 /// The streams, with their output: stored runs of several lengths (as zlib cuts

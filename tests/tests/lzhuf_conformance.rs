@@ -7,10 +7,11 @@
 //!
 //! A missing reference tool fails the tests with the Debian package to install.
 
+use ngi_core::Method;
 use ngi_core::codec::lzhuf::{self, LzhufDecoder};
 use ngi_core::codec::{Decoder, Status, XorStream};
 use ngi_core::error::DecodeError;
-use ngi_tests::chunked::{self, Pieces};
+use ngi_tests::chunked::{self, InPlaceDriver, Pieces};
 use ngi_tests::corpus::{self, Rng, Sample};
 use ngi_tests::{jlha, lha};
 use std::path::Path;
@@ -59,6 +60,17 @@ fn every_stream() -> impl Iterator<Item = (String, &'static [u8], &'static [u8])
                 )
             })
     })
+}
+
+/// The in-place decoder of `len` bytes (keyed with `key`), its buffer a window and `room`
+/// bytes, behind the [`Decoder`] contract.
+fn in_place(len: usize, key: Option<u16>, room: usize) -> InPlaceDriver {
+    let method = if key.is_some() {
+        Method::XorLzhuf
+    } else {
+        Method::Lzhuf
+    };
+    InPlaceDriver::new(method, key.unwrap_or(0), len as u64, room).expect("LZHUF decodes in place")
 }
 
 fn one_shot(packed: &[u8], key: Option<u16>, len: usize) -> Result<(Vec<u8>, usize), DecodeError> {
@@ -175,6 +187,13 @@ fn copying_from_never_written_slots_gives_the_engine_prefill() {
             chunked::decode(&mut d, &crafted, 60, pieces),
             Ok((spaces.to_vec(), 3))
         );
+        for room in [1, 59, 60] {
+            assert_eq!(
+                chunked::decode(&mut in_place(60, None, room), &crafted, 60, pieces),
+                Ok((spaces.to_vec(), 3)),
+                "in place, {room} bytes of room"
+            );
+        }
     }
     let archive = lha::write_level0(b"prefill.bin", b"-lh1-", &crafted, &spaces);
     assert_eq!(lha::lhasa_extract(work(), "prefill", &archive), spaces);
@@ -207,6 +226,22 @@ fn every_stream_decodes_the_same_in_any_pieces() {
             }
             assert_eq!(d.produced_total(), len as u64);
         }
+        // The in-place form, in the same plans, with buffers of a window and 1 byte (a
+        // slide per byte), an odd room and more than the stream.
+        for ((pieces, len), room) in piece_plans(data.len())
+            .into_iter()
+            .zip([70_000, 1, 777, 4096, 5])
+        {
+            let got = chunked::decode(&mut in_place(len, None, room), packed, len, pieces)
+                .unwrap_or_else(|e| panic!("{label} {pieces:?}, in place {room}: {e}"));
+            assert!(
+                got.0[..] == whole[..len],
+                "{label} {pieces:?}, in place {room}: other bytes"
+            );
+            if len == data.len() {
+                assert_eq!(got.1, used, "{label} {pieces:?}, in place {room}");
+            }
+        }
     }
 }
 
@@ -228,6 +263,13 @@ fn xor_keyed_streams_decode_in_one_call_and_in_pieces() {
                 let (got, _) = chunked::decode(&mut d, &packed, len, pieces)
                     .unwrap_or_else(|e| panic!("{label} {pieces:?}: {e}"));
                 assert!(got[..] == sample.data[..len], "{label} {pieces:?}");
+                let mut d = in_place(len, Some(key), 300);
+                let (got, _) = chunked::decode(&mut d, &packed, len, pieces)
+                    .unwrap_or_else(|e| panic!("{label} {pieces:?}, in place: {e}"));
+                assert!(
+                    got[..] == sample.data[..len],
+                    "{label} {pieces:?}, in place"
+                );
             }
         }
     }
@@ -284,6 +326,14 @@ fn truncated_streams_are_typed_errors_and_never_write_past_the_size() {
                 matches!(r, Err(DecodeError::Truncated { .. })),
                 "{label} cut {cut}"
             );
+            // In place, the same error (the same count produced).
+            let p = chunked::decode(
+                &mut in_place(data.len(), None, 999),
+                &packed[..cut],
+                data.len(),
+                Pieces::Random(cut as u64, 300),
+            );
+            assert_eq!(p, r, "{label} cut {cut}, in place");
         }
     }
 }
@@ -325,6 +375,9 @@ fn random_garbage_never_panics() {
         let mut d = LzhufDecoder::new(len as u64, key);
         let pieces = Pieces::Random(case, 1 + rng.below(100));
         let streamed = chunked::decode(&mut d, &input, len, pieces);
+        let room = 1 + rng.below(5000);
+        let placed = chunked::decode(&mut in_place(len, key, room), &input, len, pieces);
+        assert_eq!(placed, streamed, "case {case}: in place / streamed");
         match (&whole, &streamed) {
             (Ok((a, used)), Ok((b, consumed))) => {
                 assert!(a == b && used == consumed, "case {case}");

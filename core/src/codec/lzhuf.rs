@@ -109,12 +109,14 @@ mod deep;
 #[cfg(feature = "alloc")]
 mod encode;
 mod fast;
+mod in_place;
 mod tables;
 mod top;
 mod tree;
 
 #[cfg(feature = "alloc")]
 pub use encode::encode;
+pub use in_place::InPlaceDecoder;
 
 use decode::Cursor;
 use deep::DeepTop;
@@ -175,7 +177,7 @@ impl Decoder for LzhufDecoder {
         // The ring position of `output[0]`; `produced % 4096` taken without truncating.
         let base = (START + (self.tally.produced() & MASK as u64) as usize) & MASK;
         let window = Window::new(Some(&mut self.ring), base);
-        let run = self.cursor.run(input, output, &window);
+        let run = self.cursor.run(input, output, 0, &window);
         self.ring.remember(&output[..run.produced], base);
         self.tally
             .settle(run.consumed, run.produced, run.stop, input_ended)
@@ -210,7 +212,7 @@ impl Decoder for LzhufDecoder {
 pub fn decode_into(packed: &[u8], key: Option<u16>, out: &mut [u8]) -> Result<usize, DecodeError> {
     let mut cursor = Cursor::new(key, DeepTop::new());
     let window = Window::new(None, START);
-    let run = cursor.run(packed, out, &window);
+    let run = cursor.run(packed, out, 0, &window);
     tally::one_shot(run.consumed, run.produced, out.len())
 }
 

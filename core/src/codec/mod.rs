@@ -42,6 +42,7 @@
 
 mod copy;
 mod error;
+mod in_place;
 pub mod inflate;
 pub mod lzhuf;
 pub mod lzss;
@@ -54,6 +55,7 @@ mod tally;
 pub mod xor;
 
 pub use error::{DecodeError, UnsupportedMethod};
+pub use in_place::{InPlace, InPlaceUnpacker};
 pub use inflate::InflateDecoder;
 pub use lzhuf::LzhufDecoder;
 pub use lzss::LzssDecoder;

@@ -3,8 +3,7 @@
 use core::fmt;
 
 use crate::archive::{Catalog, EntryStore, Error};
-use crate::codec::inflate::InPlaceDecoder;
-use crate::codec::{Decoder, Method, Progress, Status, Unpacker};
+use crate::codec::{Decoder, InPlace, InPlaceUnpacker, Method, Progress, Status, Unpacker};
 use crate::error::DecodeError;
 
 /// One packed stream's decoder behind the rules every reader of ngi keeps, with no I/O of
@@ -64,7 +63,8 @@ impl StreamDecoder {
 impl<D> StreamDecoder<D> {
     /// The rules around one codec of the caller's choice, e.g.
     /// `StreamDecoder::from_decoder(StoredDecoder::new(size))`, or an
-    /// [`InPlaceDecoder`] (driven by [`decode_in_place`](StreamDecoder::decode_in_place)).
+    /// in-place codec ([`InPlaceUnpacker`], or one of its decoders; driven by
+    /// [`decode_in_place`](StreamDecoder::decode_in_place)).
     pub fn from_decoder(codec: D) -> StreamDecoder<D> {
         StreamDecoder {
             codec,
@@ -165,6 +165,11 @@ impl<D> StreamDecoder<D> {
     pub fn fault(&self) -> Option<StreamError> {
         self.fault
     }
+
+    /// The codec, for what it can tell (an in-place codec's counts, say).
+    pub fn codec(&self) -> &D {
+        &self.codec
+    }
 }
 
 impl<D: Decoder> StreamDecoder<D> {
@@ -198,8 +203,8 @@ impl<D: Decoder> StreamDecoder<D> {
     }
 }
 
-/// A Deflate stream decoded with its window in the caller's buffer ([`InPlaceDecoder`]),
-/// under the same rules: what [`Catalog::in_place_decoder`] gives for a Deflate entry.
+/// A stream decoded with its window in the caller's buffer (an [`InPlace`] codec), under
+/// the same rules: what [`Catalog::in_place_decoder`] gives for a Deflate or LZHUF entry.
 ///
 /// ```
 /// use ngi_core::codec::inflate::{InPlaceDecoder, WINDOW_SIZE};
@@ -214,9 +219,9 @@ impl<D: Decoder> StreamDecoder<D> {
 /// assert_eq!((e.entry(), e.offset()), (Some(3), 501));
 /// # Ok::<(), ngi_core::io::StreamError>(())
 /// ```
-impl StreamDecoder<InPlaceDecoder> {
-    /// One call of [`InPlaceDecoder::decode`]: decodes from `input` into `buf[at..]`,
-    /// reading matches from `buf[..at]`, the last bytes decoded. A
+impl<D: InPlace> StreamDecoder<D> {
+    /// One call of [`InPlace::decode`]: decodes from `input` into `buf[at..]`, reading
+    /// matches from `buf[..at]`, the last bytes decoded. A
     /// [`DecodeError::HistoryMismatch`] (a buffer that cannot hold the window; nothing
     /// was decoded) is not kept, as the codec does not keep it; every other fault is.
     pub fn decode_in_place(
@@ -232,30 +237,20 @@ impl StreamDecoder<InPlaceDecoder> {
             input_ended,
             room,
             |codec| codec.decode(input, buf, at, input_ended),
-            InPlaceDecoder::produced_total,
+            |codec| codec.produced_total(),
         )
     }
 
-    /// [`InPlaceDecoder::slide`]: the last window of `buf[..end]` moved to its front; the
-    /// `at` to go on with.
+    /// [`InPlace::slide`]: the last window of `buf[..end]` moved to its front; the `at`
+    /// to go on with.
     pub fn slide(&mut self, buf: &mut [u8], end: usize, rest: &[u8]) -> usize {
         self.codec.slide(buf, end, rest)
     }
 
-    /// [`InPlaceDecoder::retain`]: how many of the bytes before `end` to copy to the
-    /// front of the next buffer.
+    /// [`InPlace::retain`]: how many of the bytes before `end` to copy to the front of
+    /// the next buffer.
     pub fn retain(&mut self, end: usize, rest: &[u8]) -> usize {
         self.codec.retain(end, rest)
-    }
-
-    /// The bytes the stream must produce.
-    pub fn expected_len(&self) -> u64 {
-        self.codec.expected_len()
-    }
-
-    /// The bytes produced so far.
-    pub fn produced(&self) -> u64 {
-        self.codec.produced_total()
     }
 }
 
@@ -387,19 +382,17 @@ impl<S: EntryStore> Catalog<S> {
             .map(|(_, core)| core)
     }
 
-    /// For a Deflate entry, a [`StreamDecoder`] of an [`InPlaceDecoder`] (its window in
-    /// the caller's buffer, so matches are read where the bytes are; 9 616 bytes of state
-    /// against the [`Unpacker`]'s 42 648), its faults named and placed as those of
-    /// [`stream_decoder`](Catalog::stream_decoder); `None` for the other methods.
+    /// For a Deflate or LZHUF entry, a [`StreamDecoder`] of an [`InPlaceUnpacker`] (its
+    /// window in the caller's buffer, so matches are read where the bytes are; 9 616 bytes
+    /// of state against the [`Unpacker`]'s 42 648), its faults named and placed as those
+    /// of [`stream_decoder`](Catalog::stream_decoder); `None` for the other methods.
     pub fn in_place_decoder(
         &self,
         index: usize,
-    ) -> Result<Option<StreamDecoder<InPlaceDecoder>>, Error> {
+    ) -> Result<Option<StreamDecoder<InPlaceUnpacker>>, Error> {
         let (range, entry, method) = self.decoding_method(index)?;
-        Ok((method == Method::Deflate).then(|| {
-            StreamDecoder::from_decoder(InPlaceDecoder::new(entry.size))
-                .at(Some(entry.index), range.start)
-        }))
+        Ok(InPlaceUnpacker::new(method, entry.key, entry.size)
+            .map(|codec| StreamDecoder::from_decoder(codec).at(Some(entry.index), range.start)))
     }
 
     /// Entry `index`'s checked packed range and its [`StreamDecoder`], for the entry
@@ -427,6 +420,7 @@ impl<S: EntryStore> Catalog<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::inflate::InPlaceDecoder;
 
     #[test]
     fn a_decoder_that_wants_input_after_the_end_is_stalled() {
@@ -487,7 +481,8 @@ mod tests {
         let p = d.decode_in_place(&packed, true, &mut buf, 0).unwrap();
         assert_eq!((p.produced, p.status), (6, Status::Done));
         assert_eq!(&buf[..6], b"aaaaaa");
-        assert_eq!((d.consumed(), d.produced(), d.expected_len()), (5, 6, 6));
+        assert_eq!((d.consumed(), d.codec().produced_total()), (5, 6));
+        assert_eq!(d.codec().expected_len(), 6);
     }
 
     #[test]
@@ -520,6 +515,9 @@ mod tests {
             .unwrap();
         assert_eq!((q.produced, q.status), (2, Status::Done));
         assert_eq!(&buf[..6], b"aaaaaa");
-        assert_eq!((d.produced(), d.expected_len()), (6, 6));
+        assert_eq!(
+            (d.codec().produced_total(), d.codec().expected_len()),
+            (6, 6)
+        );
     }
 }

@@ -1,27 +1,23 @@
-//! Streaming with the window in the caller's buffer ([`InPlaceDecoder`]): the bytes before
-//! each call's output room are the last ones decoded, so matches read them where they
-//! are, through the one-shot loop, and the decoder keeps no window of its own.
+//! Deflate with the window in the caller's buffer ([`InPlaceDecoder`]; the contract is
+//! [`InPlace`]'s): the bytes before each call's output room are the last ones decoded, so
+//! matches read them where they are, through the one-shot loop, and the decoder keeps no
+//! window of its own.
 //!
-//! Why a second streaming form: [`InflateDecoder`](super::InflateDecoder) decodes into
-//! whatever room each call is given, so a match may reach back into its own window or into
-//! the call's output, and it must pick one per match and copy every call's output into the
-//! window. With 32 KiB of room per call that costs it 7-18 % against one-shot decoding (as
-//! it does zlib-rs, built the same way; see BENCHMARKS.md). Here the only copy is the
-//! slide's, once per buffer's worth of output, and a caller that writes the decoded bytes
-//! on (to a file, a pipe, a socket) writes them from the buffer itself.
+//! [`InflateDecoder`](super::InflateDecoder) decodes into whatever room each call is
+//! given, so a match may reach back into its own window or into the call's output, and it
+//! must pick one per match and copy every call's output into the window. With 32 KiB of
+//! room per call that costs it 7-18 % against one-shot decoding (as it does zlib-rs, built
+//! the same way; see BENCHMARKS.md).
 
 use super::window::stored_ahead;
 use super::{Inflater, Phase, WINDOW_SIZE};
+use crate::codec::in_place::{InPlace, check_history};
 use crate::codec::{DecodeError, Progress};
 
-/// A Deflate decoder whose window is the caller's buffer. Each call decodes into
-/// `buf[at..]` and reads matches from `buf[..at]`, which must hold the last `at` bytes
-/// decoded: all of them while fewer than a window (32 KiB) are, at least a window after
-/// that. When the buffer is full, [`slide`](InPlaceDecoder::slide) moves what a match can
-/// still reach to its front and returns the `at` to go on with (or copy the last window
-/// of decoded bytes to the front of another buffer, and go on in that one). Other bytes
-/// before the room decode to other bytes; [`DecodeError::HistoryMismatch`] catches only a
-/// count that cannot be right.
+/// A Deflate decoder whose window is the caller's buffer (see [`InPlace`] for the
+/// contract; import the trait to call it). Each call decodes into `buf[at..]` and reads
+/// matches from `buf[..at]`, which must hold the last `at` bytes decoded: all of them
+/// while fewer than a window (32 KiB) are, at least a window after that.
 ///
 /// Otherwise as [`InflateDecoder`](super::InflateDecoder): exactly `unpacked_size`
 /// bytes, resumable at any byte of input, the same output, errors and offsets, a failure
@@ -32,6 +28,7 @@ use crate::codec::{DecodeError, Progress};
 ///
 /// ```
 /// use ngi_core::codec::inflate::{InPlaceDecoder, WINDOW_SIZE};
+/// use ngi_core::codec::InPlace;
 /// use ngi_core::Status;
 ///
 /// // zlib's fixed-Huffman block for "aaaaaa".
@@ -58,7 +55,7 @@ use crate::codec::{DecodeError, Progress};
 pub struct InPlaceDecoder {
     core: Inflater,
     /// The stream position before which no match can reach any more: 0, or where
-    /// [`slide`](InPlaceDecoder::slide) kept less than a window because stored bytes
+    /// [`slide`](InPlace::slide) kept less than a window because stored bytes
     /// follow that push it out before a match can come.
     floor: u64,
 }
@@ -71,15 +68,11 @@ impl InPlaceDecoder {
             floor: 0,
         }
     }
+}
 
-    /// Decodes from `input` into `buf[at..]` (at most the bytes still expected), reading
-    /// matches from `buf[..at]`, which must be the last `at` bytes produced (see the
-    /// [type's docs](InPlaceDecoder)). `Progress::produced` bytes from `buf[at]` on are
-    /// new. Fails with [`DecodeError::HistoryMismatch`], before anything is decoded, when
-    /// `at` is past the buffer, more than the bytes produced, or less than a window of
-    /// them; that failure is not kept. A decoder that failed otherwise returns its
-    /// failure again, whatever the buffer.
-    pub fn decode(
+impl InPlace for InPlaceDecoder {
+    /// As [`InPlace::decode`].
+    fn decode(
         &mut self,
         input: &[u8],
         buf: &mut [u8],
@@ -94,53 +87,20 @@ impl InPlaceDecoder {
             .len();
         let produced = core.tally.produced();
         let needed = produced.saturating_sub(self.floor).min(WINDOW_SIZE as u64);
-        let given = at as u64;
-        if at > buf.len() || given < needed || given > produced {
-            return Err(DecodeError::HistoryMismatch {
-                given,
-                // At most a window, so it fits.
-                needed: needed as u16,
-                produced,
-            });
-        }
+        check_history(at, buf.len(), needed, produced)?;
         let r = core.run(input, &mut buf[..at + room], at, None);
         core.finish(r, input_ended)
     }
 
-    /// Moves the bytes of `buf[..end]` (the last ones decoded) that a later match can
-    /// still reach to the front of `buf`, and returns how many: the `at` to go on with.
-    /// That is the last window of them (32 KiB, or all when fewer), or less inside a
-    /// stored block when `rest`, the input the last call did not consume, shows stored
-    /// bytes that will push them out before the next match can come (none after the
-    /// final block starts), so stored data is copied once, not twice. `end` past the
-    /// buffer counts as its length; so does `end` past the bytes produced.
-    ///
-    /// `end` must be where the decoded bytes end in `buf`, and `rest` the input that the
-    /// next calls are given first (the [`Decoder`](crate::Decoder) contract's unconsumed
-    /// input): with others the look ahead may keep too few bytes, and later ones decode
-    /// wrong (the same trust the window-keeping form puts in its unconsumed input).
-    ///
-    /// A buffer of a window or less may have no room left after a slide: give the
-    /// decoder a larger one.
-    pub fn slide(&mut self, buf: &mut [u8], end: usize, rest: &[u8]) -> usize {
-        let end = (end.min(buf.len()) as u64).min(self.core.tally.produced()) as usize;
-        let keep = self.retain(end, rest);
-        // `retain` keeps at most `end` bytes.
-        buf.copy_within(end - keep..end, 0);
-        keep
-    }
-
-    /// [`slide`](InPlaceDecoder::slide) without the move, for a caller that goes on in
-    /// another buffer (while a writer still has this one): how many of the bytes before
-    /// `end` (where the decoded bytes end in this buffer) a later match can still reach.
-    /// Copy that many, the last ones before `end`, to the front of the next buffer, and go
-    /// on there with `at` at their end. Never more than `end` or the bytes produced; the
-    /// same rules for `end` and `rest` as for `slide` (an `end` past the bytes produced
-    /// is a caller's mistake here: the count is then of the produced bytes, which are
-    /// not the last ones before such an `end`).
+    /// As [`InPlace::retain`]: the last window of the bytes before `end`, or less inside
+    /// a stored block when `rest` shows stored bytes that will push them out before the
+    /// next match can come (none after the final block starts), so stored data is copied
+    /// once, not twice. (An `end` past the bytes produced is a caller's mistake: the count
+    /// is then of the produced bytes, which are not the last ones before such an `end`.)
     ///
     /// ```
     /// use ngi_core::codec::inflate::{InPlaceDecoder, WINDOW_SIZE};
+    /// use ngi_core::codec::InPlace;
     ///
     /// // zlib's fixed-Huffman block for "aaaaaa", into a first buffer of 4 bytes.
     /// let packed = [0x4B, 0x4C, 0x04, 0x01, 0x00];
@@ -164,7 +124,7 @@ impl InPlaceDecoder {
     /// let p = d.decode(&packed, &mut [0u8; 1000], 0, false).unwrap();
     /// assert_eq!(d.retain(1000, &packed[p.consumed..]), 0);
     /// ```
-    pub fn retain(&mut self, end: usize, rest: &[u8]) -> usize {
+    fn retain(&mut self, end: usize, rest: &[u8]) -> usize {
         let produced = self.core.tally.produced();
         let end = (end as u64).min(produced) as usize;
         let mut keep = end.min(WINDOW_SIZE);
@@ -182,13 +142,11 @@ impl InPlaceDecoder {
         keep
     }
 
-    /// The bytes the stream must produce (`unpacked_size`).
-    pub fn expected_len(&self) -> u64 {
+    fn expected_len(&self) -> u64 {
         self.core.tally.expected()
     }
 
-    /// The bytes produced so far.
-    pub fn produced_total(&self) -> u64 {
+    fn produced_total(&self) -> u64 {
         self.core.tally.produced()
     }
 }

@@ -77,10 +77,18 @@ impl<L: Lookup> Cursor<L> {
         self.nbits -= n;
     }
 
-    /// Decodes from `input` into `out` until `out` is full or `input` runs dry. `out` must
-    /// not be longer than what is left of the entry.
-    pub(super) fn run(&mut self, input: &[u8], out: &mut [u8], window: &Window<'_>) -> Run {
-        let (mut ip, mut op) = (0, 0);
+    /// Decodes from `input` into `out[start..]` until `out` is full or `input` runs dry;
+    /// `out[..start]` are the bytes decoded just before (matches read them there).
+    /// `out[start..]` must not be longer than what is left of the entry. `Run::produced`
+    /// counts from `start`.
+    pub(super) fn run(
+        &mut self,
+        input: &[u8],
+        out: &mut [u8],
+        start: usize,
+        window: &Window<'_>,
+    ) -> Run {
+        let (mut ip, mut op) = (0, start);
         let stop = loop {
             if op == out.len() {
                 break Stop::OutputFull;
@@ -145,7 +153,7 @@ impl<L: Lookup> Cursor<L> {
         };
         Run {
             consumed: ip,
-            produced: op,
+            produced: op - start,
             stop,
         }
     }

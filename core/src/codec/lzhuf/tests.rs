@@ -54,6 +54,8 @@ fn state_size_is_as_documented() {
     assert_eq!(size_of::<tree::Tree<deep::DeepTop>>(), 8528);
     assert_eq!(size_of::<LzhufDecoder>(), 9792);
     assert!(size_of::<LzhufDecoder>() <= 10 * 1024);
+    assert_eq!(size_of::<InPlaceDecoder>(), 8592);
+    assert_eq!(size_of::<crate::codec::InPlaceUnpacker>(), 9616);
 }
 
 /// The initial tree gives the match of length 60 (symbol 313) the code 11000101; position
@@ -75,6 +77,58 @@ fn slots_never_written_read_as_the_engine_prefill() {
         Ok((60, 3))
     );
     assert_eq!(out, [0x20; 60]);
+}
+
+#[test]
+fn in_place_reads_the_prefill_before_the_stream_and_its_buffer_after() {
+    use crate::codec::InPlace;
+    // The 60 prefill bytes into a buffer of 70 (at 0), then, given 10 bytes said to be
+    // decoded where 4096 are needed, a refusal that is not kept.
+    let mut d = InPlaceDecoder::new(60, None);
+    let mut buf = [0u8; 70];
+    let p = d.decode(&FROM_UNWRITTEN_SLOTS, &mut buf, 0, true).unwrap();
+    assert_eq!((p.consumed, p.produced, p.status), (3, 60, Status::Done));
+    assert_eq!(buf[..60], [0x20; 60]);
+    assert_eq!(buf[60..], [0; 10], "nothing written past the size");
+    assert_eq!(d.retain(60, &[]), 0, "no window once done");
+
+    let mut d = InPlaceDecoder::new(10_000, None);
+    let mut buf = [0u8; 100];
+    // More bytes before the room than were decoded, or past the buffer.
+    for at in [1, 101] {
+        assert_eq!(
+            d.decode(&FROM_UNWRITTEN_SLOTS, &mut buf, at, false),
+            Err(DecodeError::HistoryMismatch {
+                given: at as u64,
+                needed: 0,
+                produced: 0
+            })
+        );
+    }
+    let p = d.decode(&FROM_UNWRITTEN_SLOTS, &mut buf, 0, false).unwrap();
+    assert_eq!(
+        (p.consumed, p.produced, p.status),
+        (3, 60, Status::NeedInput)
+    );
+    assert_eq!(d.retain(60, &[]), 60, "all of them, fewer than a window");
+    assert_eq!(d.retain(70, &[]), 60, "no more than were decoded");
+    // Fewer than were decoded, while fewer than a window: refused.
+    assert_eq!(
+        d.decode(&[], &mut buf, 59, true),
+        Err(DecodeError::HistoryMismatch {
+            given: 59,
+            needed: 60,
+            produced: 60
+        })
+    );
+    // The stream ends there: a truncation, kept whatever the buffer.
+    let e = DecodeError::Truncated {
+        produced: 60,
+        expected: 10_000,
+    };
+    assert_eq!(d.decode(&[], &mut buf, 60, true), Err(e));
+    assert_eq!(d.decode(&[], &mut buf, 0, true), Err(e));
+    assert_eq!(d.produced_total(), 60);
 }
 
 #[test]

@@ -1,0 +1,194 @@
+//! Streaming with the window in the caller's buffer: the contract of the decoders that
+//! keep no window of their own ([`InPlace`]), and their dispatch by method
+//! ([`InPlaceUnpacker`]).
+//!
+//! Why a second streaming form: a [`Decoder`](super::Decoder) decodes into whatever room
+//! each call is given, so it keeps its own window (copying every call's output into it)
+//! and picks per match whether the source is there or in the call's output. That costs
+//! Deflate 7-18 % and LZHUF 5-20 % against their one-shot forms (BENCHMARKS.md). Here the
+//! bytes before each call's room are the last ones decoded, matches read them where they
+//! are through the one-shot loop, and the only copy is a slide of the last window, once
+//! per buffer's worth of output. A caller that writes the decoded bytes on (to a file, a
+//! pipe, a socket) writes them from the buffer itself.
+
+use super::{DecodeError, Method, Progress, inflate, lzhuf};
+
+/// A resumable decoder whose window is the caller's buffer. Each call decodes into
+/// `buf[at..]` and reads matches from `buf[..at]`, which must hold the last `at` bytes
+/// decoded: all of them while fewer than a window are, at least a window after that
+/// (32 KiB for Deflate, 4 KiB for LZHUF). When the buffer is full,
+/// [`slide`](InPlace::slide) moves what a match can still reach to its front and returns
+/// the `at` to go on with (or [`retain`](InPlace::retain) says how many of the last bytes
+/// to copy to the front of another buffer, to go on in that one).
+///
+/// Bytes before the room that are not the last ones decoded decode to other bytes;
+/// [`DecodeError::HistoryMismatch`] catches only a count that cannot be right. Otherwise
+/// as the [`Decoder`](super::Decoder) contract: exactly `unpacked_size` bytes, resumable at
+/// any byte of input, the same output, errors and offsets, a failure kept.
+pub trait InPlace {
+    /// Decodes from `input` into `buf[at..]` (at most the bytes still expected), reading
+    /// matches from `buf[..at]`, which must be the last `at` bytes produced (see the
+    /// [trait's docs](InPlace)). `Progress::produced` bytes from `buf[at]` on are new.
+    /// Fails with [`DecodeError::HistoryMismatch`], before anything is decoded, when `at`
+    /// is past the buffer, more than the bytes produced, or less than a window of them;
+    /// that failure is not kept. A decoder that failed otherwise returns its failure
+    /// again, whatever the buffer.
+    fn decode(
+        &mut self,
+        input: &[u8],
+        buf: &mut [u8],
+        at: usize,
+        input_ended: bool,
+    ) -> Result<Progress, DecodeError>;
+
+    /// How many of the bytes before `end` (where the decoded bytes end in the buffer) a
+    /// later match can still reach: copy that many, the last ones before `end`, to the
+    /// front of the next buffer, and go on there with `at` at their end. Never more than
+    /// `end`, the bytes produced or a window. `rest` is the input the next calls are given
+    /// first (the unconsumed input): a decoder may keep fewer when it shows bytes that
+    /// push the window out before a match can come (Deflate's stored blocks), so give it
+    /// exactly that, or later bytes may decode wrong.
+    fn retain(&mut self, end: usize, rest: &[u8]) -> usize;
+
+    /// [`retain`](InPlace::retain) and the move: the bytes of `buf[..end]` that a later
+    /// match can still reach, to the front of `buf`; returns how many (the `at` to go on
+    /// with). `end` past the buffer or past the bytes produced counts as the smaller of
+    /// the two.
+    fn slide(&mut self, buf: &mut [u8], end: usize, rest: &[u8]) -> usize {
+        let end = (end.min(buf.len()) as u64).min(self.produced_total()) as usize;
+        let keep = self.retain(end, rest);
+        // `retain` keeps at most `end` bytes.
+        buf.copy_within(end - keep..end, 0);
+        keep
+    }
+
+    /// The bytes the stream must produce (`unpacked_size`).
+    fn expected_len(&self) -> u64;
+
+    /// The bytes produced so far.
+    fn produced_total(&self) -> u64;
+}
+
+/// The check every in-place call makes before decoding: `at` bytes before the room of a
+/// `len`-byte buffer, of which the stream needs `needed` (at most a window) and has
+/// `produced`.
+pub(crate) fn check_history(
+    at: usize,
+    len: usize,
+    needed: u64,
+    produced: u64,
+) -> Result<(), DecodeError> {
+    let given = at as u64;
+    if at > len || given < needed || given > produced {
+        return Err(DecodeError::HistoryMismatch {
+            given,
+            // At most a window (32 KiB), so it fits.
+            needed: needed.min(u64::from(u16::MAX)) as u16,
+            produced,
+        });
+    }
+    Ok(())
+}
+
+/// The in-place decoder of the methods that have one: Deflate, and LZHUF with or without
+/// its key. (Stored and XOR entries need no window; LZSS has no in-place form yet.)
+///
+/// ```
+/// use ngi_core::codec::{InPlace, InPlaceUnpacker};
+/// use ngi_core::{Method, Status};
+///
+/// // zlib's fixed-Huffman block for "aaaaaa".
+/// let packed = [0x4B, 0x4C, 0x04, 0x01, 0x00];
+/// let mut d = InPlaceUnpacker::new(Method::Deflate, 0, 6).unwrap();
+/// // A window and 16 KiB of room.
+/// let mut buf = vec![0u8; d.window() + (16 << 10)];
+/// let (mut at, mut pos, mut got) = (0, 0, Vec::new());
+/// loop {
+///     if at == buf.len() {
+///         at = d.slide(&mut buf, at, &packed[pos..]);
+///     }
+///     let p = d.decode(&packed[pos..], &mut buf, at, true).unwrap();
+///     // The bytes decoded by this call, read where they are.
+///     got.extend_from_slice(&buf[at..at + p.produced]);
+///     (pos, at) = (pos + p.consumed, at + p.produced);
+///     if p.status == Status::Done {
+///         break;
+///     }
+/// }
+/// assert_eq!(got, b"aaaaaa");
+/// assert!(InPlaceUnpacker::new(Method::Lzss, 0, 6).is_none());
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+// Fixed size by design, as `Unpacker`: the whole state inline (9 616 bytes), no allocator.
+#[allow(clippy::large_enum_variant)]
+pub enum InPlaceUnpacker {
+    /// Method 0x100.
+    Inflate(inflate::InPlaceDecoder),
+    /// Methods 0x080 and 0x0A0 (keyed).
+    Lzhuf(lzhuf::InPlaceDecoder),
+}
+
+impl InPlaceUnpacker {
+    /// The in-place decoder of `method`, keyed by `key` (method 0x0A0 uses it), that must
+    /// produce exactly `unpacked_size` bytes; `None` for a method without one.
+    pub fn new(method: Method, key: u16, unpacked_size: u64) -> Option<Self> {
+        let n = unpacked_size;
+        match method {
+            Method::Deflate => Some(InPlaceUnpacker::Inflate(inflate::InPlaceDecoder::new(n))),
+            Method::Lzhuf => Some(InPlaceUnpacker::Lzhuf(lzhuf::InPlaceDecoder::new(n, None))),
+            Method::XorLzhuf => Some(InPlaceUnpacker::Lzhuf(lzhuf::InPlaceDecoder::new(
+                n,
+                Some(key),
+            ))),
+            Method::Stored | Method::Xor | Method::Lzss | Method::XorLzss => None,
+        }
+    }
+
+    /// The most bytes before the room a call may need (the format's window): 32 KiB for
+    /// Deflate, 4 KiB for LZHUF. A buffer of a window and some room decodes any entry.
+    pub fn window(&self) -> usize {
+        match self {
+            InPlaceUnpacker::Inflate(_) => inflate::WINDOW_SIZE,
+            InPlaceUnpacker::Lzhuf(_) => lzhuf::RING_SIZE,
+        }
+    }
+
+    fn as_in_place(&mut self) -> &mut dyn InPlace {
+        match self {
+            InPlaceUnpacker::Inflate(d) => d,
+            InPlaceUnpacker::Lzhuf(d) => d,
+        }
+    }
+
+    fn as_in_place_ref(&self) -> &dyn InPlace {
+        match self {
+            InPlaceUnpacker::Inflate(d) => d,
+            InPlaceUnpacker::Lzhuf(d) => d,
+        }
+    }
+}
+
+impl InPlace for InPlaceUnpacker {
+    fn decode(
+        &mut self,
+        input: &[u8],
+        buf: &mut [u8],
+        at: usize,
+        input_ended: bool,
+    ) -> Result<Progress, DecodeError> {
+        self.as_in_place().decode(input, buf, at, input_ended)
+    }
+
+    fn retain(&mut self, end: usize, rest: &[u8]) -> usize {
+        self.as_in_place().retain(end, rest)
+    }
+
+    fn expected_len(&self) -> u64 {
+        self.as_in_place_ref().expected_len()
+    }
+
+    fn produced_total(&self) -> u64 {
+        self.as_in_place_ref().produced_total()
+    }
+}
