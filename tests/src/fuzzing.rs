@@ -256,17 +256,31 @@ pub fn lzhuf(data: &[u8]) {
     } else {
         Method::Lzhuf
     };
+    assert_in_place_agrees(method, key.unwrap_or(0), size, packed, step, &run);
+}
+
+/// The in-place form of `method` (keyed by `key`) on `packed`, in pieces of `step` bytes
+/// of input and room, its buffer a window and up to 700 bytes of room (so that it slides
+/// often), must end as the streamed `run` did and give its bytes.
+fn assert_in_place_agrees(
+    method: Method,
+    key: u16,
+    size: usize,
+    packed: &[u8],
+    step: usize,
+    run: &Run,
+) {
+    let size = size as u64;
     let room = 1 + step % 700;
-    let mut in_place = InPlaceDriver::new(method, key.unwrap_or(0), size as u64, room)
-        .expect("LZHUF decodes in place");
-    let in_place = drive(&mut in_place, packed, &mut || (step, step));
+    let mut d = InPlaceDriver::new(method, key, size, room).expect("decodes in place");
+    let in_place = drive(&mut d, packed, &mut || (step, step));
     assert_eq!(
         in_place.end, run.end,
-        "in place and streamed end differently"
+        "{method}: in place and streamed end differently"
     );
     assert!(
         in_place.output == run.output,
-        "in place and streamed bytes differ"
+        "{method}: in place and streamed bytes differ"
     );
 }
 
@@ -285,22 +299,7 @@ pub fn inflate(data: &[u8]) {
         (step, step)
     });
     assert_one_shot_agrees(one_shot, &out, &run);
-    // The in-place form, its buffer a window and a few hundred bytes of room, so that
-    // outputs over 32 KiB slide it often.
-    let room = 1 + step % 700;
-    let in_place = drive(
-        &mut InPlaceDriver::inflate(size as u64, room),
-        packed,
-        &mut || (step, step),
-    );
-    assert_eq!(
-        in_place.end, run.end,
-        "in place and streamed end differently"
-    );
-    assert!(
-        in_place.output == run.output,
-        "in place and streamed bytes differ"
-    );
+    assert_in_place_agrees(Method::Deflate, 0, size, packed, step, &run);
 }
 
 /// SPEC 2.3 exactly as written, one byte at a time: the reference the XOR code is held to.

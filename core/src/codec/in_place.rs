@@ -11,6 +11,7 @@
 //! per buffer's worth of output. A caller that writes the decoded bytes on (to a file, a
 //! pipe, a socket) writes them from the buffer itself.
 
+use super::tally::{Kept, Tally};
 use super::{DecodeError, Method, Progress, inflate, lzhuf};
 
 /// A resumable decoder whose window is the caller's buffer. Each call decodes into
@@ -69,17 +70,24 @@ pub trait InPlace {
     fn produced_total(&self) -> u64;
 }
 
-/// The check every in-place call makes before decoding: `at` bytes before the room of a
-/// `len`-byte buffer, of which the stream needs `needed` (at most a window) and has
-/// `produced`.
-pub(crate) fn check_history(
+/// The start of every in-place call, before anything is decoded: the kept failure if the
+/// decoder failed, else a refusal of a history that cannot be right (`at` past the
+/// buffer, more than the `produced` bytes, or fewer than a `window` of them, counted from
+/// `floor`, before which no match can reach), else the room after `at` (cut to what the
+/// entry has left).
+pub(crate) fn begin<K: Kept>(
+    tally: &Tally<K>,
+    buf: &mut [u8],
     at: usize,
-    len: usize,
-    needed: u64,
-    produced: u64,
-) -> Result<(), DecodeError> {
+    window: usize,
+    floor: u64,
+) -> Result<usize, DecodeError> {
+    // A failure kept comes first, as every decoder returns it again.
+    let room = tally.begin(buf.get_mut(at..).unwrap_or_default())?.len();
+    let produced = tally.produced();
+    let needed = produced.saturating_sub(floor).min(window as u64);
     let given = at as u64;
-    if at > len || given < needed || given > produced {
+    if at > buf.len() || given < needed || given > produced {
         return Err(DecodeError::HistoryMismatch {
             given,
             // At most a window (32 KiB), so it fits.
@@ -87,7 +95,7 @@ pub(crate) fn check_history(
             produced,
         });
     }
-    Ok(())
+    Ok(room)
 }
 
 /// The in-place decoder of the methods that have one: Deflate, and LZHUF with or without

@@ -20,6 +20,17 @@
 //! | LZHUF, XOR+LZHUF | 0x080, 0x0A0 | [`LzhufDecoder`] | 9 792 bytes (ring + tree) |
 //! | Deflate | 0x100 | [`InflateDecoder`] | 42 648 bytes (32 KiB window + tables) |
 //!
+//! Deflate and LZHUF also decode **in place** ([`InPlace`], [`InPlaceUnpacker`]): the
+//! window is the caller's buffer, the bytes before each call's room, so the decoder keeps
+//! none, copies nothing into one, and runs its one-shot loop. A caller that decodes into
+//! a buffer and writes the bytes on from there (a file, a pipe, a socket) saves the
+//! window's upkeep: 3-16 % of the time (BENCHMARKS.md).
+//!
+//! | method | flags | in-place decoder | state size |
+//! |---|---:|---|---:|
+//! | LZHUF, XOR+LZHUF | 0x080, 0x0A0 | [`lzhuf::InPlaceDecoder`] | 8 592 bytes |
+//! | Deflate | 0x100 | [`inflate::InPlaceDecoder`] | 9 616 bytes |
+//!
 //! (Sizes on 64-bit targets; each is asserted by a test.) The XOR of methods 0x60/0xA0 is
 //! applied to the packed bytes as the LZ decoders consume them: no second pass and no
 //! buffer of the entry.
@@ -34,6 +45,7 @@
 //! | `ring` | the window kept between calls and one call's view of it, generic over size, mirrored tail and fill | LZSS, LZHUF, Deflate |
 //! | `copy` | the byte-exact overlapping match copy | LZSS, LZHUF, Deflate |
 //! | `match_tree` | `LZSS.C`'s binary match tree and parse loop (feature `alloc`) | the LZSS and LZHUF encoders |
+//! | `in_place` | the [`InPlace`] contract and [`InPlaceUnpacker`] | Deflate, LZHUF |
 //! | `pack` | [`Method`] to encoder (feature `alloc`) | the RsLi builder |
 //! | `error` | [`DecodeError`], [`UnsupportedMethod`] | everything |
 //!

@@ -11,7 +11,7 @@
 
 use super::window::stored_ahead;
 use super::{Inflater, Phase, WINDOW_SIZE};
-use crate::codec::in_place::{InPlace, check_history};
+use crate::codec::in_place::{self, InPlace};
 use crate::codec::{DecodeError, Progress};
 
 /// A Deflate decoder whose window is the caller's buffer (see [`InPlace`] for the
@@ -80,14 +80,7 @@ impl InPlace for InPlaceDecoder {
         input_ended: bool,
     ) -> Result<Progress, DecodeError> {
         let core = &mut self.core;
-        // A failure kept comes first, as every decoder returns it again.
-        let room = core
-            .tally
-            .begin(buf.get_mut(at..).unwrap_or_default())?
-            .len();
-        let produced = core.tally.produced();
-        let needed = produced.saturating_sub(self.floor).min(WINDOW_SIZE as u64);
-        check_history(at, buf.len(), needed, produced)?;
+        let room = in_place::begin(&core.tally, buf, at, WINDOW_SIZE, self.floor)?;
         let r = core.run(input, &mut buf[..at + room], at, None);
         core.finish(r, input_ended)
     }

@@ -9,7 +9,7 @@
 
 use super::deep::DeepTop;
 use super::{Cursor, RING_SIZE, START, Window};
-use crate::codec::in_place::{InPlace, check_history};
+use crate::codec::in_place::{self, InPlace};
 use crate::codec::tally::Tally;
 use crate::codec::{DecodeError, Progress};
 
@@ -75,13 +75,7 @@ impl InPlace for InPlaceDecoder {
         at: usize,
         input_ended: bool,
     ) -> Result<Progress, DecodeError> {
-        // A failure kept comes first, as every decoder returns it again.
-        let room = self
-            .tally
-            .begin(buf.get_mut(at..).unwrap_or_default())?
-            .len();
-        let produced = self.tally.produced();
-        check_history(at, buf.len(), produced.min(RING_SIZE as u64), produced)?;
+        let room = in_place::begin(&self.tally, buf, at, RING_SIZE, 0)?;
         // No ring: a match reaching before `buf` can only be one reaching before the
         // stream (with a whole ring before the room none reaches that far), and it reads
         // the prefill, as in the one-shot form.
