@@ -1,5 +1,6 @@
 //! LZSS and LZHUF decoding speed, one-shot and streaming (4 KiB input chunks, 16 KiB of
-//! output room per call), beside miniz_oxide inflating the same files (raw Deflate, level
+//! output room per call; LZHUF also in place, its buffer a window and 16 KiB of room, each
+//! call's bytes copied into the output so that they are checked), beside miniz_oxide inflating the same files (raw Deflate, level
 //! 6) as a yardstick, and LZHUF one-shot as it was after the first speed round
 //! (`lzhuf-round1`, commit fbbfea1 frozen in `benches/round1`). Read the ratios within one
 //! run.
@@ -74,6 +75,26 @@ fn lz(c: &mut Criterion) {
                     &mut out,
                     IN_CHUNK,
                     OUT_CHUNK,
+                )
+            })
+        });
+        assert_eq!(&out, data);
+        out.fill(0);
+        let mut buf = vec![0u8; lzhuf::RING_SIZE + OUT_CHUNK];
+        group.bench_function(BenchmarkId::new("lzhuf", "in-place"), |b| {
+            b.iter(|| {
+                let mut at = 0;
+                let d = lzhuf::InPlaceDecoder::new(n, None);
+                ngi_benches::stream_in_place(
+                    d,
+                    black_box(&packed),
+                    &mut buf,
+                    IN_CHUNK,
+                    OUT_CHUNK,
+                    |b| {
+                        out[at..at + b.len()].copy_from_slice(b);
+                        at += b.len();
+                    },
                 )
             })
         });

@@ -5,7 +5,7 @@
 //! Why a second streaming form: a [`Decoder`](super::Decoder) decodes into whatever room
 //! each call is given, so it keeps its own window (copying every call's output into it)
 //! and picks per match whether the source is there or in the call's output. That costs
-//! Deflate 7-18 % and LZHUF 5-20 % against their one-shot forms (BENCHMARKS.md). Here the
+//! Deflate 10-20 % and LZHUF 4-16 % against their one-shot forms (BENCHMARKS.md). Here the
 //! bytes before each call's room are the last ones decoded, matches read them where they
 //! are through the one-shot loop, and the only copy is a slide of the last window, once
 //! per buffer's worth of output. A caller that writes the decoded bytes on (to a file, a
@@ -85,7 +85,12 @@ pub(crate) fn begin<K: Kept>(
     // A failure kept comes first, as every decoder returns it again.
     let room = tally.begin(buf.get_mut(at..).unwrap_or_default())?.len();
     let produced = tally.produced();
-    let needed = produced.saturating_sub(floor).min(window as u64);
+    // A stream that is done needs no window: its later calls (no room, `Done`) may come
+    // after a slide that kept nothing.
+    let needed = match produced == tally.expected() {
+        true => 0,
+        false => produced.saturating_sub(floor).min(window as u64),
+    };
     let given = at as u64;
     if at > buf.len() || given < needed || given > produced {
         return Err(DecodeError::HistoryMismatch {

@@ -67,7 +67,7 @@
 //!
 //! All three run the same code: a careful state machine that takes one bit at a time, and a
 //! fast loop it enters whenever a whole symbol with its position is sure to fit in the
-//! input and the output at hand (16 packed bytes, 60 bytes of room). The fast loop keeps a
+//! input and the output at hand (16 packed bytes, 64 bytes of room). The fast loop keeps a
 //! 64-bit bit buffer refilled with one big-endian 8-byte load per symbol, takes a code's
 //! first 5 (one-shot: 7) levels from a lookup kept over the top of the tree and walks
 //! the rest with no edge checks, copies matches with slice copies, and never suspends;

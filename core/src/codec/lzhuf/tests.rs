@@ -91,6 +91,12 @@ fn in_place_reads_the_prefill_before_the_stream_and_its_buffer_after() {
     assert_eq!(buf[..60], [0x20; 60]);
     assert_eq!(buf[60..], [0; 10], "nothing written past the size");
     assert_eq!(d.retain(60, &[]), 0, "no window once done");
+    let p = d.decode(&[], &mut buf, 0, true).unwrap();
+    assert_eq!(
+        (p.produced, p.status),
+        (0, Status::Done),
+        "done, whatever the buffer"
+    );
 
     let mut d = InPlaceDecoder::new(10_000, None);
     let mut buf = [0u8; 100];
