@@ -580,26 +580,19 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("codecs") => codecs(rounds(1, 15)),
         Some("lzhuf") => lzhuf_rows(rounds(1, 15), &text_and_binary()),
-        Some("cat") => {
-            let ngi = args
-                .get(1)
-                .expect("usage: paired cat NGI_BINARY [ROUNDS [BASE_NGI_BINARY]]");
+        Some(mode @ ("cat" | "cat-lzhuf")) => {
+            let ngi = args.get(1).unwrap_or_else(|| {
+                panic!("usage: paired {mode} NGI_BINARY [ROUNDS [BASE_NGI_BINARY]]")
+            });
+            let method = match mode {
+                "cat" => Method::Deflate,
+                _ => Method::Lzhuf,
+            };
             cat(
                 Path::new(ngi),
                 rounds(2, 5),
                 args.get(3).map(Path::new),
-                Method::Deflate,
-            );
-        }
-        Some("cat-lzhuf") => {
-            let ngi = args
-                .get(1)
-                .expect("usage: paired cat-lzhuf NGI_BINARY [ROUNDS [BASE_NGI_BINARY]]");
-            cat(
-                Path::new(ngi),
-                rounds(2, 5),
-                args.get(3).map(Path::new),
-                Method::Lzhuf,
+                method,
             );
         }
         Some("jobs") => {
