@@ -1,9 +1,9 @@
 //! LZSS and LZHUF decoding speed, one-shot and streaming (4 KiB input chunks, 16 KiB of
 //! output room per call; LZHUF also in place, its buffer a window and 16 KiB of room, each
-//! call's bytes copied into the output so that they are checked), beside miniz_oxide inflating the same files (raw Deflate, level
-//! 6) as a yardstick, and LZHUF one-shot as it was after the first speed round
-//! (`lzhuf-round1`, commit fbbfea1 frozen in `benches/round1`). Read the ratios within one
-//! run.
+//! call's bytes copied into the output so that they are checked), beside miniz_oxide
+//! inflating the same files (raw Deflate, level 6) as a yardstick, and LZHUF one-shot as
+//! it was after the first speed round (`lzhuf-round1`, commit fbbfea1 frozen in
+//! `benches/round1`). Read the ratios within one run.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};

@@ -411,7 +411,7 @@ fn jobs(ngi: &Path, rounds: usize, base: Option<&Path>) {
 /// beside the codec alone and the library's file reader: what the command spends beyond
 /// decoding.
 fn cat(ngi: &Path, rounds: usize, base: Option<&Path>, method: Method) {
-    use ngi_core::codec::{Decoder, InPlaceUnpacker, Status, Unpacker};
+    use ngi_core::codec::{Decoder, InPlace, InPlaceUnpacker, Status, Unpacker};
     use std::io::Read;
     // The chunk `ngi cat` decodes into, so that "codec alone" is the codec's own time in
     // the command; also what this process reads from the pipe at a time.

@@ -7,8 +7,8 @@ use std::io::{BufRead, Read, Write};
 use std::path::Path;
 
 use ngi_core::archive::{Catalog, Entry, Error, Format};
-use ngi_core::codec::InPlaceUnpacker;
 use ngi_core::codec::Status;
+use ngi_core::codec::{InPlace, InPlaceUnpacker};
 use ngi_core::io::{OpenError, RangeReader, ReadAt, StreamDecoder};
 use ngi_core::limits::{Budget, LimitError, Limits};
 use ngi_core::{Method, OpenOptions};
@@ -179,8 +179,9 @@ impl ArchiveFile {
     /// `buffer[chunk.bytes]`, and may swap the buffer for another to keep it (see
     /// [`write_behind`](crate::write_behind::write_behind)) as long as the one left
     /// starts with the chunk's [`carry`](Chunk::carry) (the window the decoding of a
-    /// Deflate or LZHUF entry goes on with). Its error is reported as the output's. Before a fault of the entry,
-    /// what was decoded ahead of it is handed over as a last, short chunk.
+    /// Deflate or LZHUF entry goes on with). Its error is reported as the output's.
+    /// Before a fault of the entry, what was decoded ahead of it is handed over as a
+    /// last, short chunk.
     pub fn stream_chunks(
         &self,
         index: usize,
@@ -504,19 +505,26 @@ mod tests {
         out
     }
 
-    /// The lengths of the chunks handed over, their bytes, and how the stream ended.
-    type Handed = (Vec<usize>, Vec<u8>, Result<(u64, u64), EntryError>);
+    /// The lengths of the chunks handed over, their carries, their bytes, and how the
+    /// stream ended.
+    type Handed = (
+        Vec<usize>,
+        Vec<usize>,
+        Vec<u8>,
+        Result<(u64, u64), EntryError>,
+    );
 
     /// Entry 0 of `archive` in chunks of `chunk` bytes.
     fn chunks(archive: &ArchiveFile, chunk: usize) -> Handed {
-        let (mut lens, mut bytes) = (Vec::new(), Vec::new());
+        let (mut lens, mut carries, mut bytes) = (Vec::new(), Vec::new(), Vec::new());
         let result = archive.stream_chunks(0, chunk, &mut |b, c| {
             lens.push(c.bytes.len());
+            carries.push(c.carry);
             bytes.extend_from_slice(&b[c.bytes.clone()]);
             c.carry_into(b, None);
             Ok(())
         });
-        (lens, bytes, result)
+        (lens, carries, bytes, result)
     }
 
     #[test]
@@ -524,13 +532,23 @@ mod tests {
         let data = contents();
         for method in METHODS {
             let archive = library("whole", method, &data, 0);
-            let (lens, bytes, result) = chunks(&archive, 512 << 10);
+            let (lens, carries, bytes, result) = chunks(&archive, 512 << 10);
             assert!(bytes == data, "{method}: other bytes");
             assert_eq!(lens.len(), data.len().div_ceil(512 << 10), "{method}");
             assert!(
                 lens[..lens.len() - 1].iter().all(|&n| n == 512 << 10),
                 "{method}: {lens:?}"
             );
+            // Decoded in place, each chunk but the last hands a whole window on (the
+            // text has no stored blocks to let one go); through the reader, none.
+            let window = match method {
+                Method::Deflate => 32 << 10,
+                Method::Lzhuf | Method::XorLzhuf => 4 << 10,
+                _ => 0,
+            };
+            let mut expected = vec![window; lens.len()];
+            expected[lens.len() - 1] = 0;
+            assert_eq!(carries, expected, "{method}");
             // Every packed byte used: none left over for `verify` to note.
             assert_eq!(result.ok(), Some((data.len() as u64, 0)), "{method}");
         }
@@ -541,7 +559,7 @@ mod tests {
         let data = contents();
         for method in METHODS {
             let archive = library("short", method, &data, 1000);
-            let (lens, bytes, result) = chunks(&archive, 512 << 10);
+            let (lens, _, bytes, result) = chunks(&archive, 512 << 10);
             // The LZ methods have no end marker: their padding bits decode as symbols
             // too, before the input runs out.
             let n = bytes.len().min(data.len());

@@ -86,6 +86,6 @@ pub mod nres;
 mod options;
 pub mod rsli;
 
-pub use codec::{Decoder, Method, Progress, Status, Unpacker};
+pub use codec::{Decoder, InPlace, Method, Progress, Status, Unpacker};
 pub use limits::{Budget, LimitError, Limits};
 pub use options::OpenOptions;

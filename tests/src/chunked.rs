@@ -113,6 +113,8 @@ impl Decoder for InPlaceDriver {
                 self.at = self
                     .decoder
                     .slide(&mut self.buf, self.at, &input[consumed..]);
+                // Else the next call has no room and this loop would spin.
+                assert!(self.at < self.buf.len(), "a slide kept the whole buffer");
             }
             let want = (output.len() - produced).min(self.buf.len() - self.at);
             let before = self.decoder.produced_total();

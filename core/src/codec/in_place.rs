@@ -63,6 +63,10 @@ pub trait InPlace {
         keep
     }
 
+    /// The most bytes before the room a call may need (the format's window): 32 KiB for
+    /// Deflate, 4 KiB for LZHUF. A buffer of a window and some room decodes any stream.
+    fn window(&self) -> usize;
+
     /// The bytes the stream must produce (`unpacked_size`).
     fn expected_len(&self) -> u64;
 
@@ -158,15 +162,6 @@ impl InPlaceUnpacker {
         }
     }
 
-    /// The most bytes before the room a call may need (the format's window): 32 KiB for
-    /// Deflate, 4 KiB for LZHUF. A buffer of a window and some room decodes any entry.
-    pub fn window(&self) -> usize {
-        match self {
-            InPlaceUnpacker::Inflate(_) => inflate::WINDOW_SIZE,
-            InPlaceUnpacker::Lzhuf(_) => lzhuf::RING_SIZE,
-        }
-    }
-
     fn as_in_place(&mut self) -> &mut dyn InPlace {
         match self {
             InPlaceUnpacker::Inflate(d) => d,
@@ -195,6 +190,10 @@ impl InPlace for InPlaceUnpacker {
 
     fn retain(&mut self, end: usize, rest: &[u8]) -> usize {
         self.as_in_place().retain(end, rest)
+    }
+
+    fn window(&self) -> usize {
+        self.as_in_place_ref().window()
     }
 
     fn expected_len(&self) -> u64 {

@@ -23,8 +23,8 @@
 //!   makes decodes the same either way (an encoder refers only to bytes it has seen or to
 //!   the prefill it shares with the decoder); only a crafted stream that copies from one
 //!   of those 60 slots before it is written tells them apart, and it reads `0x20` here (a
-//!   conformance test has one). The encoder (`encode`, feature `alloc`) prefills its own ring exactly as
-//!   `LZHUF.C` does, so its choices are `LZHUF.C`'s.
+//!   conformance test has one). The encoder (`encode`, feature `alloc`) prefills its own
+//!   ring exactly as `LZHUF.C` does, so its choices are `LZHUF.C`'s.
 //! * **Truncation.** `LZHUF.C` reads zero bits past the end of its input, so a truncated
 //!   stream silently decodes to garbage; here a stream whose input ends (the caller says
 //!   so) before `unpacked_size` bytes are out is a [`DecodeError::Truncated`]. A valid

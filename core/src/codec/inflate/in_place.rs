@@ -135,6 +135,10 @@ impl InPlace for InPlaceDecoder {
         keep
     }
 
+    fn window(&self) -> usize {
+        WINDOW_SIZE
+    }
+
     fn expected_len(&self) -> u64 {
         self.core.tally.expected()
     }

@@ -95,6 +95,10 @@ impl InPlace for InPlaceDecoder {
         (end as u64).min(produced).min(RING_SIZE as u64) as usize
     }
 
+    fn window(&self) -> usize {
+        RING_SIZE
+    }
+
     fn expected_len(&self) -> u64 {
         self.tally.expected()
     }

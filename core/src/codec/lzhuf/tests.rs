@@ -361,4 +361,43 @@ mod with_alloc {
         let p = d.decode(&packed, &mut out, false).unwrap();
         assert_eq!((p.consumed, p.status), (packed.len(), Status::Done));
     }
+
+    #[test]
+    fn in_place_needs_a_whole_ring_once_a_ring_is_decoded() {
+        use crate::codec::InPlace;
+        let mut rng = Rng(11);
+        let data = sample(&mut rng, 12_000);
+        let packed = encode(&data);
+        let mut d = InPlaceDecoder::new(data.len() as u64, None);
+        let mut buf = vec![0u8; 5000];
+        let p = d.decode(&packed, &mut buf, 0, true).unwrap();
+        assert_eq!((p.produced, p.status), (5000, Status::OutputFull));
+        assert_eq!(buf, data[..5000]);
+        let mut pos = p.consumed;
+        assert_eq!(d.retain(5000, &packed[pos..]), RING_SIZE, "a ring, not all");
+        // One byte short of a ring: refused, and not kept.
+        assert_eq!(
+            d.decode(&packed[pos..], &mut buf, RING_SIZE - 1, true),
+            Err(DecodeError::HistoryMismatch {
+                given: RING_SIZE as u64 - 1,
+                needed: RING_SIZE as u16,
+                produced: 5000
+            })
+        );
+        let mut at = d.slide(&mut buf, 5000, &packed[pos..]);
+        assert_eq!(at, RING_SIZE);
+        let mut got = data[..5000].to_vec();
+        loop {
+            if at == buf.len() {
+                at = d.slide(&mut buf, at, &packed[pos..]);
+            }
+            let p = d.decode(&packed[pos..], &mut buf, at, true).unwrap();
+            got.extend_from_slice(&buf[at..at + p.produced]);
+            (pos, at) = (pos + p.consumed, at + p.produced);
+            if p.status == Status::Done {
+                break;
+            }
+        }
+        assert_eq!((got, pos), (data, packed.len()));
+    }
 }
