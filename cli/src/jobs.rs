@@ -5,8 +5,8 @@
 //! names, the limits' running total) and reports each result in that same order, so the
 //! output is line for line what one thread would print; only the work between, the
 //! decoding, runs on the workers. At most two jobs per worker are planned and not yet
-//! reported, so memory (each job holds an open file and a decoder while it waits or runs)
-//! is bounded by the worker count, not by the archive.
+//! reported, so memory (a decoder and its buffer for each job running, a plan for each
+//! waiting) is bounded by the worker count, not by the archive.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
@@ -15,26 +15,42 @@ use std::sync::{Mutex, mpsc};
 /// Runs `work` on each job `plan` yields, on `workers` threads (on this one when
 /// `workers` is 1), and hands the results to `report` in the order of the jobs.
 ///
+/// No more threads are started than `plan` can have jobs (its size hint's upper bound),
+/// and a thread the system refuses (too many threads, no memory for its stack) is done
+/// without: the jobs run on those that started, or on this thread if none did.
+///
 /// A panic in `work` is raised again here, on the calling thread, when its turn to be
 /// reported comes.
 pub fn in_order<J: Send, R: Send>(
     workers: usize,
     plan: impl Iterator<Item = J>,
     work: impl Fn(J) -> R + Sync,
+    report: impl FnMut(R),
+) {
+    in_order_on(std::thread::Builder::new, workers, plan, work, report);
+}
+
+/// [`in_order`] with its threads started from the builders `thread` makes.
+fn in_order_on<J: Send, R: Send>(
+    mut thread: impl FnMut() -> std::thread::Builder,
+    workers: usize,
+    plan: impl Iterator<Item = J>,
+    work: impl Fn(J) -> R + Sync,
     mut report: impl FnMut(R),
 ) {
+    let workers = workers.min(plan.size_hint().1.unwrap_or(usize::MAX));
     if workers <= 1 {
         plan.for_each(|job| report(work(job)));
         return;
     }
-    let most_pending = 2 * workers;
     let (to_workers, jobs) = mpsc::sync_channel::<(usize, J)>(workers);
     let jobs = Mutex::new(jobs);
     let (to_reporter, results) = mpsc::channel::<(usize, std::thread::Result<R>)>();
     std::thread::scope(|scope| {
+        let mut started = 0usize;
         for _ in 0..workers {
             let (jobs, to_reporter, work) = (&jobs, to_reporter.clone(), &work);
-            scope.spawn(move || {
+            let worker = thread().spawn_scoped(scope, move || {
                 loop {
                     // The lock is held only to take a job, not while it runs.
                     let next = jobs.lock().map(|jobs| jobs.recv());
@@ -45,7 +61,16 @@ pub fn in_order<J: Send, R: Send>(
                     }
                 }
             });
+            if worker.is_err() {
+                break;
+            }
+            started += 1;
         }
+        if started == 0 {
+            plan.for_each(|job| report(work(job)));
+            return;
+        }
+        let most_pending = 2 * started;
         drop(to_reporter);
         let mut done: BTreeMap<usize, std::thread::Result<R>> = BTreeMap::new();
         let mut reported = 0usize;
@@ -141,5 +166,66 @@ mod tests {
             )
         });
         assert!(outcome.is_err());
+    }
+
+    /// A stack no system can give: spawning a thread with it fails.
+    fn refused() -> std::thread::Builder {
+        std::thread::Builder::new().stack_size(1 << 60)
+    }
+
+    /// Threads the system refuses are done without: with none started the jobs run on
+    /// the calling thread, with some on those, and every result still comes back in order.
+    #[test]
+    fn refused_threads_leave_the_jobs_to_the_others() {
+        for allowed in [0, 1, 2] {
+            let mut made = 0;
+            let threads = || {
+                made += 1;
+                if made <= allowed {
+                    std::thread::Builder::new()
+                } else {
+                    refused()
+                }
+            };
+            let caller = std::thread::current().id();
+            let mut seen = Vec::new();
+            in_order_on(
+                threads,
+                4,
+                0..30u64,
+                |n| (n * 3, std::thread::current().id() == caller),
+                |r| seen.push(r),
+            );
+            let values: Vec<u64> = seen.iter().map(|&(v, _)| v).collect();
+            assert_eq!(values, (0..30u64).map(|n| n * 3).collect::<Vec<_>>());
+            let on_caller = seen.iter().filter(|&&(_, here)| here).count();
+            let expected = if allowed == 0 { 30 } else { 0 };
+            assert_eq!(on_caller, expected, "{allowed} threads allowed");
+        }
+    }
+
+    /// The check above relies on the refused stack being refused.
+    #[test]
+    fn the_refused_stack_is_refused() {
+        assert!(refused().spawn(|| ()).is_err());
+    }
+
+    /// No more threads are started than there are jobs.
+    #[test]
+    fn no_more_threads_than_jobs() {
+        let mut made = 0;
+        let mut seen = Vec::new();
+        in_order_on(
+            || {
+                made += 1;
+                std::thread::Builder::new()
+            },
+            64,
+            0..3u32,
+            |n| n + 1,
+            |r| seen.push(r),
+        );
+        assert_eq!(seen, [1, 2, 3]);
+        assert_eq!(made, 3);
     }
 }
