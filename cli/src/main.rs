@@ -12,6 +12,7 @@ mod jobs;
 mod manifest;
 mod names;
 mod open;
+mod open_files;
 mod report;
 mod save;
 mod serve;

@@ -472,3 +472,54 @@ fn jobs_change_nothing_but_the_speed() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `-j N` may hold `N` output files open at once; a process allowed fewer changes how
+/// fast, not what comes out. Under `ulimit -n 6` (the three standard streams and the
+/// archive leave two) `extract -j 300` of 300 Deflate entries succeeds and leaves the
+/// files `-j 1` leaves, byte for byte, where creating a file whenever a worker wants one
+/// fails some 50-230 of them on the project's machine.
+#[cfg(unix)]
+#[test]
+fn jobs_beyond_the_open_file_limit_change_nothing() {
+    let mut b = ngi_core::rsli::Builder::new();
+    let text = ngi_tests::corpus::text(1 << 20);
+    for i in 0..300usize {
+        let at = (i * 3001) % (text.len() - 40_000);
+        b.add(
+            format!("E{i:03}").as_bytes(),
+            Method::Deflate,
+            &text[at..at + 40_000],
+        )
+        .unwrap();
+    }
+    let dir = scratch("jobs-limits");
+    let file = dir.join("library.rsli");
+    std::fs::write(&file, b.build().unwrap()).unwrap();
+    let file = file.to_str().unwrap();
+    let one = dir.join("one");
+    let o = ngi(&["extract", "-j", "1", file, "-o", one.to_str().unwrap()]);
+    assert!(o.status.success(), "-j 1: {}", stderr(&o));
+    let expected = files_in(&one);
+    assert_eq!(expected.len(), 300);
+    for jobs in ["300", "1024"] {
+        let out = dir.join(jobs);
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -n 6 && exec \"$0\" \"$@\"")
+            .arg(env!("CARGO_BIN_EXE_ngi"))
+            .args(["extract", "-j", jobs, file, "-o"])
+            .arg(&out)
+            .output()
+            .expect("sh runs");
+        assert!(
+            o.status.success(),
+            "-j {jobs} under ulimit -n 6: {}",
+            stderr(&o)
+        );
+        assert!(
+            files_in(&out) == expected,
+            "-j {jobs} under ulimit -n 6 left other files"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

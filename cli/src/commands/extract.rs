@@ -13,7 +13,9 @@
 //! Limits (`--max-entry-size`, `--max-total`): an entry larger than the entry limit is
 //! skipped like any other bad entry; the first entry that would bring the decoded total
 //! past the total limit stops the extraction, and it and the entries after it are reported
-//! as not extracted.
+//! as not extracted. An entry counts toward the total once its file name is found free,
+//! before its file is created (creating runs with the decoding, on the workers), so one
+//! whose file then cannot be created counts as well; with any number of jobs alike.
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
@@ -26,6 +28,7 @@ use crate::args::Options;
 use crate::jobs;
 use crate::names;
 use crate::open::{ArchiveFile, EntryError};
+use crate::open_files::OpenFiles;
 use crate::report::{Failure, progress_bar, say, say_over};
 
 pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
@@ -49,8 +52,9 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         stopped = matches!(job, Err(Skip::Total(_)));
         Some((n, index, file, job))
     });
+    let files = OpenFiles::new(options.jobs);
     let work = |(n, index, file, job): (usize, usize, String, Result<Job, Skip>)| {
-        let outcome = job.and_then(|job| extract_one(archive, index, job));
+        let outcome = job.and_then(|job| extract_one(archive, index, job, &files));
         (n, index, file, outcome)
     };
     let mut failed = 0usize;
@@ -133,14 +137,17 @@ enum Skip {
     Total(String),
 }
 
-/// An entry ready to be decoded: its file created, its size admitted.
+/// An entry ready to be decoded: its file name checked, its size admitted. The file is
+/// created only when the job runs, so the files open are those being written, not those
+/// waiting (and a run cut short leaves no empty files for entries it never reached).
 struct Job {
     path: PathBuf,
-    file: File,
+    force: bool,
 }
 
-/// Creates entry `index`'s file at `path` and admits the entry into `budget`: everything
-/// that must happen in entry order. An entry refused here leaves no file behind.
+/// Checks that entry `index`'s file can be made at `path` and admits the entry into
+/// `budget`: everything that must happen in entry order. An entry refused here has no
+/// file made for it.
 fn plan_one(
     archive: &ArchiveFile,
     index: usize,
@@ -148,48 +155,72 @@ fn plan_one(
     force: bool,
     budget: &mut Budget,
 ) -> Result<Job, Skip> {
-    let shown = path.display();
-    let file = create(&path, force).map_err(|e| Skip::Entry(format!("{shown}: {e}")))?;
-    let job = Job { path, file };
+    if let Err(e) = check_target(&path, force) {
+        return Err(Skip::Entry(format!("{}: {e}", path.display())));
+    }
     match archive.admit_entry(index, budget) {
-        Ok(()) => Ok(job),
-        Err(e) => Err(job.discard(e)),
+        Ok(()) => Ok(Job { path, force }),
+        Err(EntryError::Archive(e)) => Err(Skip::Entry(e)),
+        Err(EntryError::Total(e)) => Err(Skip::Total(e)),
+        Err(EntryError::Output(e)) => Err(Skip::Entry(format!("{}: {e}", path.display()))),
     }
 }
 
-impl Job {
-    /// Removes the file (a partial or empty one would pass for the entry) and says why.
-    fn discard(self, e: EntryError) -> Skip {
-        drop(self.file);
-        let _ = fs::remove_file(&self.path);
-        match e {
-            EntryError::Archive(e) => Skip::Entry(e),
-            EntryError::Total(e) => Skip::Total(e),
-            EntryError::Output(e) => Skip::Entry(format!("{}: {e}", self.path.display())),
+/// Creates the admitted entry `index`'s file (one of `files`) and decodes the entry into
+/// it; a file that could not be completed is removed (a partial or empty one would pass
+/// for the entry).
+fn extract_one(
+    archive: &ArchiveFile,
+    index: usize,
+    job: Job,
+    files: &OpenFiles,
+) -> Result<(), Skip> {
+    let shown = job.path.display();
+    let create = || create(&job.path, job.force);
+    let mut held = files
+        .create(create)
+        .map_err(|e| Skip::Entry(format!("{shown}: {e}")))?;
+    let file = held.file();
+    let result = archive.stream_admitted(index, file);
+    match result.and_then(|_| file.flush().map_err(EntryError::Output)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            drop(held);
+            let _ = fs::remove_file(&job.path);
+            Err(match e {
+                EntryError::Archive(e) => Skip::Entry(e),
+                EntryError::Total(e) => Skip::Total(e),
+                EntryError::Output(e) => Skip::Entry(format!("{shown}: {e}")),
+            })
         }
     }
 }
 
-/// Decodes the admitted entry `index` into its file.
-fn extract_one(archive: &ArchiveFile, index: usize, mut job: Job) -> Result<(), Skip> {
-    let result = archive.stream_admitted(index, &mut job.file);
-    match result.and_then(|_| job.file.flush().map_err(EntryError::Output)) {
-        Ok(()) => Ok(()),
-        Err(e) => Err(job.discard(e)),
+/// Whether a file may be made at `path`: nothing is there, or (with `force`) a regular
+/// file that may be replaced; returns whether there is one. Only looks; [`create`] acts.
+fn check_target(path: &Path, force: bool) -> std::io::Result<bool> {
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+        Ok(_) if !force => Err(already_exists()),
+        Ok(meta) if meta.file_type().is_file() => Ok(true),
+        Ok(_) => Err(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "exists and is not a regular file; not replaced",
+        )),
     }
+}
+
+fn already_exists() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::AlreadyExists,
+        "already exists (use --force to replace it)",
+    )
 }
 
 pub(super) fn create(path: &Path, force: bool) -> std::io::Result<File> {
-    if force {
-        if let Ok(meta) = fs::symlink_metadata(path) {
-            if !meta.file_type().is_file() {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::AlreadyExists,
-                    "exists and is not a regular file; not replaced",
-                ));
-            }
-            fs::remove_file(path)?;
-        }
+    if check_target(path, force)? {
+        fs::remove_file(path)?;
     }
     // create_new fails on anything already there, links included, so nothing is followed.
     OpenOptions::new()
@@ -198,7 +229,7 @@ pub(super) fn create(path: &Path, force: bool) -> std::io::Result<File> {
         .open(path)
         .map_err(|e| {
             if e.kind() == std::io::ErrorKind::AlreadyExists {
-                std::io::Error::new(e.kind(), "already exists (use --force to replace it)")
+                already_exists()
             } else {
                 e
             }
