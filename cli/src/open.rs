@@ -180,8 +180,10 @@ impl ArchiveFile {
     /// [`write_behind`](crate::write_behind::write_behind)) as long as the one left
     /// starts with the chunk's [`carry`](Chunk::carry) (the window the decoding of a
     /// Deflate or LZHUF entry goes on with). Its error is reported as the output's.
-    /// Before a fault of the entry, what was decoded ahead of it is handed over as a
-    /// last, short chunk.
+    /// Before a fault of the entry, what the decoding calls ahead of the failing one
+    /// produced is handed over as a last, short chunk; the failing call's own output is
+    /// not (a codec reports a fault without progress), so a corrupt entry decoded in one
+    /// call (packed bytes all at hand) hands over nothing, through the reader alike.
     pub fn stream_chunks(
         &self,
         index: usize,
