@@ -2,11 +2,14 @@
 //! `extract -j N` from failing where `-j 1` succeeds when `N` files at once are more than
 //! the process may hold (`ulimit -n`).
 //!
-//! A file that cannot be created while others of the run are open is not taken as failed:
-//! the limit may be the cause, and one thread (which never holds two) would not have met
-//! it. The worker waits for fewer files to be open and tries again, and the run holds no
-//! more files at once than it did then. Only a failure with no other file of the run open
-//! is reported, so every `N` ends with the same files and messages as `-j 1`.
+//! A file that cannot be created for want of file descriptors ("Too many open files",
+//! EMFILE or ENFILE) while others of the run are open is not taken as failed: one thread
+//! (which never holds two) would not have met the limit. The worker waits for fewer files
+//! to be open and tries again, and the run holds no more files at once than it did then.
+//! Only such a failure with no other file of the run open is reported, so every `N` ends
+//! with the same files and messages as `-j 1`. Any other failure (permissions, a full
+//! disk) is reported at once, as one thread would meet it too. (Only Linux's errors are
+//! told apart; elsewhere every failure is reported at once.)
 
 use std::fs::File;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -60,7 +63,12 @@ impl OpenFiles {
                         files: self,
                     });
                 }
-                Err(e) if counts.open == 0 => return Err(e),
+                Err(e) if counts.open == 0 || !out_of_descriptors(&e) => {
+                    // Others may wait for a place this one will not take.
+                    drop(counts);
+                    self.closed.notify_all();
+                    return Err(e);
+                }
                 // Fewer at once from now on: as many as were open when it failed.
                 Err(_) => counts.most = counts.open,
             }
@@ -91,13 +99,31 @@ impl Drop for Held<'_> {
         let mut counts = self.files.lock();
         counts.open -= 1;
         drop(counts);
-        self.files.closed.notify_one();
+        // Every waiter checks again: one woken alone might fail and leave the rest asleep.
+        self.files.closed.notify_all();
     }
+}
+
+/// Whether `e` says the process or the system has no file descriptor left.
+#[cfg(target_os = "linux")]
+fn out_of_descriptors(e: &std::io::Error) -> bool {
+    use rustix::io::Errno;
+    matches!(Errno::from_io_error(e), Some(Errno::MFILE | Errno::NFILE))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn out_of_descriptors(_: &std::io::Error) -> bool {
+    false
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `open` returns with no file descriptor left (EMFILE, 24 on Linux).
+    fn too_many_open_files() -> std::io::Error {
+        std::io::Error::from_raw_os_error(24)
+    }
 
     fn scratch_file(name: &str) -> std::io::Result<File> {
         let dir = std::env::temp_dir().join(format!("ngi-open-files-{}", std::process::id()));
@@ -105,8 +131,10 @@ mod tests {
         File::create(dir.join(name))
     }
 
-    /// A creation that fails while another file is open waits for it to close and is
-    /// tried again, and the most open at once drops to what was open when it failed.
+    /// A creation that fails for want of descriptors while another file is open waits
+    /// for it to close and is tried again, and the most open at once drops to what was
+    /// open when it failed.
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_failure_with_others_open_waits_and_retries() {
         let files = OpenFiles::new(4);
@@ -117,7 +145,7 @@ mod tests {
                 files.create(|| {
                     // Fails while `first` is open, as a full file table would.
                     if tries.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
-                        Err(std::io::Error::other("too many open files"))
+                        Err(too_many_open_files())
                     } else {
                         scratch_file("b")
                     }
@@ -145,5 +173,68 @@ mod tests {
         assert_eq!(e.to_string(), "no room");
         assert_eq!(files.lock().open, 0);
         assert_eq!(files.lock().most, 3);
+    }
+
+    /// Any other failure is reported at once, others open or not, and changes nothing.
+    #[test]
+    fn other_failures_are_reported_at_once() {
+        let files = OpenFiles::new(4);
+        let _first = files.create(|| scratch_file("c")).unwrap();
+        let e = files
+            .create(|| Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied)))
+            .err()
+            .expect("the failure comes back");
+        assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied);
+        let counts = files.lock();
+        assert_eq!((counts.open, counts.most), (1, 4));
+    }
+
+    /// Two workers wait for a place; the one woken first fails for good. The other must
+    /// still be woken and get its file (woken one at a time, it slept on for ever).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_waiter_that_fails_for_good_leaves_the_others_awake() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::time::Duration;
+        let files = Arc::new(OpenFiles::new(4));
+        let first = files.create(|| scratch_file("d")).unwrap();
+        let b_tries = Arc::new(AtomicUsize::new(0));
+        let (done, results) = std::sync::mpsc::channel();
+        let b = {
+            let (files, tries, done) = (files.clone(), b_tries.clone(), done.clone());
+            std::thread::spawn(move || {
+                let outcome = files.create(|| {
+                    if tries.fetch_add(1, Ordering::SeqCst) == 0 {
+                        Err(too_many_open_files())
+                    } else {
+                        Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied))
+                    }
+                });
+                done.send(("b", outcome.is_ok())).unwrap();
+            })
+        };
+        while b_tries.load(Ordering::SeqCst) == 0 {
+            std::thread::yield_now();
+        }
+        // `b` now waits with at most one file open; `c` queues behind it.
+        let c = {
+            let (files, done) = (files.clone(), done.clone());
+            std::thread::spawn(move || {
+                let outcome = files.create(|| scratch_file("e"));
+                done.send(("c", outcome.is_ok())).unwrap();
+            })
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        drop(first);
+        let mut seen = Vec::new();
+        for _ in 0..2 {
+            let result = results.recv_timeout(Duration::from_secs(10));
+            seen.push(result.expect("a worker was left waiting"));
+        }
+        seen.sort();
+        assert_eq!(seen, [("b", false), ("c", true)]);
+        b.join().unwrap();
+        c.join().unwrap();
     }
 }
