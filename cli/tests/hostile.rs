@@ -478,7 +478,7 @@ fn jobs_change_nothing_but_the_speed() {
 /// archive leave two) `extract -j 300` of 300 Deflate entries succeeds and leaves the
 /// files `-j 1` leaves, byte for byte, where creating a file whenever a worker wants one
 /// fails some 50-230 of them on the project's machine.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 #[test]
 fn jobs_beyond_the_open_file_limit_change_nothing() {
     let mut b = ngi_core::rsli::Builder::new();
