@@ -234,9 +234,14 @@ fn every_case_exits_as_catalogued_with_one_line_per_problem() {
 /// Runs `ngi` with its address space limited to 256 MiB (`ulimit -v`): an allocation of
 /// anything near 4 GiB fails there.
 fn ngi_in_256_mib(args: &[&str]) -> Output {
+    ngi_under("ulimit -v 262144", args)
+}
+
+/// Runs `ngi` under the shell's `limit` (a `ulimit` command).
+fn ngi_under(limit: &str, args: &[&str]) -> Output {
     Command::new("sh")
         .arg("-c")
-        .arg("ulimit -v 262144 && exec \"$0\" \"$@\"")
+        .arg(format!("{limit} && exec \"$0\" \"$@\""))
         .arg(env!("CARGO_BIN_EXE_ngi"))
         .args(args)
         .output()
@@ -503,14 +508,8 @@ fn jobs_beyond_the_open_file_limit_change_nothing() {
     assert_eq!(expected.len(), 300);
     for jobs in ["300", "1024"] {
         let out = dir.join(jobs);
-        let o = Command::new("sh")
-            .arg("-c")
-            .arg("ulimit -n 6 && exec \"$0\" \"$@\"")
-            .arg(env!("CARGO_BIN_EXE_ngi"))
-            .args(["extract", "-j", jobs, file, "-o"])
-            .arg(&out)
-            .output()
-            .expect("sh runs");
+        let to = out.to_str().unwrap();
+        let o = ngi_under("ulimit -n 6", &["extract", "-j", jobs, file, "-o", to]);
         assert!(
             o.status.success(),
             "-j {jobs} under ulimit -n 6: {}",

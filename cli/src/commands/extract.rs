@@ -137,6 +137,17 @@ enum Skip {
     Total(String),
 }
 
+impl Skip {
+    /// Why an entry, to be written at `path`, was not extracted.
+    fn from_entry(e: EntryError, path: &Path) -> Skip {
+        match e {
+            EntryError::Archive(e) => Skip::Entry(e),
+            EntryError::Total(e) => Skip::Total(e),
+            EntryError::Output(e) => Skip::Entry(format!("{}: {e}", path.display())),
+        }
+    }
+}
+
 /// An entry ready to be decoded: its file name checked, its size admitted. The file is
 /// created only when the job runs, so the files open are those being written, not those
 /// waiting (and a run cut short leaves no empty files for entries it never reached).
@@ -160,9 +171,7 @@ fn plan_one(
     }
     match archive.admit_entry(index, budget) {
         Ok(()) => Ok(Job { path, force }),
-        Err(EntryError::Archive(e)) => Err(Skip::Entry(e)),
-        Err(EntryError::Total(e)) => Err(Skip::Total(e)),
-        Err(EntryError::Output(e)) => Err(Skip::Entry(format!("{}: {e}", path.display()))),
+        Err(e) => Err(Skip::from_entry(e, &path)),
     }
 }
 
@@ -187,11 +196,7 @@ fn extract_one(
         Err(e) => {
             drop(held);
             let _ = fs::remove_file(&job.path);
-            Err(match e {
-                EntryError::Archive(e) => Skip::Entry(e),
-                EntryError::Total(e) => Skip::Total(e),
-                EntryError::Output(e) => Skip::Entry(format!("{shown}: {e}")),
-            })
+            Err(Skip::from_entry(e, &job.path))
         }
     }
 }
@@ -219,7 +224,8 @@ fn already_exists() -> std::io::Error {
 }
 
 pub(super) fn create(path: &Path, force: bool) -> std::io::Result<File> {
-    if check_target(path, force)? {
+    // Without `force`, create_new alone refuses whatever is there.
+    if force && check_target(path, force)? {
         fs::remove_file(path)?;
     }
     // create_new fails on anything already there, links included, so nothing is followed.
