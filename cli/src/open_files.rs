@@ -125,10 +125,9 @@ mod tests {
         std::io::Error::from_raw_os_error(24)
     }
 
-    fn scratch_file(name: &str) -> std::io::Result<File> {
-        let dir = std::env::temp_dir().join(format!("ngi-open-files-{}", std::process::id()));
-        std::fs::create_dir_all(&dir)?;
-        File::create(dir.join(name))
+    /// A real file that has no name (unlinked at once), so no test leaves one behind.
+    fn scratch_file() -> std::io::Result<File> {
+        tempfile::tempfile()
     }
 
     /// A creation that fails for want of descriptors while another file is open waits
@@ -138,7 +137,7 @@ mod tests {
     #[test]
     fn a_failure_with_others_open_waits_and_retries() {
         let files = OpenFiles::new(4);
-        let first = files.create(|| scratch_file("a")).unwrap();
+        let first = files.create(scratch_file).unwrap();
         let tries = std::sync::atomic::AtomicUsize::new(0);
         std::thread::scope(|scope| {
             let second = scope.spawn(|| {
@@ -147,7 +146,7 @@ mod tests {
                     if tries.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
                         Err(too_many_open_files())
                     } else {
-                        scratch_file("b")
+                        scratch_file()
                     }
                 })
             });
@@ -179,7 +178,7 @@ mod tests {
     #[test]
     fn other_failures_are_reported_at_once() {
         let files = OpenFiles::new(4);
-        let _first = files.create(|| scratch_file("c")).unwrap();
+        let _first = files.create(scratch_file).unwrap();
         let e = files
             .create(|| Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied)))
             .err()
@@ -198,7 +197,7 @@ mod tests {
         use std::sync::atomic::{AtomicUsize, Ordering};
         use std::time::Duration;
         let files = Arc::new(OpenFiles::new(4));
-        let first = files.create(|| scratch_file("d")).unwrap();
+        let first = files.create(scratch_file).unwrap();
         let b_tries = Arc::new(AtomicUsize::new(0));
         let (done, results) = std::sync::mpsc::channel();
         let b = {
@@ -221,7 +220,7 @@ mod tests {
         let c = {
             let (files, done) = (files.clone(), done.clone());
             std::thread::spawn(move || {
-                let outcome = files.create(|| scratch_file("e"));
+                let outcome = files.create(scratch_file);
                 done.send(("c", outcome.is_ok())).unwrap();
             })
         };

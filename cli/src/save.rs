@@ -82,6 +82,7 @@ fn sync_folder(folder: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ngi_tests::scratch::Scratch;
 
     /// A writer that fails once `left` bytes have gone through.
     struct FailAfter<'a> {
@@ -103,16 +104,9 @@ mod tests {
         }
     }
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("ngi-save-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
     #[test]
     fn a_failure_at_every_4k_step_leaves_the_target_and_no_temp_file() {
-        let dir = scratch("fail");
+        let dir = Scratch::new("save-fail");
         let target = dir.join("archive.res");
         let old: Vec<u8> = (0..50_000u32).map(|i| (i % 251) as u8).collect();
         fs::write(&target, &old).unwrap();
@@ -141,14 +135,13 @@ mod tests {
         assert_eq!(steps, 18);
         write_atomic(&target, |out| out.write_all(&new)).unwrap();
         assert_eq!(fs::read(&target).unwrap(), new);
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
     #[test]
     fn the_target_keeps_its_permissions() {
         use std::os::unix::fs::PermissionsExt;
-        let dir = scratch("mode");
+        let dir = Scratch::new("save-mode");
         let target = dir.join("a.lib");
         fs::write(&target, b"old").unwrap();
         fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
@@ -161,6 +154,5 @@ mod tests {
         // A new file gets the usual mode of a created file.
         write_atomic(&dir.join("b.lib"), |out| out.write_all(b"b")).unwrap();
         assert_eq!(fs::read(dir.join("b.lib")).unwrap(), b"b");
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

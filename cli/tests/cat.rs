@@ -11,13 +11,7 @@ use std::time::{Duration, Instant};
 use ngi_core::Method;
 use ngi_core::rsli::Builder;
 
-/// A fresh folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ngi-cat-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use ngi_tests::scratch::Scratch;
 
 /// 3 MiB and a bit of numbered lines with a pseudo-random word each: six chunks of
 /// `ngi cat` and a short one, and Deflate that is neither trivial nor stored.
@@ -123,7 +117,7 @@ fn into_null(mut command: Command) -> (String, ExitStatus) {
 
 #[test]
 fn a_large_entry_is_the_same_into_a_pipe_a_file_and_a_device() {
-    let dir = scratch("same");
+    let dir = Scratch::new("cat-same");
     let data = contents();
     let archive = library(&dir, &data, 0);
     let (piped, err, status) = through_a_pipe(cat(&archive));
@@ -134,7 +128,6 @@ fn a_large_entry_is_the_same_into_a_pipe_a_file_and_a_device() {
     assert!(filed == data, "{} bytes into the file", filed.len());
     let (err, status) = into_null(cat(&archive));
     assert!(status.success(), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The decoder reports a fault instead of the bytes of the read that met it, so what is
@@ -142,7 +135,7 @@ fn a_large_entry_is_the_same_into_a_pipe_a_file_and_a_device() {
 /// chunk (512 KiB) short, and the same wherever it goes.
 #[test]
 fn an_entry_ending_short_is_written_up_to_the_fault_then_reported() {
-    let dir = scratch("short");
+    let dir = Scratch::new("cat-short");
     let data = contents();
     let archive = library(&dir, &data, 1000);
     let (piped, pipe_err, status) = through_a_pipe(cat(&archive));
@@ -166,13 +159,12 @@ fn an_entry_ending_short_is_written_up_to_the_fault_then_reported() {
     let (null_err, status) = into_null(cat(&archive));
     assert_eq!(status.code(), Some(1));
     assert_eq!(null_err, pipe_err);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Also when the entry would fail later (it ends short): the write fails first.
 #[test]
 fn a_pipe_closed_by_its_reader_is_exit_1_not_a_hang() {
-    let dir = scratch("closed");
+    let dir = Scratch::new("cat-closed");
     let data = contents();
     for extra in [0, 1000] {
         let archive = library(&dir, &data, extra);
@@ -190,5 +182,4 @@ fn a_pipe_closed_by_its_reader_is_exit_1_not_a_hang() {
         assert!(!err.contains("the writer stopped"), "{err}");
         assert!(!err.contains("panicked"), "{err}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

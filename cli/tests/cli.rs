@@ -7,6 +7,8 @@ use ngi_core::Method;
 use ngi_core::nres::{NewEntry, Writer};
 use ngi_core::rsli::Builder;
 
+use ngi_tests::scratch::Scratch;
+
 fn samples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples")
 }
@@ -16,14 +18,6 @@ fn ngi(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("ngi runs")
-}
-
-/// A fresh folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ngi-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
@@ -96,7 +90,7 @@ fn list_json_has_the_contract_fields() {
 
 #[test]
 fn list_escapes_names() {
-    let dir = scratch("escape");
+    let dir = Scratch::new("cli-escape");
     let mut w = Writer::new();
     w.add(
         NewEntry {
@@ -141,7 +135,7 @@ fn cat_decodes_every_method() {
     // A packed stream cut short is exit 1 with the entry named, and no partial file.
     let mut cut = std::fs::read(&lib).unwrap();
     cut.truncate(cut.len() - 40);
-    let dir = scratch("cut");
+    let dir = Scratch::new("cli-cut");
     let path = write(&dir, "cut.rsli", &cut);
     let err = assert_bad(&ngi(&["cat", &path, "LZHUF.TXT"]));
     assert!(err.contains("entry 6"), "{err}");
@@ -180,7 +174,7 @@ fn missing_entries_and_bad_files_exit_1() {
     assert!(err.contains("NOPE"), "{err}");
     let err = assert_bad(&ngi(&["cat", "--index", "99", &lib]));
     assert!(err.contains("99"), "{err}");
-    let dir = scratch("bad");
+    let dir = Scratch::new("cli-bad");
     let junk = write(&dir, "junk.bin", b"MZ\x90\x00 not an archive");
     let err = assert_bad(&ngi(&["list", &junk]));
     assert!(err.contains("--raw"), "{err}");
@@ -232,7 +226,7 @@ fn info_reports_the_header() {
 
 #[test]
 fn media_trailer_is_an_explicit_option() {
-    let dir = scratch("trailer");
+    let dir = Scratch::new("cli-trailer");
     let mut b = Builder::new();
     b.media_trailer(Some(0x20))
         .add(b"DATA", Method::Stored, b"payload")
@@ -260,7 +254,7 @@ fn verify_passes_samples_and_names_problems() {
     let mut bad = std::fs::read(sample("sample.nres")).unwrap();
     let dir_offset = bad.len() - 8 * 64;
     bad[dir_offset + 12..dir_offset + 16].copy_from_slice(&0x7FFF_0000u32.to_le_bytes());
-    let dir = scratch("verify");
+    let dir = Scratch::new("cli-verify");
     let path = write(&dir, "bad.nres", &bad);
     let o = ngi(&["verify", &path]);
     assert_eq!(o.status.code(), Some(1));
@@ -271,7 +265,7 @@ fn verify_passes_samples_and_names_problems() {
 
 #[test]
 fn extract_writes_files_and_never_overwrites() {
-    let dir = scratch("extract");
+    let dir = Scratch::new("cli-extract");
     let out = dir.join("out");
     let out_s = out.to_str().unwrap();
     let o = ngi(&["extract", &sample("sample.nres"), "-o", out_s]);
@@ -307,7 +301,7 @@ fn extract_writes_files_and_never_overwrites() {
 
 #[test]
 fn extract_never_overwrites_its_own_files_even_with_force() {
-    let dir = scratch("lookalike");
+    let dir = Scratch::new("cli-lookalike");
     let mut w = Writer::new();
     for (name, data) in [
         (&b"X.DAT"[..], &b"zero"[..]),
@@ -379,7 +373,7 @@ fn reflag(file: &[u8], index: usize, flags: u16) -> Vec<u8> {
 
 #[test]
 fn verify_names_entries_that_do_not_decode_and_unknown_methods() {
-    let dir = scratch("methods");
+    let dir = Scratch::new("cli-methods");
     // Plain text relabelled as Deflate (0x100) is not a valid stream.
     let deflate = reflag(&std::fs::read(sample("sample.rsli")).unwrap(), 0, 0x100);
     let deflate = write(&dir, "deflate.rsli", &deflate);
@@ -407,7 +401,7 @@ fn verify_names_entries_that_do_not_decode_and_unknown_methods() {
 
 #[test]
 fn extract_keeps_hostile_names_inside_the_folder() {
-    let dir = scratch("hostile");
+    let dir = Scratch::new("cli-hostile");
     let mut w = Writer::new();
     for name in [&b"../escape"[..], b"..\\win", b"/abs", b"..", b"C:drive"] {
         w.add(

@@ -16,6 +16,8 @@ use ngi_tests::corpus::Rng;
 use ngi_tests::hostile::{self, Expect, Produce};
 use ngi_tests::samples;
 
+use ngi_tests::scratch::Scratch;
+
 fn ngi(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ngi"))
         .args(args)
@@ -41,13 +43,6 @@ fn fails(args: &[&str]) -> String {
     assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
     assert!(!err.contains("panicked"), "{err}");
     err
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ngi-edit-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn s(p: &Path) -> &str {
@@ -99,7 +94,7 @@ fn rsli_variants() -> Vec<(String, Vec<u8>, bool)> {
 
 #[test]
 fn unpack_then_pack_is_byte_identical() {
-    let dir = scratch("round");
+    let dir = Scratch::new("edit-round");
     let mut cases: Vec<(String, Vec<u8>, bool)> = vec![
         ("sample.nres".into(), samples::nres(), false),
         ("sample.rsli".into(), samples::rsli(), false),
@@ -138,7 +133,6 @@ fn unpack_then_pack_is_byte_identical() {
             assert_same(name, &packed, bytes);
         }
     }
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// The raw Deflate stream inside a gzip member (RFC 1952).
@@ -208,7 +202,7 @@ fn library_of_streams(entries: &[(&[u8], Vec<u8>, usize)]) -> Vec<u8> {
 
 #[test]
 fn deflate_streams_of_other_compressors_are_kept_as_they_were() {
-    let dir = scratch("foreign");
+    let dir = Scratch::new("edit-foreign");
     let text = ngi_tests::corpus::text(100_000);
     let input = dir.join("input.txt");
     fs::write(&input, &text).unwrap();
@@ -258,12 +252,11 @@ fn deflate_streams_of_other_compressors_are_kept_as_they_were() {
         .filter(|e| e.file_name().to_string_lossy().ends_with(".packed"))
         .collect();
     assert!(kept.is_empty(), "{kept:?}");
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn every_hostile_archive_the_engine_accepts_round_trips() {
-    let dir = scratch("hostile");
+    let dir = Scratch::new("edit-hostile");
     let (mut tried, mut broken) = (0, 0);
     for (i, case) in hostile::catalogue().into_iter().enumerate() {
         // Every case that opens, broken entries and all: unpack keeps what it cannot
@@ -288,7 +281,6 @@ fn every_hostile_archive_the_engine_accepts_round_trips() {
         tried >= 40 && broken >= 10,
         "{tried} cases, {broken} with broken entries"
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 fn cat(archive: &Path, name: &str) -> Vec<u8> {
@@ -297,7 +289,7 @@ fn cat(archive: &Path, name: &str) -> Vec<u8> {
 
 #[test]
 fn a_changed_file_changes_only_its_entry() {
-    let dir = scratch("changed");
+    let dir = Scratch::new("edit-changed");
     for (name, bytes) in [
         ("a.rsli", samples::all_methods()),
         ("b.nres", samples::nres()),
@@ -342,7 +334,6 @@ fn a_changed_file_changes_only_its_entry() {
         ok(&["pack", s(&folder), "-o", s(&again)]);
         assert_same(name, &fs::read(&again).unwrap(), &bytes);
     }
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// The file of the manifest's entry `index`.
@@ -373,7 +364,7 @@ fn entry_mut(manifest: &mut toml::Table, index: usize) -> &mut toml::Table {
 
 #[test]
 fn a_file_added_to_the_manifest_becomes_an_entry_and_a_removed_one_goes() {
-    let dir = scratch("added");
+    let dir = Scratch::new("edit-added");
     let archive = dir.join("s.nres");
     fs::write(&archive, samples::nres()).unwrap();
     let folder = dir.join("d");
@@ -416,12 +407,11 @@ fn a_file_added_to_the_manifest_becomes_an_entry_and_a_removed_one_goes() {
             .windows(steel.len())
             .any(|w| w == steel.as_slice())
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn bad_folders_are_one_line_and_nothing_is_written() {
-    let dir = scratch("bad");
+    let dir = Scratch::new("edit-bad");
     let archive = dir.join("s.rsli");
     fs::write(&archive, samples::rsli()).unwrap();
     let nres_archive = dir.join("s.nres");
@@ -500,12 +490,11 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
     // unpack over an existing manifest too.
     let err = fails(&["unpack", s(&archive), "-o", s(&folder)]);
     assert!(err.contains("ngi.toml") && err.contains("--force"), "{err}");
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn in_place_edits_add_rm_rename_sort_and_repack() {
-    let dir = scratch("inplace");
+    let dir = Scratch::new("edit-inplace");
     let archive = dir.join("s.nres");
     let old = samples::nres();
     fs::write(&archive, &old).unwrap();
@@ -602,7 +591,6 @@ fn in_place_edits_add_rm_rename_sort_and_repack() {
     assert!(err.contains("NRes"), "{err}");
     let o = ngi(&["sort", s(&archive), "by-size"]);
     assert_eq!(o.status.code(), Some(2));
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// SHA-256-free identity: length and a sampled checksum would do, but the files are small
@@ -614,7 +602,7 @@ fn same_file(path: &Path, want: &[u8]) -> bool {
 #[test]
 fn pack_killed_at_any_moment_leaves_the_old_archive_or_the_new() {
     // A 64 MiB NRes: 64 entries of 1 MiB.
-    let dir = scratch("kill");
+    let dir = Scratch::new("edit-kill");
     let mut writer = Writer::new();
     let mut rng = Rng::new(64);
     for i in 0..64u32 {
@@ -691,13 +679,12 @@ fn pack_killed_at_any_moment_leaves_the_old_archive_or_the_new() {
         states[0] > 0 && states[1] > 0,
         "kills landed both before and after the rename: {states:?}"
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn add_to_a_2_gib_archive_stays_under_64_mib() {
     use std::io::{Seek, SeekFrom, Write};
-    let dir = scratch("big");
+    let dir = Scratch::new("edit-big");
     let path = dir.join("big.nres");
     // Sparse: a 2 GiB payload of zeros, then a 1 KiB one, then the directory.
     const BIG: u64 = 2 << 30;
@@ -750,13 +737,12 @@ fn add_to_a_2_gib_archive_stays_under_64_mib() {
     assert_eq!(fs::metadata(&path).unwrap().len(), len + 8 + 64);
     assert_eq!(cat(&path, "added.txt"), b"one more");
     assert_eq!(cat(&path, "small.bin"), small);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[cfg(unix)]
 #[test]
 fn links_and_limits_are_handled_as_a_user_expects() {
-    let dir = scratch("links");
+    let dir = Scratch::new("edit-links");
     // An in-place edit through a symbolic link edits the archive it names; the link stays.
     let real = dir.join("real.rsli");
     fs::write(&real, samples::rsli()).unwrap();
@@ -800,5 +786,4 @@ fn links_and_limits_are_handled_as_a_user_expects() {
         "16",
     ]);
     assert!(err.contains("--max-entry-size"), "{err}");
-    let _ = fs::remove_dir_all(&dir);
 }

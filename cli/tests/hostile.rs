@@ -9,18 +9,13 @@
 //! Then the 100-byte library whose entry claims 4 GiB, under an address-space limit of
 //! 256 MiB, so that an attempt to allocate what it claims would fail.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use ngi_core::Method;
 use ngi_tests::hostile::{self, Case, Error, Expect, Produce};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ngi-hostile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use ngi_tests::scratch::Scratch;
 
 fn ngi(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ngi"))
@@ -217,7 +212,7 @@ fn run_case(case: &Case, dir: &Path, n: usize) -> Vec<String> {
 fn every_case_exits_as_catalogued_with_one_line_per_problem() {
     let cases = hostile::catalogue();
     assert!(cases.len() >= 40, "{} cases", cases.len());
-    let dir = scratch("catalogue");
+    let dir = Scratch::new("hostile-catalogue");
     let wrong: Vec<String> = cases
         .iter()
         .enumerate()
@@ -228,7 +223,6 @@ fn every_case_exits_as_catalogued_with_one_line_per_problem() {
         cases.len()
     );
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Runs `ngi` with its address space limited to 256 MiB (`ulimit -v`): an allocation of
@@ -262,7 +256,7 @@ fn one_line_failure(o: &Output, what: &str) -> String {
 
 #[test]
 fn a_4_gib_claim_in_100_bytes_under_a_256_mib_address_space() {
-    let dir = scratch("claim");
+    let dir = Scratch::new("hostile-claim");
     // The limit is real: a 512 MiB allocation fails in it. ngi does not need one: it reads
     // a 512 MiB (sparse) file range by range, so the file streams out in full.
     let big = dir.join("big.bin");
@@ -356,7 +350,6 @@ fn a_4_gib_claim_in_100_bytes_under_a_256_mib_address_space() {
             "no partial file"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Files by name and bytes, sorted.
@@ -422,7 +415,7 @@ fn jobs_change_nothing_but_the_speed() {
         library,
         vec!["--max-total".into(), (90 * 8000).to_string()],
     ));
-    let dir = scratch("jobs");
+    let dir = Scratch::new("hostile-jobs");
     // The library's `-j 1` extraction: its status and how many files it left.
     let mut library_run = None;
     for (n, (name, bytes, options)) in archives.iter().enumerate() {
@@ -475,7 +468,6 @@ fn jobs_change_nothing_but_the_speed() {
         files > 60 && files < 100,
         "{files} files from the 120-entry library: the stop and the broken entries cut it"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `-j N` may hold `N` output files open at once; a process allowed fewer changes how
@@ -497,7 +489,7 @@ fn jobs_beyond_the_open_file_limit_change_nothing() {
         )
         .unwrap();
     }
-    let dir = scratch("jobs-limits");
+    let dir = Scratch::new("hostile-jobs-limits");
     let file = dir.join("library.rsli");
     std::fs::write(&file, b.build().unwrap()).unwrap();
     let file = file.to_str().unwrap();
@@ -520,5 +512,4 @@ fn jobs_beyond_the_open_file_limit_change_nothing() {
             "-j {jobs} under ulimit -n 6 left other files"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

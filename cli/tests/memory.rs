@@ -7,22 +7,17 @@
 
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ngi_core::nres;
 use ngi_core::rsli;
+
+use ngi_tests::scratch::Scratch;
 
 /// The most resident memory a command may peak at.
 const LIMIT_KIB: u64 = 32 * 1024;
 /// The archives' length: as close to 4 GiB as the 32-bit sizes allow.
 const LEN: u64 = 0xFFFF_FF00;
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ngi-mem-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn payload() -> Vec<u8> {
     (0..1024u32).map(|i| (i * 7 + 3) as u8).collect()
@@ -91,7 +86,7 @@ fn run_measured(args: &[&str]) -> (Vec<u8>, u64) {
 
 #[test]
 fn cat_and_list_of_a_4_gib_archive_stay_under_32_mib() {
-    let dir = scratch("sparse");
+    let dir = Scratch::new("mem-sparse");
     for (name, make) in [
         ("big.nres", sparse_nres as fn(&Path)),
         ("big.rsli", sparse_rsli),
@@ -112,7 +107,6 @@ fn cat_and_list_of_a_4_gib_archive_stay_under_32_mib() {
         );
         assert!(peak < LIMIT_KIB, "{name}: list peaked at {peak} KiB");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// An RsLi of one stored entry of `len` zero bytes (a hole in a sparse file).
@@ -124,7 +118,7 @@ fn large_stored_rsli(path: &Path, len: u32) {
 fn cat_of_an_entry_larger_than_the_bound_into_a_pipe_stays_under_it() {
     const ENTRY: u32 = 48 << 20;
     assert!(u64::from(ENTRY) / 1024 > LIMIT_KIB);
-    let dir = scratch("large");
+    let dir = Scratch::new("mem-large");
     let path = dir.join("large.rsli");
     large_stored_rsli(&path, ENTRY);
     let (out, peak) = run_measured(&["cat", path.to_str().unwrap(), "LARGE"]);
@@ -132,5 +126,4 @@ fn cat_of_an_entry_larger_than_the_bound_into_a_pipe_stays_under_it() {
     assert_eq!(out.len(), ENTRY as usize);
     assert!(out.iter().all(|&b| b == 0), "the entry's bytes");
     assert!(peak < LIMIT_KIB, "cat peaked at {peak} KiB");
-    let _ = std::fs::remove_dir_all(&dir);
 }

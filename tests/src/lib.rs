@@ -4,7 +4,8 @@
 //! harness that drives any codec through the chunking matrix; and the hostile-input
 //! catalogue (`hostile`), shared by the library's and the command's hostile tests; a writer
 //! of hand-made Deflate streams (`deflate_bits`) and the inflaters' verdicts they are
-//! judged by (`verdict`).
+//! judged by (`verdict`); and the scratch folders of the tests that work on files
+//! (`scratch`).
 
 pub mod alloc_count;
 pub mod catalog_check;
@@ -18,6 +19,7 @@ pub mod lha;
 pub mod peak;
 pub mod pylzss;
 pub mod samples;
+pub mod scratch;
 pub mod streams;
 pub mod tokio_io;
 pub mod verdict;

@@ -266,22 +266,18 @@ pub fn corpus_archives() -> Vec<(&'static str, Vec<u8>, Vec<Expected>)> {
     ]
 }
 
-/// A file under the system's temporary folder, named for the test and the process,
-/// removed when dropped.
+/// A file under the system's temporary folder, named for the test, removed when dropped.
 #[derive(Debug)]
-pub struct TempFile(pub std::path::PathBuf);
+pub struct TempFile(pub tempfile::TempPath);
 
 impl TempFile {
     /// Writes `bytes` to a new file named after `tag`.
     pub fn new(tag: &str, bytes: &[u8]) -> TempFile {
-        let path = std::env::temp_dir().join(format!("ngi-tokio-{}-{tag}", std::process::id()));
-        std::fs::write(&path, bytes).expect("temporary file is writable");
-        TempFile(path)
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        let mut file = tempfile::Builder::new()
+            .prefix(&format!("ngi-tokio-{tag}-"))
+            .tempfile()
+            .expect("the temporary folder takes a new file");
+        std::io::Write::write_all(&mut file, bytes).expect("temporary file is writable");
+        TempFile(file.into_temp_path())
     }
 }

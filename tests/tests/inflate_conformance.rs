@@ -120,6 +120,7 @@ for line in open(sys.argv[1]):
         .arg(&job_file)
         .status()
         .expect("python3 runs");
+    let _ = std::fs::remove_file(&job_file);
     assert!(status.success(), "python3 zlib failed");
     let mut cases = Vec::new();
     for (what, i, output) in meta {

@@ -7,14 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ngi_core::nres::{NewEntry, Writer};
+use ngi_tests::scratch::Scratch;
 use ngi_tokio::{Archive, Cache};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ngi-cache-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn archive_with(payload: &[u8]) -> Vec<u8> {
     let mut w = Writer::new();
@@ -42,7 +36,7 @@ async fn wait(secs: u64) {
 
 #[tokio::test(start_paused = true)]
 async fn concurrent_first_requests_share_one_open() {
-    let dir = scratch("once");
+    let dir = Scratch::new("cache-once");
     let path = dir.join("a.res");
     std::fs::write(&path, archive_with(b"one")).unwrap();
     let cache = Cache::new();
@@ -62,12 +56,11 @@ async fn concurrent_first_requests_share_one_open() {
     );
     assert_eq!(cache.len(), 1);
     assert_eq!(read(&archives[0]).await, b"one");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(start_paused = true)]
 async fn idle_archives_close_after_the_idle_time_unless_held_or_pinned() {
-    let dir = scratch("idle");
+    let dir = Scratch::new("cache-idle");
     let (a, b) = (dir.join("a.res"), dir.join("b.res"));
     std::fs::write(&a, archive_with(b"a")).unwrap();
     std::fs::write(&b, archive_with(b"b")).unwrap();
@@ -91,12 +84,11 @@ async fn idle_archives_close_after_the_idle_time_unless_held_or_pinned() {
     drop(quick.get(&a).await.unwrap());
     wait(2).await;
     assert!(quick.is_empty());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_file_replaced_on_disk_is_opened_afresh_and_old_readers_go_on() {
-    let dir = scratch("replace");
+    let dir = Scratch::new("cache-replace");
     let path = dir.join("a.res");
     std::fs::write(&path, archive_with(b"old contents")).unwrap();
     let cache = Cache::new();
@@ -119,12 +111,11 @@ async fn a_file_replaced_on_disk_is_opened_afresh_and_old_readers_go_on() {
     // A missing file is an error, and nothing is cached for it.
     assert!(cache.get(dir.join("missing.res")).await.is_err());
     assert_eq!(cache.len(), 1);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(start_paused = true)]
 async fn beyond_the_bound_the_least_recently_used_go() {
-    let dir = scratch("lru");
+    let dir = Scratch::new("cache-lru");
     let paths: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("{i}.res"))).collect();
     for (i, p) in paths.iter().enumerate() {
         std::fs::write(p, archive_with(format!("archive {i}").as_bytes())).unwrap();
@@ -145,7 +136,6 @@ async fn beyond_the_bound_the_least_recently_used_go() {
     assert!(cache.contains(&paths[0]) && cache.contains(&paths[2]));
     assert!(!cache.contains(&paths[1]), "the least recently used went");
     assert_eq!(read(&two).await, b"archive 2");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A FIFO (or anything but a regular file) is refused at once, never waited on: a server
@@ -153,7 +143,7 @@ async fn beyond_the_bound_the_least_recently_used_go() {
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn a_fifo_is_refused_without_blocking() {
-    let dir = scratch("fifo");
+    let dir = Scratch::new("cache-fifo");
     let fifo = dir.join("pipe.res");
     let made = std::process::Command::new("mkfifo")
         .arg(&fifo)

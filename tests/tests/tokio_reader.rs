@@ -6,6 +6,8 @@
 //! piece and deliver 1-byte pieces (a `Trickle`, and a `StreamReader` over 1-byte chunks
 //! with empty chunks between). Each must give the core's one-shot bytes.
 
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use futures::StreamExt;
@@ -14,7 +16,7 @@ use ngi_core::codec::unpack_into;
 use ngi_core::{Method, OpenOptions};
 use ngi_tests::corpus::Rng;
 use ngi_tests::streams::{Stream, streams};
-use ngi_tests::tokio_io::{Dribble, Expected, TempFile, Trickle, corpus_archives};
+use ngi_tests::tokio_io::{Dribble, Expected, Trickle, corpus_archives};
 use ngi_tokio::{Archive, DEFAULT_STREAM_CHUNK, DecodeReader};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt};
 
@@ -26,7 +28,7 @@ struct Fixture {
     name: &'static str,
     bytes: Vec<u8>,
     expected: Vec<Expected>,
-    file: TempFile,
+    file: PathBuf,
 }
 
 fn fixtures() -> &'static [Fixture] {
@@ -47,7 +49,7 @@ fn fixtures() -> &'static [Fixture] {
                     unpack_into(method, entry.key, packed, &mut out).expect("one-shot");
                     assert!(out == e.plain, "{}: one-shot", e.name);
                 }
-                let file = TempFile::new(&format!("conformance-{name}"), &bytes);
+                let file = lasting_file(&format!("tokio-reader-{name}"), &bytes);
                 Fixture {
                     name,
                     bytes,
@@ -59,10 +61,23 @@ fn fixtures() -> &'static [Fixture] {
     })
 }
 
+/// `bytes` in a file of cargo's scratch folder for tests (`target/tmp`). The fixtures are
+/// a static, which is never dropped, so a file in the system's temporary folder would be
+/// left there by every run; this one has a fixed name that each run replaces whole (a
+/// rename, so that a concurrent run never reads it half written).
+fn lasting_file(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let mut file = tempfile::NamedTempFile::new_in(dir).expect("target/tmp takes a file");
+    file.write_all(bytes).expect("target/tmp is writable");
+    let path = dir.join(name);
+    file.persist(&path).expect("the file takes its name");
+    path
+}
+
 /// Every way of opening a fixture: from its file (cached chunks read in place, and every
 /// read on the blocking pool, in small chunks) and from memory.
 async fn opened(f: &Fixture) -> [(&'static str, Archive); 3] {
-    let file = Archive::open(&f.file.0).await.expect("opens from the file");
+    let file = Archive::open(&f.file).await.expect("opens from the file");
     let pool = file
         .clone()
         .with_cached_reads_inline(false)
