@@ -59,10 +59,19 @@ RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-tokio --no-deps --locked --quiet
 RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-tokio --no-deps --all-features --locked --quiet
 
 step "tests"
-cargo test --workspace --locked
+# The tests run with a temporary folder of their own, so that what they leave there can
+# be seen: every file or folder they make is named ngi-*, and none may be left.
+tests_tmp=$(mktemp -d)
+TMPDIR="$tests_tmp" cargo test --workspace --locked
 # ngi-tokio alone, without the futures-io feature the workspace build turns on (its doc
 # tests, the README's among them).
-cargo test -p ngi-tokio --locked
+TMPDIR="$tests_tmp" cargo test -p ngi-tokio --locked
+left=$(find "$tests_tmp" -mindepth 1 -maxdepth 1 -name 'ngi-*')
+if [ -n "$left" ]; then
+  printf 'the tests left these behind in the temporary folder:\n%s\n' "$left"
+  exit 1
+fi
+rm -rf "$tests_tmp"
 
 step "benches and fuzz targets build (so they cannot rot)"
 cargo bench -p ngi-benches --no-run --locked
