@@ -474,10 +474,11 @@ fn jobs_change_nothing_but_the_speed() {
 /// fast, not what comes out. Under `ulimit -n 6` (the three standard streams and the
 /// archive leave two) `extract -j 300` of 300 Deflate entries succeeds and leaves the
 /// files `-j 1` leaves, byte for byte, where creating a file whenever a worker wants one
-/// fails some 50-230 of them on the project's machine.
+/// fails some 50-230 of them on the project's machine. The same under a 256 MiB address
+/// space (`ulimit -v`), where 32 threads or more aborted on a failed allocation.
 #[cfg(target_os = "linux")]
 #[test]
-fn jobs_beyond_the_open_file_limit_change_nothing() {
+fn jobs_beyond_the_process_limits_change_nothing() {
     let mut b = ngi_core::rsli::Builder::new();
     let text = ngi_tests::corpus::text(1 << 20);
     for i in 0..300usize {
@@ -498,18 +499,28 @@ fn jobs_beyond_the_open_file_limit_change_nothing() {
     assert!(o.status.success(), "-j 1: {}", stderr(&o));
     let expected = files_in(&one);
     assert_eq!(expected.len(), 300);
-    for jobs in ["300", "1024"] {
-        let out = dir.join(jobs);
+    for (limit, jobs) in [
+        ("ulimit -n 6", "300"),
+        ("ulimit -n 6", "1024"),
+        ("ulimit -v 262144", "1024"),
+    ] {
+        let out = dir.join(format!("{}-{jobs}", &limit[8..9]));
         let to = out.to_str().unwrap();
-        let o = ngi_under("ulimit -n 6", &["extract", "-j", jobs, file, "-o", to]);
+        let o = ngi_under(limit, &["extract", "-j", jobs, file, "-o", to]);
         assert!(
             o.status.success(),
-            "-j {jobs} under ulimit -n 6: {}",
+            "-j {jobs} under {limit}: {}",
             stderr(&o)
         );
         assert!(
             files_in(&out) == expected,
-            "-j {jobs} under ulimit -n 6 left other files"
+            "-j {jobs} under {limit} left other files"
+        );
+        let o = ngi_under(limit, &["verify", "-j", jobs, file]);
+        assert!(
+            o.status.success() && o.stderr.is_empty(),
+            "verify -j {jobs} under {limit}: {}",
+            stderr(&o)
         );
     }
 }
