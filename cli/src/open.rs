@@ -367,6 +367,16 @@ fn fill(reader: &mut impl Read, buffer: &mut [u8], index: usize) -> (usize, Opti
 }
 
 /// The archive's refusal of an entry, as the line that reports it.
+/// `message` without the "entry {index}: " that the library's errors about an entry start
+/// with, for a line that names the entry already, with its name: once is enough.
+pub fn after_entry(index: usize, message: &str) -> &str {
+    message
+        .strip_prefix("entry ")
+        .and_then(|rest| rest.strip_prefix(index.to_string().as_str()))
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(message)
+}
+
 fn archive_error(e: impl std::fmt::Display) -> EntryError {
     EntryError::Archive(e.to_string())
 }
@@ -427,6 +437,22 @@ mod tests {
             self.at += n;
             Ok(n)
         }
+    }
+
+    /// Only the entry's own "entry N: " goes: another entry's, or none, stays.
+    #[test]
+    fn after_entry_takes_off_this_entry_only() {
+        assert_eq!(
+            after_entry(4, "entry 4: unpacked size 232"),
+            "unpacked size 232"
+        );
+        assert_eq!(
+            after_entry(4, "entry 41: unpacked size"),
+            "entry 41: unpacked size"
+        );
+        assert_eq!(after_entry(1, "entry 12: x"), "entry 12: x");
+        assert_eq!(after_entry(4, "reading it: EIO"), "reading it: EIO");
+        assert_eq!(after_entry(4, "entry 4 overlaps"), "entry 4 overlaps");
     }
 
     fn message(e: EntryError) -> String {

@@ -517,6 +517,32 @@ fn options_only_where_they_apply_are_usage_errors() {
     }
 }
 
+/// A line about an entry names it once: the library's own "entry N: " is not repeated
+/// after the command's `entry N ("NAME")`.
+#[test]
+fn a_failing_entry_is_named_once() {
+    let lib = sample("sample.rsli");
+    let dir = Scratch::new("cli-named-once");
+    let (x, u) = (dir.join("x"), dir.join("u"));
+    let (x, u) = (x.to_str().unwrap(), u.to_str().unwrap());
+    for args in [
+        &["verify", &lib][..],
+        &["extract", &lib, "-o", x],
+        &["unpack", &lib, "-o", u],
+    ] {
+        let o = ngi(&[args, &["--max-entry-size", "100"]].concat());
+        let err = stderr(&o);
+        for (index, name) in [(4, "LZSS.TXT"), (5, "DEFLATE.TXT"), (6, "LZHUF.TXT")] {
+            let named = format!("entry {index} (\"{name}\")");
+            let line = err.lines().find(|l| l.contains(&named));
+            let line = line.unwrap_or_else(|| panic!("{args:?}: no line names {named}: {err}"));
+            let once = format!("entry {index}");
+            assert_eq!(line.matches(&once).count(), 1, "{args:?}: {line}");
+            assert!(line.contains("unpacked size"), "{args:?}: {line}");
+        }
+    }
+}
+
 /// `ngi cat` into a pipe asks for a 1 MiB pipe buffer (Linux's default 64 KiB made the
 /// decoder wait on the reader every chunk) and still writes the entry's bytes, whole.
 #[cfg(target_os = "linux")]

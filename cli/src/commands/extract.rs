@@ -27,7 +27,7 @@ use ngi_core::limits::Budget;
 use crate::args::Options;
 use crate::jobs;
 use crate::names;
-use crate::open::{ArchiveFile, EntryError};
+use crate::open::{ArchiveFile, EntryError, after_entry};
 use crate::open_files::OpenFiles;
 use crate::report::{Failure, progress_bar, say, say_over};
 
@@ -68,7 +68,10 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
             Err(Skip::Entry(message)) => {
                 say_over(
                     &bar,
-                    format_args!("{shown}: entry {index} (\"{name}\") skipped: {message}"),
+                    format_args!(
+                        "{shown}: entry {index} (\"{name}\") skipped: {}",
+                        after_entry(index, &message)
+                    ),
                 );
                 bar.inc(1);
                 failed += 1;
@@ -77,7 +80,8 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
                 say_over(
                     &bar,
                     format_args!(
-                        "{shown}: extraction stopped at entry {index} (\"{name}\"): {message}"
+                        "{shown}: extraction stopped at entry {index} (\"{name}\"): {}",
+                        after_entry(index, &message)
                     ),
                 );
                 // It and every entry after it.

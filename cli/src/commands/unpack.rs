@@ -21,7 +21,7 @@ use crate::args::Source;
 use crate::editing::AnyEditor;
 use crate::manifest::{self, EntryRecord, FILE_NAME, GAPS_NAME, Gap, Manifest, hex};
 use crate::names;
-use crate::open::{ArchiveFile, EntryError};
+use crate::open::{ArchiveFile, EntryError, after_entry};
 use crate::report::{Failure, done, progress_bar, say_over};
 use crate::save::write_atomic;
 
@@ -106,16 +106,20 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
             Err(Stop::Entry(message)) => say_over(
                 &bar,
                 format_args!(
-                    "{shown}: entry {index} (\"{}\") not decoded, {}: {message}",
+                    "{shown}: entry {index} (\"{}\") not decoded, {}: {}",
                     names::display(entry.name()),
                     if record.packed.is_some() {
                         "its packed bytes kept"
                     } else {
                         "its record kept"
-                    }
+                    },
+                    after_entry(index, &message)
                 ),
             ),
-            Err(Stop::All(message)) => return Err(bad(format!("entry {index}: {message}"))),
+            Err(Stop::All(message)) => {
+                let message = after_entry(index, &message);
+                return Err(bad(format!("entry {index}: {message}")));
+            }
         }
         records.push(record);
         bar.inc(1);

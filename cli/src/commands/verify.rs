@@ -20,7 +20,7 @@ use ngi_core::{nres, rsli};
 use crate::args::Options;
 use crate::jobs;
 use crate::names;
-use crate::open::{ArchiveFile, EntryError};
+use crate::open::{ArchiveFile, EntryError, after_entry};
 use crate::report::{Failure, output_failed, progress_bar, say, say_over};
 
 /// Counts what it is given and keeps none of it.
@@ -259,11 +259,13 @@ fn entry(
             "entry {index} (\"{name}\"): {trailing} packed bytes after the end of its stream"
         )),
         Some(Err(EntryError::Archive(e))) => findings.problem(format_args!(
-            "entry {index} (\"{name}\") at offset {:#x}: {e}",
-            row.offset
+            "entry {index} (\"{name}\") at offset {:#x}: {}",
+            row.offset,
+            after_entry(index, &e)
         )),
         Some(Err(EntryError::Total(e))) => findings.problem(format_args!(
-            "entry {index} (\"{name}\"): not decoded, nor any entry after it: {e}"
+            "entry {index} (\"{name}\"): not decoded, nor any entry after it: {}",
+            after_entry(index, &e)
         )),
     }
     let rsli = archive.catalog.format() == Format::Rsli;
