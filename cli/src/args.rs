@@ -7,7 +7,8 @@
 //!
 //! 1. Add a variant to [`CliCommand`] with its own arguments (a doc comment on the variant
 //!    is its line in `ngi --help`; `#[command(flatten)] read: ReadFlags` gives it
-//!    `--raw`, `--media-trailer` and the limits, if it reads an archive).
+//!    `--raw`, `--media-trailer` and `--max-entries`, if it reads an archive, and
+//!    `decode: DecodeFlags` the limits on decoding, if it decodes entries).
 //! 2. If it consumes something other than [`Options`] (say `ngi pack DIR -o ARCHIVE`), add a
 //!    plain struct for it here and a variant of [`Action`] holding it; if it is one more
 //!    archive-reading command, add a variant to [`Command`] instead.
@@ -31,8 +32,9 @@ use ngi_core::limits::Limits;
 /// The notes at the end of `ngi --help`.
 const NOTES: &str = "\
 N is a whole number with an optional binary suffix K, M, G or T (1K = 1024), or 'none'
-for no limit. The limits apply to cat, extract and verify; --max-entries also to list
-and info. Options may stand anywhere after the command; '--' ends them.
+for no limit. --max-entry-size and --max-total bound what cat, extract, verify and
+unpack decode; --max-entries refuses a larger archive at open, by every command. Options
+may stand anywhere after the command; '--' ends them.
 
 The format is detected from the magic: \"NRes\" or \"NL\".
 Names: bytes outside printable ASCII are shown as \\xNN and a backslash as \\\\;
@@ -79,6 +81,8 @@ pub enum CliCommand {
         index: Option<usize>,
         #[command(flatten)]
         read: ReadFlags,
+        #[command(flatten)]
+        decode: DecodeFlags,
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
         /// The entry's name (escapes as shown by list)
@@ -105,6 +109,8 @@ pub enum CliCommand {
         jobs: Option<u16>,
         #[command(flatten)]
         read: ReadFlags,
+        #[command(flatten)]
+        decode: DecodeFlags,
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
         /// Entries to extract (default: all)
@@ -118,6 +124,8 @@ pub enum CliCommand {
         jobs: Option<u16>,
         #[command(flatten)]
         read: ReadFlags,
+        #[command(flatten)]
+        decode: DecodeFlags,
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
     },
@@ -137,6 +145,8 @@ pub enum CliCommand {
         force: bool,
         #[command(flatten)]
         read: ReadFlags,
+        #[command(flatten)]
+        decode: DecodeFlags,
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
     },
@@ -293,15 +303,22 @@ pub struct ReadFlags {
     /// Honour the RsLi "AO" media trailer (engine flag 2)
     #[arg(long)]
     media_trailer: bool,
+    /// Most entries an archive may have (default 1M)
+    #[arg(long, value_name = "N", value_parser = entry_count)]
+    max_entries: Option<u32>,
+}
+
+/// The limits on decoding, declared only by the commands that decode entries (`cat`,
+/// `extract`, `verify`, `unpack`): the others copy entries' bytes as they are, and would
+/// take these options and do nothing with them.
+#[derive(Debug, Default, clap::Args)]
+pub struct DecodeFlags {
     /// Largest decoded entry (default 256M); a larger one fails alone
     #[arg(long, value_name = "N", value_parser = size)]
     max_entry_size: Option<u64>,
     /// Most decoded bytes in one run (default 4G); extract stops there
     #[arg(long, value_name = "N", value_parser = size)]
     max_total: Option<u64>,
-    /// Most entries an archive may have (default 1M)
-    #[arg(long, value_name = "N", value_parser = entry_count)]
-    max_entries: Option<u32>,
 }
 
 /// What an archive-reading command does.
@@ -456,7 +473,7 @@ fn one_line(rendered: &str) -> String {
 impl CliCommand {
     /// The plain struct the command consumes.
     pub fn into_action(self) -> Action {
-        let options = |command, read: ReadFlags, archive| Options {
+        let options = |command, read: ReadFlags, decode: DecodeFlags, archive| Options {
             command,
             archive,
             names: Vec::new(),
@@ -467,7 +484,7 @@ impl CliCommand {
             output: None,
             force: false,
             jobs: 1,
-            limits: read.limits(),
+            limits: read.limits(&decode),
         };
         Action::Read(match self {
             CliCommand::List {
@@ -476,7 +493,7 @@ impl CliCommand {
                 archive,
             } => Options {
                 json,
-                ..options(Command::List, read, archive)
+                ..options(Command::List, read, DecodeFlags::default(), archive)
             },
             CliCommand::Info {
                 json,
@@ -484,23 +501,25 @@ impl CliCommand {
                 archive,
             } => Options {
                 json,
-                ..options(Command::Info, read, archive)
+                ..options(Command::Info, read, DecodeFlags::default(), archive)
             },
             CliCommand::Cat {
                 index,
                 read,
+                decode,
                 archive,
                 name,
             } => Options {
                 index,
                 names: name.into_iter().collect(),
-                ..options(Command::Cat, read, archive)
+                ..options(Command::Cat, read, decode, archive)
             },
             CliCommand::Extract {
                 output,
                 force,
                 jobs,
                 read,
+                decode,
                 archive,
                 names,
             } => Options {
@@ -508,15 +527,16 @@ impl CliCommand {
                 force,
                 names,
                 jobs: jobs_or_cores(jobs),
-                ..options(Command::Extract, read, archive)
+                ..options(Command::Extract, read, decode, archive)
             },
             CliCommand::Verify {
                 jobs,
                 read,
+                decode,
                 archive,
             } => Options {
                 jobs: jobs_or_cores(jobs),
-                ..options(Command::Verify, read, archive)
+                ..options(Command::Verify, read, decode, archive)
             },
             CliCommand::Completions { shell } => return Action::Completions(shell),
             CliCommand::Serve {
@@ -557,14 +577,20 @@ impl CliCommand {
                 output,
                 force,
                 read,
+                decode,
                 archive,
-            } => return Action::Edit(read.source(archive), Edit::Unpack { output, force }),
+            } => return Action::Edit(read.source(archive, decode), Edit::Unpack { output, force }),
             CliCommand::Repack {
                 output,
                 force,
                 read,
                 archive,
-            } => return Action::Edit(read.source(archive), Edit::Repack { output, force }),
+            } => {
+                return Action::Edit(
+                    read.source(archive, DecodeFlags::default()),
+                    Edit::Repack { output, force },
+                );
+            }
             CliCommand::Add {
                 name,
                 method,
@@ -583,24 +609,39 @@ impl CliCommand {
                     attrs: [attr1, attr2, attr3],
                     files,
                 };
-                return Action::Edit(read.source(archive), edit);
+                return Action::Edit(read.source(archive, DecodeFlags::default()), edit);
             }
             CliCommand::Rm {
                 read,
                 archive,
                 names,
-            } => return Action::Edit(read.source(archive), Edit::Rm { names }),
+            } => {
+                return Action::Edit(
+                    read.source(archive, DecodeFlags::default()),
+                    Edit::Rm { names },
+                );
+            }
             CliCommand::Rename {
                 read,
                 archive,
                 old,
                 new,
-            } => return Action::Edit(read.source(archive), Edit::Rename { old, new }),
+            } => {
+                return Action::Edit(
+                    read.source(archive, DecodeFlags::default()),
+                    Edit::Rename { old, new },
+                );
+            }
             CliCommand::Sort {
                 read,
                 archive,
                 mode,
-            } => return Action::Edit(read.source(archive), Edit::Sort { mode }),
+            } => {
+                return Action::Edit(
+                    read.source(archive, DecodeFlags::default()),
+                    Edit::Sort { mode },
+                );
+            }
         })
     }
 }
@@ -647,21 +688,21 @@ impl Serve {
 }
 
 impl ReadFlags {
-    fn source(self, archive: PathBuf) -> Source {
+    fn source(self, archive: PathBuf, decode: DecodeFlags) -> Source {
         Source {
-            limits: self.limits(),
+            limits: self.limits(&decode),
             archive,
             raw: self.raw,
             media_trailer: self.media_trailer,
         }
     }
 
-    fn limits(&self) -> Limits {
+    fn limits(&self, decode: &DecodeFlags) -> Limits {
         let mut limits = Limits::DEFAULT;
-        if let Some(n) = self.max_entry_size {
+        if let Some(n) = decode.max_entry_size {
             limits.max_entry_size = n;
         }
-        if let Some(n) = self.max_total {
+        if let Some(n) = decode.max_total {
             limits.max_total = n;
         }
         if let Some(n) = self.max_entries {

@@ -509,6 +509,18 @@ fn options_only_where_they_apply_are_usage_errors() {
         &["extract", &lib],
         &["list", "--max-entries", "8G", &lib],
         &["cat", "--max-total=lots", &lib, "README.TXT"],
+        // The limits on decoding belong to the commands that decode.
+        &["list", "--max-entry-size", "1K", &lib],
+        &["info", "--max-total", "1K", &lib],
+        &[
+            "repack",
+            "--max-total",
+            "10",
+            &lib,
+            "-o",
+            "/nonexistent/x.rsli",
+        ],
+        &["rm", &lib, "NO.SUCH", "--max-entry-size", "10"],
     ] {
         let o = ngi(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
