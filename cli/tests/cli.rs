@@ -529,6 +529,41 @@ fn options_only_where_they_apply_are_usage_errors() {
     }
 }
 
+/// Bytes after the NUL of an NRes name field (which a canonical writer zeroes) are a note
+/// of `verify`, naming the entry and the field's offset; `repack` zeroes them, and the
+/// note goes.
+#[test]
+fn stray_bytes_after_an_nres_name_are_a_note() {
+    let mut w = Writer::new();
+    for name in [&b"abc"[..], b"clean.dat"] {
+        let entry = NewEntry {
+            name,
+            ..NewEntry::default()
+        };
+        w.add(entry, b"payload").unwrap();
+    }
+    let mut bytes = w.finish();
+    // The directory is the last 2 x 64 bytes; entry 0's name field starts 20 bytes in.
+    let field = bytes.len() - 128 + 20;
+    bytes[field + 4..field + 8].copy_from_slice(b"JUNK");
+    let dir = Scratch::new("cli-name-tail");
+    let path = write(&dir, "tail.nres", &bytes);
+    let o = ngi(&["verify", &path]);
+    assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+    let notes = String::from_utf8(o.stdout).unwrap();
+    let expected = format!(
+        "{path}: note: entry 0 (\"abc\") at offset {field:#x}: 4 non-zero bytes after the name's NUL"
+    );
+    assert_eq!(notes.lines().next(), Some(expected.as_str()), "{notes}");
+    assert!(!notes.contains("entry 1"), "{notes}");
+    let repacked = dir.join("repacked.nres");
+    let repacked = repacked.to_str().unwrap();
+    assert!(ngi(&["repack", &path, "-o", repacked]).status.success());
+    let o = ngi(&["verify", repacked]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("NUL"));
+}
+
 /// A line about an entry names it once: the library's own "entry N: " is not repeated
 /// after the command's `entry N ("NAME")`.
 #[test]

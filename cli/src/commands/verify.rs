@@ -138,8 +138,27 @@ fn nres_structure(
     }
     if !archive.catalog.is_raw() {
         nres_layout(archive, findings);
+        nres_name_tails(archive, findings);
     }
     table.is_searchable()
+}
+
+/// SPEC 1.3: a canonical writer zeroes the name field before it writes the name, so bytes
+/// after the NUL are left over from another tool (the engine ignores them; `unpack` keeps
+/// them as `name_tail`, `repack` zeroes them).
+fn nres_name_tails(archive: &ArchiveFile, findings: &mut Findings) {
+    for (index, e) in archive.entries().iter().enumerate() {
+        let Some(e) = e.as_nres() else { continue };
+        let tail = e.name_field.get(e.name().len() + 1..).unwrap_or_default();
+        let stray = tail.iter().filter(|&&b| b != 0).count();
+        if stray > 0 {
+            let field = archive.catalog.directory_offset() + 64 * index as u64 + 20;
+            findings.note(format_args!(
+                "entry {index} (\"{}\") at offset {field:#x}: {stray} non-zero bytes after the name's NUL",
+                names::display(e.name())
+            ));
+        }
+    }
 }
 
 /// SPEC 1.3: payloads may overlap or leave gaps, which the engine accepts and a canonical
