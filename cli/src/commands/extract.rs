@@ -34,7 +34,7 @@ use crate::report::{Failure, progress_bar, say, say_over};
 pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let dir = options.output.clone().unwrap_or_else(|| PathBuf::from("."));
     let indices = selection(options, archive)?;
-    fs::create_dir_all(&dir).map_err(|e| Failure::about(dir.display(), e))?;
+    super::output_folder(&dir)?;
     let bar = progress_bar(indices.len());
     let mut taken: HashSet<String> = HashSet::new();
     let mut budget = Budget::new(options.limits);

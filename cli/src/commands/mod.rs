@@ -46,6 +46,16 @@ pub fn edit(source: &Source, edit: &Edit) -> Result<(), Failure> {
     }
 }
 
+/// Creates the output folder `dir` (and its parents) unless it is there. A file in its
+/// place is said to be one: the system's own word for it, "File exists", reads as if the
+/// folder were the problem.
+pub fn output_folder(dir: &std::path::Path) -> Result<(), Failure> {
+    std::fs::create_dir_all(dir).map_err(|e| match std::fs::metadata(dir) {
+        Ok(m) if !m.is_dir() => Failure::Bad(format!("{}: not a folder", dir.display())),
+        _ => Failure::about(dir.display(), e),
+    })
+}
+
 /// The entry a NAME argument or `--index` selects, or a failure that says it is missing.
 pub fn select(
     options: &Options,

@@ -33,7 +33,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
     let bad = |m: String| Failure::Bad(format!("{shown}: {m}"));
     let editor = AnyEditor::open(archive, &source.archive)?;
     let catalog = &archive.catalog;
-    std::fs::create_dir_all(dir).map_err(|e| Failure::about(dir.display(), e))?;
+    super::output_folder(dir)?;
     let manifest_path = dir.join(FILE_NAME);
     refuse_existing(&manifest_path, force)?;
 
