@@ -756,14 +756,17 @@ fn size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| "takes a number of bytes such as 4096, 64K, 256M or 4G, or 'none'".into())
 }
 
-/// A time in seconds, fractions allowed (`0.5`), at most a day.
 /// `-j N`, or one job per core the process may use.
 fn jobs_or_cores(jobs: Option<u16>) -> usize {
-    jobs.map(usize::from).unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    })
+    jobs.map(usize::from).unwrap_or_else(cores)
 }
 
+/// The cores the process may use (1 when the system does not say).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// A time in seconds, fractions allowed (`0.5`), at most a day.
 fn seconds(text: &str) -> Result<std::time::Duration, String> {
     match text.parse::<f64>() {
         Ok(s) if (0.0..=86_400.0).contains(&s) => Ok(std::time::Duration::from_secs_f64(s)),

@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::{Mutex, mpsc};
 
+use crate::address_space;
+
 /// Runs `work` on each job `plan` yields, on `workers` threads (on this one when
 /// `workers` is 1), and hands the results to `report` in the order of the jobs.
 ///
@@ -20,7 +22,8 @@ use std::sync::{Mutex, mpsc};
 /// without: the jobs run on those that started, or on this thread if none did.
 ///
 /// Under a limit on the address space (`ulimit -v`) no more threads start than
-/// [`address_space_cap`] allows, so that a run in a tight space is slower, not aborted.
+/// [`address_space::threads_that_fit`], so that a run in a tight space is slower, not
+/// aborted.
 ///
 /// A panic in `work` is raised again here, on the calling thread, when its turn to be
 /// reported comes.
@@ -30,39 +33,8 @@ pub fn in_order<J: Send, R: Send>(
     work: impl Fn(J) -> R + Sync,
     report: impl FnMut(R),
 ) {
-    let workers = workers.min(address_space_cap(address_space_limit()));
+    let workers = workers.min(address_space::threads_that_fit());
     in_order_on(std::thread::Builder::new, workers, plan, work, report);
-}
-
-/// Address space a worker is given room for under a limit on it.
-///
-/// A worker's own needs are small (its 2 MiB stack, a decoder, a 288 KiB buffer), but
-/// glibc gives each new thread's allocations a heap of their own, up to 8 per core, each
-/// reserving 64 MiB of address space, and when an allocation finds no room the process
-/// aborts. Measured on the project's machine (`extract` of 200 Deflate entries of 256 KiB,
-/// three runs each): 16 workers in 256 MiB and 32 in 512 MiB aborted; one per 32 MiB ran
-/// clean at every limit from 64 MiB to 8 GiB.
-const ADDRESS_SPACE_PER_WORKER: u64 = 32 << 20;
-
-/// How many workers fit in an address space of `limit` bytes (no cap without a limit).
-fn address_space_cap(limit: Option<u64>) -> usize {
-    match limit {
-        Some(bytes) => usize::try_from(bytes / ADDRESS_SPACE_PER_WORKER)
-            .unwrap_or(usize::MAX)
-            .max(1),
-        None => usize::MAX,
-    }
-}
-
-/// The process's soft limit on its address space, if it has one.
-#[cfg(target_os = "linux")]
-fn address_space_limit() -> Option<u64> {
-    rustix::process::getrlimit(rustix::process::Resource::As).current
-}
-
-#[cfg(not(target_os = "linux"))]
-fn address_space_limit() -> Option<u64> {
-    None
 }
 
 /// [`in_order`] with its threads started from the builders `thread` makes.
@@ -243,18 +215,6 @@ mod tests {
     #[test]
     fn the_refused_stack_is_refused() {
         assert!(refused().spawn(|| ()).is_err());
-    }
-
-    /// One worker per 32 MiB of a limited address space, at least one, and no cap
-    /// without a limit.
-    #[test]
-    fn an_address_space_limit_caps_the_workers() {
-        assert_eq!(address_space_cap(None), usize::MAX);
-        assert_eq!(address_space_cap(Some(256 << 20)), 8);
-        assert_eq!(address_space_cap(Some((256 << 20) - 1)), 7);
-        assert_eq!(address_space_cap(Some(1 << 20)), 1);
-        assert_eq!(address_space_cap(Some(0)), 1);
-        assert_eq!(address_space_cap(Some(8 << 30)), 256);
     }
 
     /// No more threads are started than there are jobs.

@@ -5,6 +5,7 @@
 //! that is not in the archive) or an I/O failure, 2 for a usage error. Every failure is
 //! one line on stderr that says what failed and where.
 
+mod address_space;
 mod args;
 mod commands;
 mod editing;

@@ -37,15 +37,34 @@ impl Server {
 
     /// With `RUST_LOG=filter`, stderr to `stderr`.
     fn start_with(dir: &Path, extra: &[&str], filter: &str, stderr: Stdio) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ngi"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ngi"));
+        command.env("RUST_LOG", filter).stderr(stderr);
+        Server::spawn(command, dir, extra)
+    }
+
+    /// Under the shell's `limit` (a `ulimit` command); the shell execs the server, so
+    /// the child is the server itself.
+    #[cfg(target_os = "linux")]
+    fn start_under(limit: &str, dir: &Path) -> Server {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!("{limit} && exec \"$0\" \"$@\""))
+            .arg(env!("CARGO_BIN_EXE_ngi"))
+            .env("RUST_LOG", "warn")
+            .stderr(Stdio::inherit());
+        Server::spawn(command, dir, &[])
+    }
+
+    /// `command` (the server, or what execs it) with `serve DIR` on 127.0.0.1, port 0.
+    fn spawn(mut command: Command, dir: &Path, extra: &[&str]) -> Server {
+        let mut child = command
             .arg("serve")
             .arg(dir)
             .args(["--listen", "127.0.0.1:0"])
             .args(extra)
-            .env("RUST_LOG", filter)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(stderr)
             .spawn()
             .expect("ngi serve starts");
         let stdout = child.stdout.take().expect("piped");
@@ -816,6 +835,56 @@ async fn load_200_clients_20000_requests_every_body_checked() {
     let status = status_of(&http, &server).await;
     assert_eq!(status["open_streams"], 0);
     assert_eq!(status["streams_started"], REQUESTS as u64);
+    assert!(server.stop().success());
+}
+
+/// Under a limit on the address space the server's threads are bounded by it: 1000
+/// requests at once under `ulimit -v 262144` are all served, byte for byte. With tokio's
+/// defaults (a blocking thread per request waiting on one, up to 512) the server aborted
+/// on a failed allocation.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_requests_at_once_in_a_small_address_space_are_all_served() {
+    const AT_ONCE: usize = 1000;
+    const ENTRIES: usize = 40;
+    let dir = folder("address-space");
+    let mut b = Builder::new();
+    for i in 0..ENTRIES {
+        let plain = text(256 << 10, i as u32);
+        b.add(format!("E{i:02}").as_bytes(), Method::Deflate, &plain)
+            .unwrap();
+    }
+    let bytes = b.build().unwrap();
+    let sums: Vec<u64> = decoded(&bytes).iter().map(|p| checksum(p)).collect();
+    fs::write(dir.join("many.rsli"), &bytes).unwrap();
+    let server = Server::start_under("ulimit -v 262144", &dir);
+    let http = reqwest::Client::builder()
+        .timeout(PATIENCE)
+        .build()
+        .unwrap();
+    let tasks: Vec<_> = (0..AT_ONCE)
+        .map(|n| {
+            let (http, url) = (http.clone(), server.url.clone());
+            let index = n % ENTRIES;
+            tokio::spawn(async move {
+                let response = http
+                    .get(format!("{url}/many.rsli/?index={index}"))
+                    .send()
+                    .await;
+                let response = response.unwrap_or_else(|e| panic!("request {n}: {e}"));
+                assert_eq!(response.status(), StatusCode::OK, "request {n}");
+                let body = response.bytes().await.unwrap();
+                (index, checksum(&body))
+            })
+        })
+        .collect();
+    for task in tasks {
+        let (index, sum) = tokio::time::timeout(PATIENCE, task)
+            .await
+            .expect("every request is answered in time")
+            .unwrap();
+        assert_eq!(sum, sums[index], "entry {index}");
+    }
     assert!(server.stop().success());
 }
 

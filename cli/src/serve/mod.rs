@@ -86,6 +86,29 @@ pub fn error_response(status: StatusCode, message: String) -> Response {
     response
 }
 
+/// tokio's multi-threaded runtime with at most `threads` threads in all. Its defaults (a
+/// worker per core, up to 512 on the blocking pool, where every request resolves its path
+/// and files are read) start threads as requests come, and under a limit on the address
+/// space (`ulimit -v 262144`) 600 concurrent requests made one allocation fail and the
+/// server abort. Half the room goes to the workers (one per core at most), the rest to
+/// the blocking pool, whose tasks then queue. Without a limit, tokio's defaults.
+fn runtime_builder(threads: usize) -> tokio::runtime::Builder {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if threads != usize::MAX {
+        let (workers, blocking) = runtime_threads(threads, crate::args::cores());
+        builder
+            .worker_threads(workers)
+            .max_blocking_threads(blocking);
+    }
+    builder
+}
+
+/// Workers and blocking threads for `threads` in all (each at least one) on `cores`.
+fn runtime_threads(threads: usize, cores: usize) -> (usize, usize) {
+    let workers = cores.min(threads / 2).max(1);
+    (workers, threads.saturating_sub(workers).clamp(1, 512))
+}
+
 /// Runs the server until SIGINT or SIGTERM.
 pub fn run(settings: &Serve) -> Result<(), Failure> {
     let root = settings
@@ -95,7 +118,7 @@ pub fn run(settings: &Serve) -> Result<(), Failure> {
         .filter(|p| p.is_dir())
         .ok_or_else(|| Failure::Bad(format!("{}: not a folder", settings.dir.display())))?;
     init_logs();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let runtime = runtime_builder(crate::address_space::threads_that_fit())
         .enable_all()
         .build()
         .map_err(|e| Failure::Bad(format!("cannot start the runtime: {e}")))?;
@@ -222,5 +245,21 @@ async fn shutdown_signal() {
     tokio::select! {
         () = interrupt => {}
         () = terminate => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runtime_threads;
+
+    /// Half the threads to the workers, one per core at most, the rest to the blocking
+    /// pool; at least one of each, and never past tokio's own 512.
+    #[test]
+    fn the_threads_are_shared_between_workers_and_the_blocking_pool() {
+        assert_eq!(runtime_threads(8, 2), (2, 6));
+        assert_eq!(runtime_threads(8, 64), (4, 4));
+        assert_eq!(runtime_threads(2, 2), (1, 1));
+        assert_eq!(runtime_threads(1, 2), (1, 1));
+        assert_eq!(runtime_threads(10_000, 4), (4, 512));
     }
 }
