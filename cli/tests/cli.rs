@@ -583,8 +583,8 @@ fn an_output_folder_that_is_a_file_is_one_line() {
     }
 }
 
-/// A line about an entry names it once: the library's own "entry N: " is not repeated
-/// after the command's `entry N ("NAME")`.
+/// A line about an entry names it once, with its name: the library's own "entry N: " is
+/// not repeated after the command's `entry N ("NAME")`.
 #[test]
 fn a_failing_entry_is_named_once() {
     let lib = sample("sample.rsli");
@@ -607,6 +607,13 @@ fn a_failing_entry_is_named_once() {
             assert!(line.contains("unpacked size"), "{args:?}: {line}");
         }
     }
+    let o = ngi(&["cat", &lib, "LZSS.TXT", "--max-entry-size", "100"]);
+    let err = assert_bad(&o);
+    assert!(
+        err.contains("entry 4 (\"LZSS.TXT\"): unpacked size")
+            && err.matches("entry 4").count() == 1,
+        "{err}"
+    );
 }
 
 /// `ngi cat` into a pipe asks for a 1 MiB pipe buffer (Linux's default 64 KiB made the

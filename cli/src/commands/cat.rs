@@ -9,7 +9,8 @@ use std::io::Write;
 use ngi_core::limits::Budget;
 
 use crate::args::Options;
-use crate::open::{ArchiveFile, EntryError};
+use crate::names;
+use crate::open::{ArchiveFile, EntryError, after_entry};
 use crate::report::{Failure, output_failed};
 use crate::write_behind::write_behind;
 
@@ -25,7 +26,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let mut budget = Budget::new(options.limits);
     archive
         .admit_entry(index, &mut budget)
-        .map_err(|e| failure(options, e))?;
+        .map_err(|e| failure(options, archive, index, e))?;
     let size = archive.entry(index).map_or(0, |e| e.size);
     let (streamed, written) = if size > CHUNK as u64 && copies {
         write_behind(&mut *out, |hand_over| {
@@ -45,13 +46,22 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     // The writer only ever had bytes from before the decoder's fault, so a failed write
     // came first in the entry's order, as it would have without the writer thread.
     written.map_err(output_failed)?;
-    streamed.map(drop).map_err(|e| failure(options, e))
+    streamed
+        .map(drop)
+        .map_err(|e| failure(options, archive, index, e))
 }
 
-fn failure(options: &Options, e: EntryError) -> Failure {
+/// The one line for entry `index`'s fault, naming it as the other commands do.
+fn failure(options: &Options, archive: &ArchiveFile, index: usize, e: EntryError) -> Failure {
     match e {
         EntryError::Archive(e) | EntryError::Total(e) => {
-            Failure::about(options.archive.display(), e)
+            let name = archive.entry(index).map(|e| names::display(e.name()));
+            Failure::Bad(format!(
+                "{}: entry {index} (\"{}\"): {}",
+                options.archive.display(),
+                name.unwrap_or_default(),
+                after_entry(index, &e)
+            ))
         }
         EntryError::Output(e) => output_failed(e),
     }
