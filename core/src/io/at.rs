@@ -133,7 +133,9 @@ pub fn open_at_in<F: ReadAt + ?Sized, S: EntryStore>(
                 offset: range.start,
             });
         }
-        opener.feed(piece.get(..n).unwrap_or_default())?;
+        // A source that claims more than the piece holds gave the piece: taking its word
+        // would feed nothing and ask for the same range forever.
+        opener.feed(piece.get(..n.min(piece.len())).unwrap_or_default())?;
     }
     Ok(opener.finish()?)
 }
@@ -153,20 +155,25 @@ pub struct RangeReader<F> {
 /// throughput).
 pub const DEFAULT_CHUNK: usize = 64 * 1024;
 
+/// The largest chunk a [`RangeReader`] reads at a time, whatever it is asked for: 8 MiB.
+/// Its buffer is sized from the range, which an archive declares, so an unbounded chunk
+/// would let a file's claim size an allocation.
+pub const MAX_CHUNK: usize = 8 << 20;
+
 impl<F: ReadAt> RangeReader<F> {
     /// A reader of `range` of `source`, [`DEFAULT_CHUNK`] bytes at a time.
     pub fn new(source: F, range: core::ops::Range<u64>) -> RangeReader<F> {
         RangeReader::with_chunk(source, range, DEFAULT_CHUNK)
     }
 
-    /// A reader of `range` of `source`, `chunk` bytes (at least 1) at a time. Its buffer
-    /// is never larger than the range.
+    /// A reader of `range` of `source`, `chunk` bytes at a time (at least 1, at most
+    /// [`MAX_CHUNK`]). Its buffer is never larger than the range.
     pub fn with_chunk(source: F, range: core::ops::Range<u64>, chunk: usize) -> RangeReader<F> {
         RangeReader {
             source,
             span: Span::new(range),
             buffer: std::vec::Vec::new(),
-            chunk: chunk.max(1),
+            chunk: chunk.clamp(1, MAX_CHUNK),
         }
     }
 
@@ -295,6 +302,42 @@ mod tests {
         fn source_len(&self) -> io::Result<u64> {
             Ok(self.0.len() as u64 + 100)
         }
+    }
+
+    /// A source that reports one byte more than each read could hold.
+    struct Overcount(std::vec::Vec<u8>);
+
+    impl ReadAt for Overcount {
+        fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+            Ok(self.0.as_slice().read_at(buf, offset)? + 1)
+        }
+        fn source_len(&self) -> io::Result<u64> {
+            Ok(self.0.len() as u64)
+        }
+    }
+
+    /// A count past the buffer is taken as the buffer full: the opener goes on (it once
+    /// asked for the same range forever), and so does a range reader.
+    #[test]
+    fn a_source_that_overcounts_its_reads_is_read_as_full_reads() {
+        let bytes = library();
+        let catalog = open_at(&Overcount(bytes.clone()), OpenOptions::DEFAULT).unwrap();
+        assert_eq!(catalog.len(), 2);
+        let mut out = std::vec::Vec::new();
+        let range = catalog.packed_range(0).unwrap();
+        RangeReader::with_chunk(Overcount(bytes), range, 4)
+            .read_to_end(&mut out)
+            .unwrap();
+        assert_eq!(out, b"first entry");
+    }
+
+    /// The chunk is capped: a range declared far past the source cannot size the buffer.
+    #[test]
+    fn a_huge_chunk_is_capped() {
+        let bytes: &[u8] = b"0123456789";
+        let mut r = RangeReader::with_chunk(bytes, 0..u64::MAX, usize::MAX);
+        assert_eq!(r.fill_buf().unwrap(), b"0123456789");
+        assert_eq!(r.buffer.len(), MAX_CHUNK);
     }
 
     #[test]

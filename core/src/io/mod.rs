@@ -49,7 +49,7 @@ mod stream;
 
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use at::{DEFAULT_CHUNK, EntryReader, RangeReader, ReadAt, open_at, open_at_in};
+pub use at::{DEFAULT_CHUNK, EntryReader, MAX_CHUNK, RangeReader, ReadAt, open_at, open_at_in};
 pub use error::OpenError;
 pub use reader::{DEFAULT_BUFFER_LEN, DecodeReader};
 pub use stream::{StreamDecoder, StreamError};
