@@ -19,7 +19,11 @@ fn saved(plan: &Plan<'_>, source: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     let written = write_plan(plan, &source.to_vec(), &mut out).expect("plan writes");
     assert_eq!(written, out.len() as u64);
-    assert_eq!(out, plan.to_vec(source), "write_plan and to_vec agree");
+    assert_eq!(
+        out,
+        plan.to_vec(source).unwrap(),
+        "write_plan and to_vec agree"
+    );
     out
 }
 
@@ -244,6 +248,17 @@ fn removing_and_renaming() {
         editor.remove(9),
         Err(nres::WriteError::NoSuchEntry { index: 9, count: 2 })
     );
+    // An index past the end is that whatever else the call gets wrong: not a directory
+    // too large for `replace`, nor a bad name for `rename`.
+    for index in [9, 1 << 30, usize::MAX] {
+        let missing = Err(nres::WriteError::NoSuchEntry {
+            index: index as u64,
+            count: 2,
+        });
+        assert_eq!(editor.replace(index, Vec::new()), missing);
+        assert_eq!(editor.rename(index, b"x"), missing);
+        assert_eq!(editor.rename(index, b""), missing);
+    }
     let new = saved(&editor.plan().unwrap(), &old);
     let a = Archive::open(&new).unwrap();
     assert_eq!(
@@ -609,4 +624,22 @@ fn the_deflate_entry_one_byte_past_the_end_survives_edits() {
     editor.remove(0).unwrap();
     let new = saved(&editor.plan().unwrap(), &old);
     assert_eq!(rsli_decoded(&new, false), want[1..2]);
+}
+
+/// The RsLi editor answers an index past the end the same way, before the name.
+#[test]
+fn an_rsli_index_past_the_end_is_no_such_entry() {
+    let old = samples::rsli();
+    let lib = Library::open(&old).unwrap();
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    let count = lib.len() as u64;
+    for name in [&b""[..], b"OK.TXT"] {
+        assert_eq!(
+            editor.rename(usize::MAX, name),
+            Err(rsli::BuildError::NoSuchEntry {
+                index: usize::MAX as u64,
+                count
+            })
+        );
+    }
 }

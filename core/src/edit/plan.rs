@@ -1,5 +1,6 @@
 //! What a save writes, piece by piece.
 
+use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
 
 use crate::codec::xor::XorStream;
@@ -94,27 +95,44 @@ impl<'a> Plan<'a> {
     }
 
     /// The bytes of a plan whose source is `source` in memory: for tests and small
-    /// archives. Copies past the end of `source` give zeros there.
-    pub fn to_vec(&self, source: &[u8]) -> Vec<u8> {
+    /// archives ([`write_plan`](crate::edit::write_plan) writes any plan in bounded
+    /// memory). Copies past the end of `source` give zeros there. The whole
+    /// [`len`](Plan::len) is reserved first, so a plan larger than memory can hold is an
+    /// error, not a shorter output or an abort.
+    ///
+    /// ```
+    /// use ngi_core::edit::{Piece, Plan};
+    ///
+    /// let plan = Plan::new(vec![Piece::Owned(b"head".to_vec()), Piece::Copy { offset: 2, len: 4 }]);
+    /// assert_eq!(plan.to_vec(b"..src")?, b"headsrc\0");
+    /// assert!(Plan::new(vec![Piece::Zeros(u64::MAX)]).to_vec(b"").is_err());
+    /// # Ok::<(), std::collections::TryReserveError>(())
+    /// ```
+    pub fn to_vec(&self, source: &[u8]) -> Result<Vec<u8>, TryReserveError> {
         let mut out = Vec::new();
+        out.try_reserve_exact(usize::try_from(self.len()).unwrap_or(usize::MAX))?;
+        // Every piece fits in what was reserved, so no length below can overflow.
         for piece in &self.pieces {
             match piece {
                 Piece::Owned(bytes) => out.extend_from_slice(bytes),
                 Piece::Borrowed(bytes) => out.extend_from_slice(bytes),
                 Piece::Copy { offset, len } => {
                     let start = usize::try_from(*offset).unwrap_or(usize::MAX);
-                    let len = usize::try_from(*len).unwrap_or(0);
-                    let end = start.saturating_add(len);
-                    let have = source.get(start..end.min(source.len())).unwrap_or_default();
+                    let len = usize::try_from(*len).unwrap_or(usize::MAX);
+                    let end = start.saturating_add(len).min(source.len());
+                    let have = source.get(start..end).unwrap_or_default();
                     out.extend_from_slice(have);
-                    out.resize(out.len() + (len - have.len()), 0);
+                    out.resize(out.len().saturating_add(len - have.len()), 0);
                 }
-                Piece::Zeros(len) => out.resize(out.len() + usize::try_from(*len).unwrap_or(0), 0),
+                Piece::Zeros(len) => {
+                    let len = usize::try_from(*len).unwrap_or(usize::MAX);
+                    out.resize(out.len().saturating_add(len), 0);
+                }
             }
         }
         let mut rekeys = Rekeying::new(&self.rekeys);
         rekeys.apply(&mut out, 0);
-        out
+        Ok(out)
     }
 }
 
@@ -161,5 +179,29 @@ impl<'r> Rekeying<'r> {
             self.active = None;
             self.rest = self.rest.get(1..).unwrap_or_default();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    /// A plan too large for memory is an error, never a wrapped length: `b"head"` and
+    /// `u64::MAX` zeros once came out as the 3 bytes `b"hea"` in a release build.
+    #[test]
+    fn a_plan_past_memory_is_an_error() {
+        let wrapping = Plan::new(vec![Piece::Owned(b"head".to_vec()), Piece::Zeros(u64::MAX)]);
+        assert!(wrapping.to_vec(&[]).is_err());
+        let copy = Plan::new(vec![Piece::Copy {
+            offset: 0,
+            len: u64::MAX - 100,
+        }]);
+        assert!(copy.to_vec(b"abc").is_err());
+        let past = Plan::new(vec![Piece::Copy {
+            offset: u64::MAX,
+            len: 3,
+        }]);
+        assert_eq!(past.to_vec(b"abc").unwrap(), [0, 0, 0]);
     }
 }

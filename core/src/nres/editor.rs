@@ -212,7 +212,7 @@ struct Item {
 /// let old = writer.finish();
 ///
 /// let mut editor = Editor::open(&Archive::open(&old)?)?;
-/// assert_eq!(editor.plan()?.to_vec(&old), old, "untouched: the same bytes");
+/// assert_eq!(editor.plan()?.to_vec(&old)?, old, "untouched: the same bytes");
 ///
 /// let c = editor.add(NewEntry { name: b"c.txt", ..NewEntry::default() }, b"sea".to_vec())?;
 /// editor.replace(0, b"a longer bee".to_vec())?;
@@ -363,7 +363,10 @@ impl Editor {
 
     /// Appends an entry with `payload`; returns its index. The payload goes after every
     /// other one, so no old payload moves. Refuses a name that is empty, holds a NUL or
-    /// is longer than 35 bytes, and an archive that would pass 4 GiB.
+    /// is longer than 35 bytes, and a payload that alone would take the archive past
+    /// 4 GiB; payloads that only together take it past 4 GiB are refused by
+    /// [`plan`](Editor::plan) (`TooLarge`, naming the first entry that does not fit),
+    /// before anything is written.
     pub fn add(&mut self, entry: NewEntry<'_>, payload: Vec<u8>) -> Result<usize, WriteError> {
         let index = self.items.len();
         let field = name_field(entry.name, index)?;
@@ -388,8 +391,11 @@ impl Editor {
         Ok(index)
     }
 
-    /// Replaces entry `index`'s payload. Its name and fields stay.
+    /// Replaces entry `index`'s payload. Its name and fields stay. Sizes are checked as
+    /// [`add`](Editor::add) checks them.
     pub fn replace(&mut self, index: usize, payload: Vec<u8>) -> Result<(), WriteError> {
+        // An index past the end is that, whatever the payload: checked first.
+        self.item_mut(index)?;
         fits(HEADER_LEN as u64, payload.len() as u64, index)?;
         let item = self.item_mut(index)?;
         let was = match item.payload {
@@ -416,6 +422,7 @@ impl Editor {
     /// Renames entry `index`: the name field is zeroed and the name copied in (so bytes
     /// that followed the old name's NUL are gone), as the engine writes names.
     pub fn rename(&mut self, index: usize, name: &[u8]) -> Result<(), WriteError> {
+        self.item_mut(index)?;
         let field = name_field(name, index)?;
         put_name(&mut self.item_mut(index)?.record, &field);
         self.reindex = true;

@@ -74,7 +74,7 @@ struct Item {
 /// let old = builder.build()?;
 ///
 /// let mut editor = Editor::open(&Library::open(&old)?)?;
-/// assert_eq!(editor.plan()?.to_vec(&old), old, "untouched: the same bytes");
+/// assert_eq!(editor.plan()?.to_vec(&old)?, old, "untouched: the same bytes");
 ///
 /// // "A.TXT" sorts first, so B.TXT's sort_index (and XOR key) goes from 0 to 1.
 /// editor.add(b"A.TXT", Method::Lzhuf, b"new")?;
@@ -358,8 +358,8 @@ impl Editor {
     /// Renames entry `index` (1 to 12 bytes, no NUL, no lower-case letter); the name
     /// field is zero-filled after it.
     pub fn rename(&mut self, index: usize, name: &[u8]) -> Result<(), BuildError> {
-        let field = checked_name(entry_id(index), name)?;
         self.item(index)?;
+        let field = checked_name(entry_id(index), name)?;
         if let Some(item) = self.items.get_mut(index) {
             item.entry.name = field;
         }

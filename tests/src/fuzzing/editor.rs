@@ -53,7 +53,9 @@ fn data_of(len: u8, salt: u8) -> Vec<u8> {
 
 /// The saved bytes, both ways, which must agree.
 fn render(plan: &Plan<'_>, source: &[u8]) -> Vec<u8> {
-    let bytes = plan.to_vec(source);
+    let bytes = plan
+        .to_vec(source)
+        .expect("an archive's plan fits in memory");
     let mut written = Vec::new();
     let n = write_plan(plan, &source.to_vec(), &mut written).expect("the source holds every copy");
     assert_eq!(n as usize, written.len());
