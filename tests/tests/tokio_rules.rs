@@ -217,3 +217,26 @@ async fn a_read_initialises_no_more_than_the_entry_needs() {
     // What is left of the entry (and 1 byte to see its end), never the caller's 1 MiB.
     assert!(buf.initialized().len() <= 11, "{}", buf.initialized().len());
 }
+
+/// An index past the last entry is the caller's mistake, `InvalidInput`, for both
+/// formats and every way in (it was `InvalidData`, the kind of a bad file).
+#[test]
+fn an_index_past_the_end_is_invalid_input() {
+    for bytes in [ngi_tests::samples::rsli(), ngi_tests::samples::nres()] {
+        let archive = Archive::from_bytes(bytes.clone().into()).unwrap();
+        for index in [archive.len(), usize::MAX] {
+            assert_eq!(
+                archive.reader(index).unwrap_err().kind(),
+                io::ErrorKind::InvalidInput
+            );
+            assert_eq!(
+                archive.stream(index).unwrap_err().kind(),
+                io::ErrorKind::InvalidInput
+            );
+            let catalog =
+                ngi_core::io::open_at(bytes.as_slice(), ngi_core::OpenOptions::DEFAULT).unwrap();
+            let e = io::Error::from(catalog.reader(index, bytes.as_slice()).unwrap_err());
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        }
+    }
+}

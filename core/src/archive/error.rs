@@ -155,11 +155,13 @@ impl core::error::Error for Error {
 
 #[cfg(feature = "std")]
 impl From<Error> for std::io::Error {
-    /// `UnexpectedEof` for a truncated RsLi table or stream, else `InvalidData`, as the
-    /// format errors convert.
+    /// `UnexpectedEof` for a truncated RsLi table or stream, `InvalidInput` for an index
+    /// past the last entry (the caller's mistake, not the file's), else `InvalidData`, as
+    /// the format errors convert.
     fn from(e: Error) -> Self {
         match e {
             Error::Rsli(inner) => std::io::Error::new(std::io::Error::from(inner).kind(), e),
+            Error::NoSuchEntry { .. } => std::io::Error::new(std::io::ErrorKind::InvalidInput, e),
             _ => std::io::Error::new(std::io::ErrorKind::InvalidData, e),
         }
     }

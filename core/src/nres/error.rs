@@ -239,8 +239,14 @@ impl core::error::Error for NresError {
 
 #[cfg(feature = "std")]
 impl From<NresError> for std::io::Error {
+    /// `InvalidInput` for an index past the last entry (the caller's mistake, not the
+    /// file's), else `InvalidData`.
     fn from(e: NresError) -> Self {
-        std::io::Error::new(std::io::ErrorKind::InvalidData, e)
+        let kind = match e {
+            NresError::NoSuchEntry { .. } => std::io::ErrorKind::InvalidInput,
+            _ => std::io::ErrorKind::InvalidData,
+        };
+        std::io::Error::new(kind, e)
     }
 }
 

@@ -263,6 +263,8 @@ impl From<RsliError> for std::io::Error {
                 error: DecodeError::Truncated { .. },
                 ..
             } => ErrorKind::UnexpectedEof,
+            // The caller's index, not the file's bytes.
+            RsliError::NoSuchEntry { .. } => ErrorKind::InvalidInput,
             _ => ErrorKind::InvalidData,
         };
         std::io::Error::new(kind, e)
