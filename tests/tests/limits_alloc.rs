@@ -173,3 +173,26 @@ fn the_allocation_free_path_allocates_nothing() {
         }
     );
 }
+
+/// ngi-tokio's stream asked for the whole entry as one chunk (`usize::MAX`) reserves as
+/// bytes arrive, not the 4 GiB the entry claims (it once reserved the claim up front),
+/// and ends in the decoder's error.
+#[test]
+fn a_whole_entry_chunk_of_ngi_tokio_does_not_reserve_the_claim() {
+    use futures::StreamExt;
+    for method in [Method::Lzss, Method::Lzhuf, Method::Deflate] {
+        let bytes = bytes::Bytes::from(four_gib_claim(method));
+        let options = ngi_core::OpenOptions::DEFAULT.with_limits(Limits::NONE);
+        let archive = ngi_tokio::Archive::from_bytes_with(bytes, options).unwrap();
+        let mut chunks = Vec::new();
+        let usage = usage_in(|| {
+            let stream = archive.stream(0).unwrap().with_chunk_len(usize::MAX);
+            chunks = futures::executor::block_on(stream.collect::<Vec<_>>());
+        });
+        assert!(
+            chunks.last().is_some_and(|c| c.is_err()),
+            "{method}: ends in an error"
+        );
+        assert!(usage.peak_bytes < 4 << 20, "{method}: {usage:?}");
+    }
+}

@@ -159,3 +159,18 @@ async fn a_fifo_is_refused_without_blocking() {
         .unwrap();
     assert!(folder.is_err());
 }
+
+/// Outside a tokio runtime the cache answers with an error, as `Archive::open` does,
+/// where it used to panic in `tokio::fs`.
+#[test]
+fn outside_a_runtime_is_an_error_not_a_panic() {
+    let dir = Scratch::new("cache-no-runtime");
+    let path = dir.join("a.res");
+    std::fs::write(&path, archive_with(b"a")).unwrap();
+    let cache = Cache::new();
+    let got = futures::executor::block_on(cache.get(&path));
+    assert_eq!(got.unwrap_err().kind(), std::io::ErrorKind::Other);
+    let pinned = futures::executor::block_on(cache.pin(&path));
+    assert_eq!(pinned.unwrap_err().kind(), std::io::ErrorKind::Other);
+    assert!(cache.is_empty());
+}

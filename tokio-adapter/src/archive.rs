@@ -370,7 +370,7 @@ impl Archive {
         use tokio::io::AsyncReadExt;
         let mut reader = self.reader(index)?;
         let size = usize::try_from(reader.unpacked_size()).unwrap_or(0);
-        let mut out = Vec::with_capacity(size.min(1 << 20));
+        let mut out = Vec::with_capacity(size.min(crate::entry::RESERVE_AHEAD));
         reader.read_to_end(&mut out).await?;
         Ok(out)
     }

@@ -145,7 +145,8 @@ impl Cache {
         Cache::build(self.inner.idle, self.inner.max_open, options)
     }
 
-    /// The archive at `path`, opened if it is not open or its file changed.
+    /// The archive at `path`, opened if it is not open or its file changed. Outside a
+    /// tokio runtime, an error of kind `Other` (as [`Archive::open`]).
     pub async fn get(&self, path: impl AsRef<Path>) -> io::Result<Archive> {
         self.fetch(path.as_ref(), false).await
     }
@@ -186,6 +187,8 @@ impl Cache {
     }
 
     async fn fetch(&self, path: &Path, pin: bool) -> io::Result<Archive> {
+        // As `Archive::open`: outside a runtime an error, not tokio's panic.
+        tokio::runtime::Handle::try_current().map_err(io::Error::other)?;
         self.start_sweeper();
         let identity = Identity::of(&tokio::fs::metadata(path).await?);
         let cell = {

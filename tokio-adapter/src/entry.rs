@@ -13,6 +13,10 @@ use tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
 use crate::packed::Packed;
 use crate::poll::{Decoding, Direct};
 
+/// The most memory a chunk reserves before bytes arrive to fill it: a size a file
+/// claims is not taken on trust (a 68-byte file can claim an entry of 4 GiB).
+pub(crate) const RESERVE_AHEAD: usize = 1 << 20;
+
 /// The chunk length of an [`EntryStream`] unless [`EntryStream::with_chunk_len`] says
 /// otherwise: 64 KiB (4 KiB chunks cap throughput, tokio PR #4086).
 pub const DEFAULT_STREAM_CHUNK: usize = 64 * 1024;
@@ -164,7 +168,9 @@ impl EntryStream {
         }
     }
 
-    /// The same stream giving chunks of `len` bytes (at least 1) from the next chunk on.
+    /// The same stream giving chunks of `len` bytes (at least 1) from the next chunk on;
+    /// `usize::MAX` gives the entry as one chunk. Memory is reserved as bytes arrive,
+    /// at most 1 MiB ahead, whatever `len` and the size the entry claims.
     #[must_use]
     pub fn with_chunk_len(mut self, len: usize) -> EntryStream {
         self.chunk_len = len.max(1);
@@ -222,7 +228,8 @@ impl futures_core::Stream for EntryStream {
             // No larger than what is left of the entry (at least 1 to see its end).
             let left = this.reader.decoding.remaining();
             this.target = left.clamp(1, this.chunk_len as u64) as usize;
-            this.chunk = BytesMut::with_capacity(this.target);
+            // `left` is the size the file claims: reserved as bytes arrive, not on its word.
+            this.chunk = BytesMut::with_capacity(this.target.min(RESERVE_AHEAD));
         }
         while this.chunk.len() < this.target {
             let room = this.target - this.chunk.len();
