@@ -366,7 +366,6 @@ fn fill(reader: &mut impl Read, buffer: &mut [u8], index: usize) -> (usize, Opti
     (filled, None)
 }
 
-/// The archive's refusal of an entry, as the line that reports it.
 /// `message` without the "entry {index}: " that the library's errors about an entry start
 /// with, for a line that names the entry already, with its name: once is enough.
 pub fn after_entry(index: usize, message: &str) -> &str {
@@ -377,6 +376,7 @@ pub fn after_entry(index: usize, message: &str) -> &str {
         .unwrap_or(message)
 }
 
+/// The archive's refusal of an entry, as the line that reports it.
 fn archive_error(e: impl std::fmt::Display) -> EntryError {
     EntryError::Archive(e.to_string())
 }

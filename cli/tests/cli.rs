@@ -564,22 +564,21 @@ fn stray_bytes_after_an_nres_name_are_a_note() {
     assert!(!String::from_utf8_lossy(&o.stdout).contains("NUL"));
 }
 
-/// An output folder that is a file is said to be one, by extract and unpack, and the
-/// file is left as it was.
+/// An output folder that is a file, or inside one, is said to be so, naming the file, by
+/// extract and unpack, and the file is left as it was.
 #[test]
 fn an_output_folder_that_is_a_file_is_one_line() {
     let lib = sample("sample.rsli");
     let dir = Scratch::new("cli-not-a-folder");
     let file = write(&dir, "file", b"mine");
     for command in ["extract", "unpack"] {
-        let o = ngi(&[command, &lib, "-o", &file]);
-        let err = assert_bad(&o);
-        assert_eq!(
-            err.trim_end(),
-            format!("ngi: {file}: not a folder"),
-            "{command}"
-        );
-        assert_eq!(std::fs::read(&file).unwrap(), b"mine");
+        for target in [file.clone(), format!("{file}/sub/deeper")] {
+            let o = ngi(&[command, &lib, "-o", &target]);
+            let err = assert_bad(&o);
+            let expected = format!("ngi: {file}: not a folder");
+            assert_eq!(err.trim_end(), expected, "{command} -o {target}");
+            assert_eq!(std::fs::read(&file).unwrap(), b"mine");
+        }
     }
 }
 

@@ -11,8 +11,8 @@ use tempfile::TempDir;
 /// A fresh, empty folder named `ngi-<tag>-<random>`, removed with everything in it when
 /// dropped, unless the thread is panicking (a failed assertion).
 ///
-/// It dereferences to its [`Path`], so `dir.join("a.res")` and `fs::write(&dir, ..)`-style
-/// calls read as they would on a `PathBuf`.
+/// It dereferences to its [`Path`], so `dir.join("a.res")`, `fs::read_dir(&dir)` and
+/// `Command::arg(&dir)` read as they would on a `PathBuf`.
 ///
 /// ```
 /// let dir = ngi_tests::scratch::Scratch::new("doc");

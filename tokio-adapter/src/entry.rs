@@ -169,8 +169,9 @@ impl EntryStream {
     }
 
     /// The same stream giving chunks of `len` bytes (at least 1) from the next chunk on;
-    /// `usize::MAX` gives the entry as one chunk. Memory is reserved as bytes arrive,
-    /// at most 1 MiB ahead, whatever `len` and the size the entry claims.
+    /// `usize::MAX` gives the entry as one chunk. A chunk reserves at most 1 MiB before
+    /// any byte arrives, whatever `len` and the size the entry claims, then grows with the
+    /// bytes.
     #[must_use]
     pub fn with_chunk_len(mut self, len: usize) -> EntryStream {
         self.chunk_len = len.max(1);

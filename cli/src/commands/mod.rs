@@ -47,12 +47,17 @@ pub fn edit(source: &Source, edit: &Edit) -> Result<(), Failure> {
 }
 
 /// Creates the output folder `dir` (and its parents) unless it is there. A file in its
-/// place is said to be one: the system's own word for it, "File exists", reads as if the
-/// folder were the problem.
+/// place, or in a parent's, is said to be one: the system's own words for it, "File
+/// exists" or "Not a directory", read as if a folder were the problem.
 pub fn output_folder(dir: &std::path::Path) -> Result<(), Failure> {
-    std::fs::create_dir_all(dir).map_err(|e| match std::fs::metadata(dir) {
-        Ok(m) if !m.is_dir() => Failure::Bad(format!("{}: not a folder", dir.display())),
-        _ => Failure::about(dir.display(), e),
+    std::fs::create_dir_all(dir).map_err(|e| {
+        let file = dir
+            .ancestors()
+            .find(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_dir()));
+        match file {
+            Some(file) => Failure::Bad(format!("{}: not a folder", file.display())),
+            None => Failure::about(dir.display(), e),
+        }
     })
 }
 

@@ -117,8 +117,9 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
                 ),
             ),
             Err(Stop::All(message)) => {
+                let name = names::display(entry.name());
                 let message = after_entry(index, &message);
-                return Err(bad(format!("entry {index}: {message}")));
+                return Err(bad(format!("entry {index} (\"{name}\"): {message}")));
             }
         }
         records.push(record);

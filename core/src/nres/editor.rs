@@ -365,8 +365,7 @@ impl Editor {
     /// other one, so no old payload moves. Refuses a name that is empty, holds a NUL or
     /// is longer than 35 bytes, and a payload that alone would take the archive past
     /// 4 GiB; payloads that only together take it past 4 GiB are refused by
-    /// [`plan`](Editor::plan) (`TooLarge`, naming the first entry that does not fit),
-    /// before anything is written.
+    /// [`plan`](Editor::plan) (`TooLarge`), before anything is written.
     pub fn add(&mut self, entry: NewEntry<'_>, payload: Vec<u8>) -> Result<usize, WriteError> {
         let index = self.items.len();
         let field = name_field(entry.name, index)?;
