@@ -14,6 +14,7 @@ mod manifest;
 mod names;
 mod open;
 mod open_files;
+mod regular;
 mod report;
 mod save;
 mod serve;

@@ -384,14 +384,7 @@ fn archive_error(e: impl std::fmt::Display) -> EntryError {
 /// The file at `path`, which must be a regular one: a device or a pipe has no length to
 /// check and could be read forever.
 fn open_regular(path: &Path) -> std::io::Result<File> {
-    let file = File::open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
-    }
-    Ok(file)
+    crate::regular::open(path)
 }
 
 /// The option that raises a limit.

@@ -582,6 +582,47 @@ fn an_output_folder_that_is_a_file_is_one_line() {
     }
 }
 
+/// A FIFO given as the archive or as a file to add is refused at once, by every command
+/// (each opened it before checking, and waited for a writer), with one line.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_fifo_is_refused_without_waiting() {
+    let dir = Scratch::new("cli-fifo");
+    let fifo = dir.join("fifo");
+    let mode = rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR;
+    rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, mode).unwrap();
+    let fifo = fifo.to_str().unwrap();
+    let lib = write(
+        &dir,
+        "a.rsli",
+        &std::fs::read(sample("sample.rsli")).unwrap(),
+    );
+    let out = dir.join("out");
+    let out = out.to_str().unwrap();
+    for args in [
+        &["list", fifo][..],
+        &["verify", fifo],
+        &["rm", fifo, "X"],
+        &["repack", fifo],
+        &["unpack", fifo, "-o", out],
+        &["add", &lib, fifo],
+    ] {
+        // `timeout` ends a run that waits (exit 124).
+        let o = Command::new("timeout")
+            .arg("10")
+            .arg(env!("CARGO_BIN_EXE_ngi"))
+            .args(args)
+            .output()
+            .expect("timeout runs");
+        let err = assert_bad(&o);
+        assert!(err.contains("not a regular file"), "{args:?}: {err}");
+    }
+    assert_eq!(
+        std::fs::read(&lib).unwrap(),
+        std::fs::read(sample("sample.rsli")).unwrap()
+    );
+}
+
 /// A line about an entry names it once, with its name: the library's own "entry N: " is
 /// not repeated after the command's `entry N ("NAME")`.
 #[test]

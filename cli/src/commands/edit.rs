@@ -140,7 +140,8 @@ fn add(
         _ => {}
     }
     for file in files {
-        let data = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let data = crate::regular::read(file, crate::regular::ENTRY_MAX)
+            .map_err(|e| format!("{}: {e}", file.display()))?;
         let mut entry_name = match name {
             Some(n) => names::parse_argument(&os_bytes(n)),
             None => file

@@ -36,7 +36,9 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     let manifest_path = dir.join(FILE_NAME);
     let at = manifest_path.display().to_string();
     let bad = |m: String| Failure::Bad(format!("{at}: {m}"));
-    let text = std::fs::read_to_string(&manifest_path).map_err(|e| bad(e.to_string()))?;
+    // A manifest lists at most some millions of entries of a few hundred bytes each.
+    let bytes = crate::regular::read(&manifest_path, 1 << 30).map_err(|e| bad(e.to_string()))?;
+    let text = String::from_utf8(bytes).map_err(|e| bad(e.to_string()))?;
     let manifest: Manifest = toml::from_str(&text)
         .map_err(|e| bad(format!("does not parse: {}", one_line(&e.to_string()))))?;
     if manifest.ngi_manifest != VERSION {
@@ -338,7 +340,8 @@ fn sha256_of(path: &Path) -> std::io::Result<String> {
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+    crate::regular::read(path, crate::regular::ENTRY_MAX)
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The gap bytes, as spans of the gaps file.

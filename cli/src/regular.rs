@@ -1,0 +1,84 @@
+//! Files the command reads: regular files only, opened without waiting on a FIFO, and
+//! sized before they are read whole.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// The most a file given to `add` or `pack` as an entry's bytes can hold: the formats'
+/// sizes are 32-bit.
+pub const ENTRY_MAX: u64 = u32::MAX as u64;
+
+/// Opens `path` for reading if it is a regular file (links followed). On Linux it is
+/// opened without blocking (`O_NONBLOCK`, which changes nothing for a regular file's
+/// reads), so that a FIFO is refused by its metadata instead of waiting for a writer.
+pub fn open(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok(file)
+}
+
+/// The whole regular file at `path`, refused before a byte is read if it holds more than
+/// `max` bytes (and if it grows past them while it is read).
+pub fn read(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    let file = open(path)?;
+    let len = file.metadata()?.len();
+    let too_large = |len: u64| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{len} bytes, more than the {max} it may hold"),
+        )
+    };
+    if len > max {
+        return Err(too_large(len));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A FIFO is refused at once, never waited on; so is a device, and a file larger than
+    /// the bound, before it is read.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn only_regular_files_within_the_bound_are_read() {
+        let dir = ngi_tests::scratch::Scratch::new("regular");
+        let fifo = dir.join("fifo");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        )
+        .unwrap();
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || done.send(open(&fifo).map(drop).map_err(|e| e.kind())));
+        let outcome = finished.recv_timeout(std::time::Duration::from_secs(10));
+        assert_eq!(outcome, Ok(Err(io::ErrorKind::InvalidInput)), "a FIFO");
+        let e = read(Path::new("/dev/zero"), 10).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "a device");
+        let file = dir.join("eleven");
+        std::fs::write(&file, b"eleven byte").unwrap();
+        assert_eq!(read(&file, 11).unwrap(), b"eleven byte");
+        let e = read(&file, 10).unwrap_err();
+        assert_eq!(e.to_string(), "11 bytes, more than the 10 it may hold");
+    }
+}
