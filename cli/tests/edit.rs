@@ -447,6 +447,19 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
     fs::remove_file(folder.join("LZSS.TXT")).unwrap();
     check(&folder, &["entry 4 (\"LZSS.TXT\")", "file", "LZSS.TXT"]);
 
+    // An entry whose `file` line is gone, its packed bytes in the data region: they
+    // would come back as zeros (they did, exit 0, for RsLi).
+    for (format, index, name) in [("rsli", 5, "DEFLATE.TXT"), ("rsli", 1, "SECRET.TXT")] {
+        let folder = fresh(format);
+        edit_manifest(&folder, |m| {
+            entry_mut(m, index).remove("file");
+        });
+        check(
+            &folder,
+            &[&format!("entry {index} (\"{name}\")"), "file: missing"],
+        );
+    }
+
     let folder = fresh("rsli");
     edit_manifest(&folder, |m| {
         entry_mut(m, 2).insert("method".into(), "zstd".into());

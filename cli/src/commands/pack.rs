@@ -641,6 +641,12 @@ fn pack_rsli(
                     &PackOptions::default(),
                 )
                 .map_err(|e| at(e.to_string()))?,
+                // Its packed bytes would come back as zeros, as an NRes payload would.
+                (None, None) if end > start => {
+                    return Err(at(
+                        "file: missing (its packed bytes lie in the data region)".into(),
+                    ));
+                }
                 (None, None) => continue,
             };
             if plain.len() as u64 != end - start {
