@@ -460,6 +460,28 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
         );
     }
 
+    // An NRes size edited while its file stays as it was: the payload would be cut.
+    let folder = fresh("nres");
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 0).insert("size".into(), 100.into());
+    });
+    check(&folder, &["entry 0", "size: 100", "holds 164 bytes"]);
+
+    // A gap over an entry's bytes would overwrite them, its SHA-256 none the wiser.
+    let folder = fresh("rsli");
+    fs::write(folder.join("ngi-gaps.bin"), b"XXXXXXXXXX").unwrap();
+    edit_manifest(&folder, |m| {
+        m.insert("gaps".into(), "ngi-gaps.bin".into());
+        let mut gap = toml::Table::new();
+        gap.insert("offset".into(), 300.into());
+        gap.insert("len".into(), 10.into());
+        m.insert(
+            "gap".into(),
+            toml::Value::Array(vec![toml::Value::Table(gap)]),
+        );
+    });
+    check(&folder, &["gap 0", "10 bytes at 300", "overlap"]);
+
     let folder = fresh("rsli");
     edit_manifest(&folder, |m| {
         entry_mut(m, 2).insert("method".into(), "zstd".into());

@@ -382,6 +382,46 @@ fn gap_spans(manifest: &Manifest, dir: &Path) -> Result<Vec<Span>, String> {
     Ok(spans)
 }
 
+/// Refuses a gap that overlaps an entry's bytes (`payloads`: each entry's range in the data
+/// region): the gap's bytes would overwrite the entry's, which its SHA-256, taken from
+/// its file, would not show.
+fn refuse_gaps_over_payloads(
+    gaps: &[Span],
+    payloads: &[((u64, u64), &Planned)],
+) -> Result<(), String> {
+    let mut by_start: Vec<(u64, u64, &Planned)> = payloads
+        .iter()
+        .filter(|((start, end), _)| end > start)
+        .map(|&((start, end), p)| (start, end, p))
+        .collect();
+    by_start.sort_unstable_by_key(|&(start, end, _)| (start, end));
+    // The payload reaching furthest among the first k + 1 by start.
+    let mut furthest: Vec<(u64, u64, &Planned)> = Vec::with_capacity(by_start.len());
+    for &payload in &by_start {
+        let best = match furthest.last() {
+            Some(&last) if last.1 >= payload.1 => last,
+            _ => payload,
+        };
+        furthest.push(best);
+    }
+    for (i, gap) in gaps.iter().enumerate() {
+        let starting_before = by_start.partition_point(|&(start, _, _)| start < gap.end);
+        let Some(&(start, end, p)) = starting_before.checked_sub(1).and_then(|k| furthest.get(k))
+        else {
+            continue;
+        };
+        if end > gap.start {
+            return Err(format!(
+                "gap {i}: {} bytes at {} overlap the bytes of entry \"{}\" ({start}..{end})",
+                gap.end - gap.start,
+                gap.start,
+                names::display(&p.name)
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The runs of the data region that no listed payload, gap or implied padding covers:
 /// the bytes of entries taken out of the manifest, which the save cuts.
 fn removed_runs(
@@ -447,7 +487,12 @@ fn pack_nres(
         let (start, end) = (u64::from(o), u64::from(o) + u64::from(s));
         (start >= region.start && end <= region.end).then_some((start, end))
     };
-    let payloads: Vec<(u64, u64)> = originals.iter().filter_map(|p| range(p)).collect();
+    let named: Vec<_> = originals
+        .iter()
+        .filter_map(|p| Some((range(p)?, *p)))
+        .collect();
+    refuse_gaps_over_payloads(&spans, &named)?;
+    let payloads: Vec<(u64, u64)> = named.iter().map(|&(r, _)| r).collect();
     let removed = removed_runs(region.clone(), &payloads, &spans, ALIGN);
 
     let mut directory = Vec::new();
@@ -516,6 +561,17 @@ fn pack_nres(
                 .replace(pos, read_file(file).map_err(at)?)
                 .map_err(|e| at(e.to_string()))?;
         } else if let Some((start, end)) = range(p) {
+            // Its file is unchanged (by its SHA-256), so `size` was edited: the payload
+            // would be cut or padded with zeros.
+            let len = std::fs::metadata(file)
+                .map_err(|e| at(format!("file: {}: {e}", file.display())))?
+                .len();
+            if len != end - start {
+                return Err(at(format!(
+                    "size: {} in the manifest, but the file, unchanged, holds {len} bytes",
+                    end - start
+                )));
+            }
             spans.push(Span {
                 start,
                 end,
@@ -580,7 +636,12 @@ fn pack_rsli(
         let end = (start + rsli::span_len(&p.rsli_entry())).min(region.end);
         (start >= region.start && start < region.end).then_some((start, end))
     };
-    let payloads: Vec<(u64, u64)> = originals.iter().filter_map(|p| range(p)).collect();
+    let named: Vec<_> = originals
+        .iter()
+        .filter_map(|p| Some((range(p)?, *p)))
+        .collect();
+    refuse_gaps_over_payloads(&spans, &named)?;
+    let payloads: Vec<(u64, u64)> = named.iter().map(|&(r, _)| r).collect();
     let removed = removed_runs(region.clone(), &payloads, &spans, 1);
     if originals.len() + removed.len() > table {
         return Err(format!(
