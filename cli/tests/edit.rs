@@ -482,6 +482,14 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
     });
     check(&folder, &["gap 0", "10 bytes at 300", "overlap"]);
 
+    // A control byte written raw in the manifest is shown escaped, as `list` shows it.
+    let folder = fresh("rsli");
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 2).insert("name".into(), "\u{1b}[31mRED".into());
+        entry_mut(m, 2).insert("method".into(), "zstd".into());
+    });
+    check(&folder, &["entry 2 (\"\\x1b[31mRED\")", "method"]);
+
     let folder = fresh("rsli");
     edit_manifest(&folder, |m| {
         entry_mut(m, 2).insert("method".into(), "zstd".into());

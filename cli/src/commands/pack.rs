@@ -126,8 +126,10 @@ fn check_entries(records: &[EntryRecord], dir: &Path, nres: bool) -> Result<Vec<
     let mut files: HashMap<PathBuf, usize> = HashMap::new();
     let mut names_seen: HashMap<Vec<u8>, usize> = HashMap::new();
     for (i, r) in records.iter().enumerate() {
-        let p =
-            check_entry(r, dir, nres).map_err(|m| format!("entry {i} (\"{}\"): {m}", r.name))?;
+        // The name as `list` shows it: a control byte written raw in the manifest must
+        // not reach the terminal.
+        let shown = names::display(&names::parse_argument(r.name.as_bytes()));
+        let p = check_entry(r, dir, nres).map_err(|m| format!("entry {i} (\"{shown}\"): {m}"))?;
         if let Some(file) = &p.file {
             if let Some(other) = files.insert(file.clone(), i) {
                 return Err(format!(
@@ -533,7 +535,10 @@ fn pack_nres(
         editor.remove(k).map_err(|e| e.to_string())?;
     }
     for (pos, p) in planned.iter().enumerate() {
-        let at = |m: String| format!("entry {pos} (\"{}\"): {m}", names::display(&p.name));
+        let at = |m: String| {
+            let m = crate::open::after_entry(pos, &m);
+            format!("entry {pos} (\"{}\"): {m}", names::display(&p.name))
+        };
         let Some(file) = &p.file else {
             // A record without a payload in the data region keeps no bytes; one with a
             // payload there needs its file, or the payload would come back as zeros.
@@ -679,7 +684,10 @@ fn pack_rsli(
         editor.remove(k).map_err(|e| e.to_string())?;
     }
     for (pos, p) in planned.iter().enumerate() {
-        let at = |m: String| format!("entry {pos} (\"{}\"): {m}", names::display(&p.name));
+        let at = |m: String| {
+            let m = crate::open::after_entry(pos, &m);
+            format!("entry {pos} (\"{}\"): {m}", names::display(&p.name))
+        };
         let method = p.method.unwrap_or(Method::Stored);
         if p.original.is_none() {
             let Some(file) = &p.file else { continue };
