@@ -384,6 +384,21 @@ fn gap_spans(manifest: &Manifest, dir: &Path) -> Result<Vec<Span>, String> {
     Ok(spans)
 }
 
+/// The data-region ranges of `originals`' payloads (`range` gives each, or `None` outside
+/// the region), once no gap overlaps one.
+fn payload_ranges(
+    originals: &[&Planned],
+    range: impl Fn(&Planned) -> Option<(u64, u64)>,
+    gaps: &[Span],
+) -> Result<Vec<(u64, u64)>, String> {
+    let named: Vec<_> = originals
+        .iter()
+        .filter_map(|p| Some((range(p)?, *p)))
+        .collect();
+    refuse_gaps_over_payloads(gaps, &named)?;
+    Ok(named.iter().map(|&(r, _)| r).collect())
+}
+
 /// Refuses a gap that overlaps an entry's bytes (`payloads`: each entry's range in the data
 /// region): the gap's bytes would overwrite the entry's, which its SHA-256, taken from
 /// its file, would not show.
@@ -489,12 +504,7 @@ fn pack_nres(
         let (start, end) = (u64::from(o), u64::from(o) + u64::from(s));
         (start >= region.start && end <= region.end).then_some((start, end))
     };
-    let named: Vec<_> = originals
-        .iter()
-        .filter_map(|p| Some((range(p)?, *p)))
-        .collect();
-    refuse_gaps_over_payloads(&spans, &named)?;
-    let payloads: Vec<(u64, u64)> = named.iter().map(|&(r, _)| r).collect();
+    let payloads = payload_ranges(&originals, range, &spans)?;
     let removed = removed_runs(region.clone(), &payloads, &spans, ALIGN);
 
     let mut directory = Vec::new();
@@ -641,12 +651,7 @@ fn pack_rsli(
         let end = (start + rsli::span_len(&p.rsli_entry())).min(region.end);
         (start >= region.start && start < region.end).then_some((start, end))
     };
-    let named: Vec<_> = originals
-        .iter()
-        .filter_map(|p| Some((range(p)?, *p)))
-        .collect();
-    refuse_gaps_over_payloads(&spans, &named)?;
-    let payloads: Vec<(u64, u64)> = named.iter().map(|&(r, _)| r).collect();
+    let payloads = payload_ranges(&originals, range, &spans)?;
     let removed = removed_runs(region.clone(), &payloads, &spans, 1);
     if originals.len() + removed.len() > table {
         return Err(format!(
