@@ -473,19 +473,6 @@ fn one_line(rendered: &str) -> String {
 impl CliCommand {
     /// The plain struct the command consumes.
     pub fn into_action(self) -> Action {
-        let options = |command, read: ReadFlags, decode: DecodeFlags, archive| Options {
-            command,
-            archive,
-            names: Vec::new(),
-            raw: read.raw,
-            media_trailer: read.media_trailer,
-            json: false,
-            index: None,
-            output: None,
-            force: false,
-            jobs: 1,
-            limits: read.limits(&decode),
-        };
         Action::Read(match self {
             CliCommand::List {
                 json,
@@ -493,7 +480,7 @@ impl CliCommand {
                 archive,
             } => Options {
                 json,
-                ..options(Command::List, read, DecodeFlags::default(), archive)
+                ..read.options(Command::List, DecodeFlags::default(), archive)
             },
             CliCommand::Info {
                 json,
@@ -501,7 +488,7 @@ impl CliCommand {
                 archive,
             } => Options {
                 json,
-                ..options(Command::Info, read, DecodeFlags::default(), archive)
+                ..read.options(Command::Info, DecodeFlags::default(), archive)
             },
             CliCommand::Cat {
                 index,
@@ -512,7 +499,7 @@ impl CliCommand {
             } => Options {
                 index,
                 names: name.into_iter().collect(),
-                ..options(Command::Cat, read, decode, archive)
+                ..read.options(Command::Cat, decode, archive)
             },
             CliCommand::Extract {
                 output,
@@ -527,7 +514,7 @@ impl CliCommand {
                 force,
                 names,
                 jobs: jobs_or_cores(jobs),
-                ..options(Command::Extract, read, decode, archive)
+                ..read.options(Command::Extract, decode, archive)
             },
             CliCommand::Verify {
                 jobs,
@@ -536,7 +523,7 @@ impl CliCommand {
                 archive,
             } => Options {
                 jobs: jobs_or_cores(jobs),
-                ..options(Command::Verify, read, decode, archive)
+                ..read.options(Command::Verify, decode, archive)
             },
             CliCommand::Completions { shell } => return Action::Completions(shell),
             CliCommand::Serve {
@@ -585,12 +572,7 @@ impl CliCommand {
                 force,
                 read,
                 archive,
-            } => {
-                return Action::Edit(
-                    read.source(archive, DecodeFlags::default()),
-                    Edit::Repack { output, force },
-                );
-            }
+            } => return read.edit(archive, Edit::Repack { output, force }),
             CliCommand::Add {
                 name,
                 method,
@@ -609,39 +591,24 @@ impl CliCommand {
                     attrs: [attr1, attr2, attr3],
                     files,
                 };
-                return Action::Edit(read.source(archive, DecodeFlags::default()), edit);
+                return read.edit(archive, edit);
             }
             CliCommand::Rm {
                 read,
                 archive,
                 names,
-            } => {
-                return Action::Edit(
-                    read.source(archive, DecodeFlags::default()),
-                    Edit::Rm { names },
-                );
-            }
+            } => return read.edit(archive, Edit::Rm { names }),
             CliCommand::Rename {
                 read,
                 archive,
                 old,
                 new,
-            } => {
-                return Action::Edit(
-                    read.source(archive, DecodeFlags::default()),
-                    Edit::Rename { old, new },
-                );
-            }
+            } => return read.edit(archive, Edit::Rename { old, new }),
             CliCommand::Sort {
                 read,
                 archive,
                 mode,
-            } => {
-                return Action::Edit(
-                    read.source(archive, DecodeFlags::default()),
-                    Edit::Sort { mode },
-                );
-            }
+            } => return read.edit(archive, Edit::Sort { mode }),
         })
     }
 }
@@ -688,6 +655,29 @@ impl Serve {
 }
 
 impl ReadFlags {
+    /// A read command's options, before those of its own.
+    fn options(self, command: Command, decode: DecodeFlags, archive: PathBuf) -> Options {
+        Options {
+            command,
+            archive,
+            names: Vec::new(),
+            raw: self.raw,
+            media_trailer: self.media_trailer,
+            json: false,
+            index: None,
+            output: None,
+            force: false,
+            jobs: 1,
+            limits: self.limits(&decode),
+        }
+    }
+
+    /// An editing command's action: it opens the archive as the read commands do, and
+    /// decodes nothing, so it has no limits on decoding.
+    fn edit(self, archive: PathBuf, edit: Edit) -> Action {
+        Action::Edit(self.source(archive, DecodeFlags::default()), edit)
+    }
+
     fn source(self, archive: PathBuf, decode: DecodeFlags) -> Source {
         Source {
             limits: self.limits(&decode),

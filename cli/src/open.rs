@@ -49,7 +49,7 @@ impl ArchiveFile {
         limits: &Limits,
     ) -> Result<Self, Failure> {
         let shown = path.display();
-        let file = open_regular(path).map_err(|e| Failure::about(&shown, e))?;
+        let file = crate::regular::open(path).map_err(|e| Failure::about(&shown, e))?;
         let options = OpenOptions::DEFAULT
             .with_limits(*limits)
             .with_raw(raw)
@@ -379,12 +379,6 @@ pub fn after_entry(index: usize, message: &str) -> &str {
 /// The archive's refusal of an entry, as the line that reports it.
 fn archive_error(e: impl std::fmt::Display) -> EntryError {
     EntryError::Archive(e.to_string())
-}
-
-/// The file at `path`, which must be a regular one: a device or a pipe has no length to
-/// check and could be read forever.
-fn open_regular(path: &Path) -> std::io::Result<File> {
-    crate::regular::open(path)
 }
 
 /// The option that raises a limit.
