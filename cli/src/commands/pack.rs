@@ -16,6 +16,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use ngi_core::codec::xor::XorStream;
 use ngi_core::codec::{self, PackOptions};
 use ngi_core::io::ReadAt;
 use ngi_core::nres::{self, Fields, NewEntry};
@@ -372,6 +373,7 @@ fn gap_spans(manifest: &Manifest, dir: &Path) -> Result<Vec<Span>, String> {
             start: offset,
             end: offset + n,
             from: From::File(path.clone(), at),
+            who: format!("gap {i}"),
         });
         at += n;
     }
@@ -591,13 +593,14 @@ fn pack_nres(
                 start,
                 end,
                 from: From::File(file.clone(), 0),
+                who: entry_label(pos, &p.name),
             });
         }
     }
     if canonical {
         editor.rebuild_sort_index();
     }
-    Ok((Built::Nres(editor), Virtual::new(spans, region.end)))
+    Ok((Built::Nres(editor), Virtual::new(spans, region.end)?))
 }
 
 fn pack_rsli(
@@ -682,8 +685,7 @@ fn pack_rsli(
     }
     let file_len = region.end + trailer.len() as u64;
     let mut editor = rsli::Editor::from_entries(&header, entries, file_len, &trailer, overlay)
-        .map_err(|e| e.to_string())?
-        .with_plain_source();
+        .map_err(|e| e.to_string())?;
     editor.pack_options(PackOptions::default());
     for k in (originals.len()..table).rev() {
         editor.remove(k).map_err(|e| e.to_string())?;
@@ -733,14 +735,27 @@ fn pack_rsli(
             spans.push(Span {
                 start,
                 end,
-                from: From::Bytes(plain, 0),
+                from: From::Bytes(keyed(&editor, pos, plain), 0),
+                who: entry_label(pos, &p.name),
             });
         }
     }
     if canonical {
         editor.rebuild_sort_index();
     }
-    Ok((Built::Rsli(editor), Virtual::new(spans, region.end)))
+    Ok((Built::Rsli(editor), Virtual::new(spans, region.end)?))
+}
+
+/// An unchanged entry's packed stream as the archive held it: XORed with the entry's
+/// key over the bytes its method covers. The source then holds the archive's own bytes,
+/// so that entries sharing packed bytes agree on them, and the editor re-keys only the
+/// entries whose key moves (copying those that share bytes).
+fn keyed(editor: &rsli::Editor, index: usize, mut plain: Vec<u8>) -> Vec<u8> {
+    if let Some(entry) = editor.entry(index) {
+        let len = usize::try_from(rsli::xor_len(entry)).map_or(plain.len(), |n| n.min(plain.len()));
+        XorStream::new(entry.data_key()).apply(&mut plain[..len]);
+    }
+    plain
 }
 
 /// Where bytes of the original data region come from.
@@ -755,6 +770,12 @@ struct Span {
     start: u64,
     end: u64,
     from: From,
+    /// Whose bytes these are, for an error: "gap 1", "entry 3 (\"NAME\")".
+    who: String,
+}
+
+fn entry_label(pos: usize, name: &[u8]) -> String {
+    format!("entry {pos} (\"{}\")", names::display(name))
 }
 
 /// The original archive's data region, put back together from the folder: a source the
@@ -765,12 +786,28 @@ struct Virtual {
 }
 
 impl Virtual {
-    /// `spans` in any order, overlapping or not (where payloads share bytes, they agree).
-    fn new(mut spans: Vec<Span>, len: u64) -> Virtual {
+    /// `spans` in any order, overlapping or not. Where payloads share bytes, their files
+    /// must agree on them: a folder whose files give two versions of the same bytes could
+    /// only be packed by losing one, so it is refused, naming the offset.
+    fn new(mut spans: Vec<Span>, len: u64) -> Result<Virtual, String> {
         spans.sort_by_key(|s| s.start);
         let mut flat: Vec<Span> = Vec::with_capacity(spans.len());
         let mut covered = 0u64;
         for mut span in spans {
+            if span.start < covered {
+                let shared = span.start..covered.min(span.end);
+                if let Some(at) = first_difference(&flat, &span, shared)
+                    .map_err(|e| format!("{}: reading it: {e}", span.who))?
+                {
+                    let before = flat.iter().find(|s| s.start <= at && at < s.end);
+                    return Err(format!(
+                        "{} and {}: they share the packed bytes at offset {at}, but their \
+                         files give different bytes there",
+                        before.map_or("the bytes before", |s| &s.who),
+                        span.who
+                    ));
+                }
+            }
             if span.end <= covered {
                 continue;
             }
@@ -785,37 +822,81 @@ impl Virtual {
             covered = span.end;
             flat.push(span);
         }
-        Virtual { spans: flat, len }
+        Ok(Virtual { spans: flat, len })
+    }
+}
+
+/// The first offset of `shared` where `span` gives other bytes than the spans laid before
+/// it (`flat`), if any; read a piece at a time.
+fn first_difference(
+    flat: &[Span],
+    span: &Span,
+    shared: std::ops::Range<u64>,
+) -> std::io::Result<Option<u64>> {
+    const PIECE: usize = 64 * 1024;
+    let (mut before, mut now) = (vec![0u8; PIECE], vec![0u8; PIECE]);
+    let mut at = shared.start;
+    while at < shared.end {
+        let n = (shared.end - at).min(PIECE as u64) as usize;
+        let a = read_exact(flat, &mut before[..n], at)?;
+        let b = read_exact(std::slice::from_ref(span), &mut now[..n], at)?;
+        if let Some(i) = a.iter().zip(b).position(|(x, y)| x != y) {
+            return Ok(Some(at + i as u64));
+        }
+        at += n as u64;
+    }
+    Ok(None)
+}
+
+/// `buf.len()` bytes of `spans` (sorted, not overlapping) from `offset`, zeros where none
+/// lies; the filled buffer back.
+fn read_exact<'b>(spans: &[Span], buf: &'b mut [u8], offset: u64) -> std::io::Result<&'b [u8]> {
+    let end = offset + buf.len() as u64;
+    let mut done = 0;
+    while done < buf.len() {
+        let n = read_spans(spans, end, &mut buf[done..], offset + done as u64)?;
+        if n == 0 {
+            buf[done..].fill(0);
+            break;
+        }
+        done += n;
+    }
+    Ok(buf)
+}
+
+/// One read of `spans` (sorted, not overlapping), which end at `len`: the bytes of the
+/// span at `offset`, or zeros up to the next one.
+fn read_spans(spans: &[Span], len: u64, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    if offset >= len || buf.is_empty() {
+        return Ok(0);
+    }
+    let i = spans.partition_point(|s| s.end <= offset);
+    match spans.get(i) {
+        Some(span) if span.start <= offset => {
+            let n = (span.end - offset).min(buf.len() as u64) as usize;
+            let skip = offset - span.start;
+            match &span.from {
+                From::File(path, at) => File::open(path)?.read_at(&mut buf[..n], at + skip),
+                From::Bytes(bytes, at) => {
+                    let from = at + skip as usize;
+                    let src = bytes.get(from..from + n).unwrap_or_default();
+                    buf[..src.len()].copy_from_slice(src);
+                    Ok(src.len())
+                }
+            }
+        }
+        next => {
+            let until = next.map_or(len, |s| s.start).min(len);
+            let n = (until - offset).min(buf.len() as u64) as usize;
+            buf[..n].fill(0);
+            Ok(n)
+        }
     }
 }
 
 impl ReadAt for Virtual {
     fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
-        if offset >= self.len || buf.is_empty() {
-            return Ok(0);
-        }
-        let i = self.spans.partition_point(|s| s.end <= offset);
-        match self.spans.get(i) {
-            Some(span) if span.start <= offset => {
-                let n = (span.end - offset).min(buf.len() as u64) as usize;
-                let skip = offset - span.start;
-                match &span.from {
-                    From::File(path, at) => File::open(path)?.read_at(&mut buf[..n], at + skip),
-                    From::Bytes(bytes, at) => {
-                        let from = at + skip as usize;
-                        let src = bytes.get(from..from + n).unwrap_or_default();
-                        buf[..src.len()].copy_from_slice(src);
-                        Ok(src.len())
-                    }
-                }
-            }
-            next => {
-                let until = next.map_or(self.len, |s| s.start).min(self.len);
-                let n = (until - offset).min(buf.len() as u64) as usize;
-                buf[..n].fill(0);
-                Ok(n)
-            }
-        }
+        read_spans(&self.spans, self.len, buf, offset)
     }
 
     fn source_len(&self) -> std::io::Result<u64> {
