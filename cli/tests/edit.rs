@@ -17,6 +17,7 @@ use ngi_tests::hostile::{self, Expect, Produce};
 use ngi_tests::samples;
 
 use ngi_tests::scratch::Scratch;
+use sha2::{Digest, Sha256};
 
 fn ngi(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ngi"))
@@ -334,6 +335,59 @@ fn a_changed_file_changes_only_its_entry() {
         ok(&["pack", s(&folder), "-o", s(&again)]);
         assert_same(name, &fs::read(&again).unwrap(), &bytes);
     }
+}
+
+/// An RsLi whose entries 1 (XOR), 2 (XOR) and 4 (stored) share packed bytes, each read
+/// with its own key: nothing an edit does may change what any of them decodes to.
+#[test]
+fn entries_that_share_packed_bytes_keep_them_through_every_edit() {
+    let dir = Scratch::new("edit-shared");
+    let (bytes, _) = hostile::shared_bytes_library();
+    let names = ["A.TXT", "B.TXT", "C.TXT", "D.TXT", "E.TXT"];
+    let (folder, packed) = round_trip(&dir, "shared.rsli", &bytes, &[]);
+    // Before, `pack` took the XOR entries' bytes before XOR as the archive's, so the
+    // three files disagreed on the shared bytes and one version won.
+    assert_same("unpack then pack", &packed, &bytes);
+    let archive = dir.join("shared.rsli");
+    let before: Vec<Vec<u8>> = names.iter().map(|n| cat(&archive, n)).collect();
+
+    // A new first name moves the keys of B and C (before: refused, "its packed bytes are
+    // shared with entry 1, so they cannot be re-keyed").
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 0).insert("name".into(), "Q.TXT".into());
+    });
+    let renamed = dir.join("renamed.rsli");
+    ok(&["pack", s(&folder), "-o", s(&renamed)]);
+    ok(&["verify", s(&renamed)]);
+    for (i, name) in names.iter().enumerate() {
+        let name = if i == 0 { "Q.TXT" } else { name };
+        assert_eq!(cat(&renamed, name), before[i], "pack: {name}");
+    }
+
+    let removed = dir.join("removed.rsli");
+    fs::write(&removed, &bytes).unwrap();
+    ok(&["rm", s(&removed), "A.TXT"]);
+    ok(&["verify", s(&removed)]);
+    for (i, name) in names.iter().enumerate().skip(1) {
+        assert_eq!(cat(&removed, name), before[i], "rm: {name}");
+    }
+
+    // A file whose recorded SHA-256 matches it but whose bytes are not the shared ones.
+    let e = folder.join(ngi_name_file(&folder, 4));
+    fs::write(&e, b"not the bytes B.TXT holds").unwrap();
+    let digest = format!("{:x}", Sha256::digest(b"not the bytes B.TXT holds"));
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 4).insert("sha256".into(), digest.into());
+    });
+    let out = dir.join("disagree.rsli");
+    let err = fails(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(
+        err.contains(
+            r#"entry 1 ("B.TXT") and entry 4 ("E.TXT"): they share the packed bytes at offset 200"#
+        ),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written");
 }
 
 /// The file of the manifest's entry `index`.

@@ -1473,6 +1473,35 @@ pub fn patch_rsli(file: &mut [u8], mut patch: impl FnMut(usize, &mut rsli::Entry
     XorStream::new(header.key()).apply(table);
 }
 
+/// A library whose XOR entry "C.TXT" and stored entry "E.TXT" point at the packed bytes
+/// of the XOR entry "B.TXT" (a table may share bytes; each entry decodes them with its own
+/// key), after a stored "A.TXT". Returns it and the packed range the three share.
+pub fn shared_bytes_library() -> (Vec<u8>, std::ops::Range<usize>) {
+    let mut builder = rsli::Builder::new();
+    builder.seed(0x0DD5_EED5);
+    builder.add(b"A.TXT", Method::Stored, b"A, first").unwrap();
+    builder
+        .add(b"B.TXT", Method::Xor, b"bytes three entries share")
+        .unwrap();
+    builder
+        .add(b"C.TXT", Method::Xor, b"C's own bytes, unused")
+        .unwrap();
+    builder.add(b"D.TXT", Method::Stored, b"D, stored").unwrap();
+    builder
+        .add(b"E.TXT", Method::Stored, b"E's own, unused")
+        .unwrap();
+    let mut old = builder.build().unwrap();
+    let b = *rsli::Library::open(&old).unwrap().entry(1).unwrap();
+    patch_rsli(&mut old, |i, e| {
+        if i == 2 || i == 4 {
+            (e.data_offset, e.packed_size, e.unpacked_size) =
+                (b.data_offset, b.packed_size, b.unpacked_size);
+        }
+    });
+    let at = b.data_offset as usize;
+    (old, at..at + b.packed_size as usize)
+}
+
 /// Every case of the catalogue, NRes first.
 pub fn catalogue() -> Vec<Case> {
     let mut cases = Vec::new();

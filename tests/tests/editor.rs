@@ -477,6 +477,69 @@ fn an_added_entry_that_moves_sort_index_re_keys_the_xor_entries() {
 }
 
 #[test]
+fn a_re_keyed_payload_that_shares_bytes_gets_a_copy_of_its_own() {
+    let (old, shared) = hostile::shared_bytes_library();
+    let lib = Library::open(&old).unwrap();
+    let before = rsli_decoded(&old, false);
+    assert_ne!(
+        before[1].1, before[2].1,
+        "one ciphertext, two keys, two texts"
+    );
+    assert_eq!(before[4].1, &old[shared.clone()], "E stores the ciphertext");
+    let untouched = rsli::Editor::open(&lib).unwrap();
+    assert_eq!(saved(&untouched.plan().unwrap(), &old), old);
+
+    // Adding "AA.TXT" or removing "A.TXT" moves the keys of B and C; renaming E to a name
+    // that sorts where it did moves none.
+    type Edit = fn(&mut rsli::Editor);
+    let cases: [(&str, Edit, bool); 3] = [
+        (
+            "add",
+            |e| _ = e.add(b"AA.TXT", Method::Stored, b"new").unwrap(),
+            true,
+        ),
+        ("remove", |e| e.remove(0).unwrap(), true),
+        ("rename", |e| e.rename(4, b"Z.TXT").unwrap(), false),
+    ];
+    for (what, edit, re_keyed) in cases {
+        let mut editor = rsli::Editor::open(&lib).unwrap();
+        edit(&mut editor);
+        // Before, a save that re-keyed was refused: "entry 1: its packed bytes are shared
+        // with entry 2, so they cannot be re-keyed for its new sort_index".
+        let new = saved(&editor.plan().expect(what), &old);
+        let relib = Library::open(&new).unwrap();
+        assert_eq!(relib.problems().count(), 0, "{what}");
+        let mut want = before.clone();
+        match what {
+            "add" => want.push((b"AA.TXT".to_vec(), b"new".to_vec())),
+            "remove" => _ = want.remove(0),
+            _ => want[4].0 = b"Z.TXT".to_vec(),
+        }
+        assert_eq!(
+            rsli_decoded(&new, false),
+            want,
+            "{what}: every entry decodes as before"
+        );
+        let name = if what == "rename" {
+            &b"z.txt"[..]
+        } else {
+            b"e.txt"
+        };
+        let (b, c, e) = (relib.find(b"b.txt"), relib.find(b"c.txt"), relib.find(name));
+        let offset = |i: Option<usize>| relib.entry(i.unwrap()).unwrap().data_offset;
+        assert_eq!(
+            relib.packed(e.unwrap()).unwrap(),
+            &old[shared.clone()],
+            "{what}: the stored entry keeps the bytes as they were"
+        );
+        // Re-keyed, B and C each get a copy of their own; otherwise all three still share.
+        assert_eq!(offset(b) != offset(e), re_keyed, "{what}: B");
+        assert_eq!(offset(c) != offset(e), re_keyed, "{what}: C");
+        assert!(!re_keyed || offset(b) != offset(c), "{what}: B and C apart");
+    }
+}
+
+#[test]
 fn rsli_replace_remove_rename_and_canonicalize() {
     let old = keyed_library(false, None);
     let lib = Library::open(&old).unwrap();

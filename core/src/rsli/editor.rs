@@ -63,7 +63,10 @@ struct Item {
 ///   engine's permutation again (SPEC 2.5), stored as it is used. An entry whose XOR key
 ///   changes with it (methods 0x20, 0x60, 0xA0) is re-keyed: its packed bytes are
 ///   XORed with the old and the new keystream on the way out ([`Rekey`]), nothing is
-///   decoded or packed again.
+///   decoded or packed again. Where such a payload shares bytes with another entry's (a
+///   table may point two entries at the same bytes, each reading them with its key), it
+///   is re-keyed in a copy of its own at the end of the payload region, and the shared
+///   bytes stay as the other entry reads them.
 ///
 /// ```
 /// use ngi_core::{Method, edit::write_plan, rsli::{Builder, Editor, Library}};
@@ -224,9 +227,11 @@ impl Editor {
         })
     }
 
-    /// Declares that the source holds every packed stream before XOR (as `ngi unpack`
-    /// keeps them), so the save encrypts each with its final key rather than re-keying
-    /// from the key the table gave it.
+    /// Declares that the source holds every packed stream before XOR, so the save
+    /// encrypts each with its final key rather than re-keying from the key the table gave
+    /// it. Entries that share packed bytes read them with different keys, so a source
+    /// before XOR has no one version of those bytes: for such a library, give the source
+    /// as the archive held it instead (`ngi pack` XORs each kept stream with its key).
     pub fn with_plain_source(mut self) -> Editor {
         for item in &mut self.items {
             if let Payload::Original { ref mut key, .. } = item.payload {
@@ -414,7 +419,16 @@ impl Editor {
         if count > MAX_ENTRIES {
             return Err(BuildError::TooManyEntries);
         }
+        let mut entries: Vec<Entry> = self.items.iter().map(|item| item.entry).collect();
+        if self.reindex {
+            compute_permutation(&mut entries);
+            for e in &mut entries {
+                e.file_sort_index = e.sort_index;
+            }
+        }
+        let copied = shared_rekeys(&self.items, &entries);
         let edited = self.reindex
+            || copied.iter().any(|&c| c)
             || self
                 .items
                 .iter()
@@ -424,15 +438,16 @@ impl Editor {
                 overlay: self.overlay,
             });
         }
-        let mut entries: Vec<Entry> = self.items.iter().map(|item| item.entry).collect();
-        if self.reindex {
-            compute_permutation(&mut entries);
-            for e in &mut entries {
-                e.file_sort_index = e.sort_index;
-            }
-        }
         let table_end = HEADER_LEN as u64 + (count * ENTRY_LEN) as u64;
-        let slots: Vec<Slot> = self.items.iter().map(Item::slot).collect();
+        let slots: Vec<Slot> = self
+            .items
+            .iter()
+            .zip(&copied)
+            .map(|(item, &copy)| match item.payload {
+                Payload::Original { len, .. } if copy => Slot::New { len, was: None },
+                _ => item.slot(),
+            })
+            .collect();
         let layout = lay_out(self.region.clone(), table_end, &self.starts, &slots, 1);
 
         let mut rekeys = Vec::new();
@@ -461,12 +476,11 @@ impl Editor {
             if let Some(from) = from {
                 // Never past the bytes kept: a payload cut at the end of the region has
                 // no more to re-key, and the bytes after it are another payload's.
-                let xor_len = xor_len(entry).min(len);
-                let rekey = xor_len > 0 && from != entry.sort_index;
+                let rekey = re_keyed(entry, len, from);
                 if rekey {
                     rekeys.push(Rekey {
                         at: offset,
-                        len: xor_len,
+                        len: xor_len(entry).min(len),
                         from,
                         to: entry.sort_index,
                     });
@@ -518,8 +532,11 @@ impl Editor {
                     Piece::Borrowed(plain)
                 }
             }
-            &Payload::Moved { start, len, .. } => Piece::Copy { offset: start, len },
-            Payload::Original { .. } | Payload::Outside => Piece::Zeros(0),
+            // An original payload is only laid out as new when `shared_rekeys` copies it.
+            &Payload::Moved { start, len, .. } | &Payload::Original { start, len, .. } => {
+                Piece::Copy { offset: start, len }
+            }
+            Payload::Outside => Piece::Zeros(0),
         }
     }
 
@@ -589,7 +606,50 @@ pub fn xor_len(entry: &Entry) -> u64 {
     }
 }
 
-/// Refuses a re-keyed payload that shares bytes with any other payload: `kept` holds
+/// Whether a kept payload of `len` bytes, encrypted with `key`, must be re-keyed for
+/// `entry` as written: its method XORs some of those bytes, with another key now.
+fn re_keyed(entry: &Entry, len: u64, key: u16) -> bool {
+    xor_len(entry).min(len) > 0 && key != entry.sort_index
+}
+
+/// Which kept payloads are written as copies of their own at the end of the payload
+/// region, where they are re-keyed, instead of in place: those whose key changes while
+/// they share bytes with another payload kept in place (one XOR over the shared bytes
+/// cannot suit both, and the other entry's bytes must stay as they are). `entries` are
+/// the entries as they will be written. Sharing is decided on the source's offsets, which
+/// kept payloads keep relative to each other.
+fn shared_rekeys(items: &[Item], entries: &[Entry]) -> Vec<bool> {
+    // (start, end, index) of every payload kept in place.
+    let mut kept: Vec<(u64, u64, usize)> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| match item.payload {
+            Payload::Original { start, len, .. } if len > 0 => {
+                Some((start, start.saturating_add(len), i))
+            }
+            _ => None,
+        })
+        .collect();
+    kept.sort_unstable();
+    let mut copied = alloc::vec![false; items.len()];
+    // The furthest end among the payloads that start before the one looked at.
+    let mut reach = 0;
+    for (k, &(start, end, i)) in kept.iter().enumerate() {
+        let shares = start < reach || kept.get(k + 1).is_some_and(|&(next, ..)| next < end);
+        reach = reach.max(end);
+        let rekeyed = match (items.get(i).map(|item| &item.payload), entries.get(i)) {
+            (Some(&Payload::Original { len, key, .. }), Some(entry)) => re_keyed(entry, len, key),
+            _ => false,
+        };
+        if let Some(c) = copied.get_mut(i) {
+            *c = shares && rekeyed;
+        }
+    }
+    copied
+}
+
+/// Refuses a re-keyed payload that shares bytes with any other payload (a check of the
+/// plan: [`shared_rekeys`] has given every such payload a copy of its own): `kept` holds
 /// `(offset, len, entry, re-keyed)` of every payload copied from the source.
 fn check_rekeys_alone(kept: &mut [(u64, u64, usize, bool)]) -> Result<(), BuildError> {
     kept.sort_by_key(|&(at, ..)| at);

@@ -341,6 +341,8 @@ pub enum BuildError {
     },
     /// Two kept payloads share bytes in the file and at least one of them must be
     /// re-keyed (its `sort_index` moved): one XOR over the shared bytes cannot suit both.
+    /// Not returned by [`Editor::plan`](super::Editor::plan), which copies such a payload
+    /// before re-keying it; kept as the plan's check of itself.
     SharedKeyedPayload {
         /// The entry to re-key.
         entry: u32,

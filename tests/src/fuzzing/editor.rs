@@ -6,7 +6,7 @@
 //! panics; a save that succeeds gives an archive that opens, holds the entries the script
 //! leaves in the order it leaves them, and every entry that could be read before (or was
 //! written by the script) reads back as the same bytes; `write_plan` and `Plan::to_vec`
-//! agree.
+//! agree; an RsLi save is never refused for a re-keyed payload that shares bytes.
 
 use ngi_core::edit::{Plan, write_plan};
 use ngi_core::nres::{self, Archive, Fields, NewEntry, SortMode};
@@ -290,8 +290,11 @@ fn edit_rsli(archive: &[u8], steps: &[[u8; 4]], options: OpenOptions) {
             _ => {}
         }
     }
-    let Ok(plan) = editor.plan() else {
-        return;
+    let plan = match editor.plan() {
+        Ok(plan) => plan,
+        // A payload whose key moves while it shares bytes is given a copy of its own.
+        Err(e @ rsli::BuildError::SharedKeyedPayload { .. }) => panic!("{e}"),
+        Err(_) => return,
     };
     let saved = render(&plan, archive);
     let reopened = Library::open_with(&saved, options).expect("a saved library opens");

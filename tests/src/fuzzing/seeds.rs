@@ -383,8 +383,9 @@ pub fn seeds() -> Vec<Seed> {
     }
 
     // editor: [flags, ops, 4 * ops script bytes, archive]: the samples, a library of every
-    // method with a trailer, and an NRes with gaps and overlaps, each untouched, then
-    // edited by scripts that add, replace, remove, rename, sort, move and canonicalize.
+    // method with a trailer, an NRes with gaps and overlaps and an RsLi whose XOR entries
+    // share packed bytes, each untouched, then edited by scripts that add, replace,
+    // remove, rename, sort, move and canonicalize.
     let mut trailed = Builder::new();
     trailed.seed(0x7EED).presorted(true).media_trailer(Some(40));
     for (name, method) in samples::ALL_METHODS {
@@ -397,6 +398,7 @@ pub fn seeds() -> Vec<Seed> {
         ("odd-nres", 0, samples::odd_nres()),
         ("rsli", 0, samples::rsli()),
         ("rsli-trailer", 1, trailed.build().expect("builds")),
+        ("rsli-shared", 0, crate::hostile::shared_bytes_library().0),
     ];
     let scripts: [(&str, &[[u8; 4]]); 4] = [
         ("untouched", &[]),
