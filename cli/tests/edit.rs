@@ -536,6 +536,24 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
     });
     check(&folder, &["gap 0", "10 bytes at 300", "overlap"]);
 
+    // An RsLi offset edited: the entry's old bytes are nobody's, and the full table has
+    // no slot to drop them through (before: "data_start: a table of 7 entries cannot
+    // hold the 7 listed", as if the table were at fault).
+    let folder = fresh("rsli");
+    let mut old_offset = 0;
+    edit_manifest(&folder, |m| {
+        let entry = entry_mut(m, 4);
+        old_offset = entry["offset"].as_integer().unwrap();
+        entry.insert("offset".into(), (old_offset + 1).into());
+    });
+    check(
+        &folder,
+        &[
+            &format!("offset {old_offset}: 1 bytes of the data region belong to no listed entry"),
+            "keep the offsets and sizes that unpack wrote",
+        ],
+    );
+
     // A control byte written raw in the manifest is shown escaped, as `list` shows it.
     let folder = fresh("rsli");
     edit_manifest(&folder, |m| {

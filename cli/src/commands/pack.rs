@@ -656,10 +656,25 @@ fn pack_rsli(
     };
     let payloads = payload_ranges(&originals, range, &spans)?;
     let removed = removed_runs(region.clone(), &payloads, &spans, 1);
-    if originals.len() + removed.len() > table {
+    if originals.len() > table {
         return Err(format!(
             "data_start: a table of {table} entries cannot hold the {} listed",
             originals.len()
+        ));
+    }
+    // Bytes no entry holds any more are dropped through a table slot each (a removed
+    // entry frees its own); edited offsets or sizes leave bytes with no slot to spare.
+    if let Some(&(start, len)) = removed
+        .first()
+        .filter(|_| originals.len() + removed.len() > table)
+    {
+        return Err(format!(
+            "offset {start}: {len} bytes of the data region belong to no listed entry or \
+             gap now, and the table ({table} slots, {} entries listed) has too few slots \
+             left to drop them (runs of such bytes: {}); keep the offsets and sizes that \
+             unpack wrote, or delete the entry",
+            originals.len(),
+            removed.len()
         ));
     }
     let mut entries: Vec<rsli::Entry> = originals.iter().map(|p| p.rsli_entry()).collect();
