@@ -552,7 +552,7 @@ fn stray_bytes_after_an_nres_name_are_a_note() {
     assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
     let notes = String::from_utf8(o.stdout).unwrap();
     let expected = format!(
-        "{path}: note: entry 0 (\"abc\") at offset {field:#x}: 4 non-zero bytes after the name's NUL"
+        "{path}: note: entry 0 (\"abc\") at offset {field}: 4 non-zero bytes after the name's NUL"
     );
     assert_eq!(notes.lines().next(), Some(expected.as_str()), "{notes}");
     assert!(!notes.contains("entry 1"), "{notes}");
@@ -654,6 +654,44 @@ fn a_failing_entry_is_named_once() {
             && err.matches("entry 4").count() == 1,
         "{err}"
     );
+}
+
+/// Offsets in every message are decimal, as `list` shows them (`verify` gave its own in
+/// hex, beside the library's decimal ones: "at offset 0x22b: at offset 563: ...").
+#[test]
+fn offsets_in_messages_are_decimal_as_list_shows_them() {
+    let dir = Scratch::new("cli-decimal");
+    let lib = dir.join("corrupt.rsli");
+    let mut bytes = std::fs::read(sample("sample.rsli")).unwrap();
+    let list: serde_json::Value =
+        serde_json::from_slice(&ngi(&["list", "--json", &sample("sample.rsli")]).stdout).unwrap();
+    let at = list[5]["offset"].as_u64().unwrap() as usize;
+    assert_eq!(list[5]["name"], "DEFLATE.TXT");
+    // Its dynamic block's code-length code, over-subscribed 8 bytes in.
+    for b in &mut bytes[at + 5..at + 45] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&lib, &bytes).unwrap();
+    let lib = lib.to_str().unwrap();
+    let fault = format!(
+        "at offset {}: corrupt Deflate stream at packed byte 8",
+        at + 8
+    );
+    let verify = stderr(&ngi(&["verify", lib]));
+    assert!(
+        verify.contains(&format!(
+            "entry 5 (\"DEFLATE.TXT\"), packed at {at}: {fault}"
+        )),
+        "{verify}"
+    );
+    let cat = assert_bad(&ngi(&["cat", lib, "DEFLATE.TXT"]));
+    assert!(
+        cat.contains(&format!("entry 5 (\"DEFLATE.TXT\"): {fault}")),
+        "{cat}"
+    );
+    for err in [verify, cat] {
+        assert!(!err.contains("0x"), "{err}");
+    }
 }
 
 /// `ngi cat` into a pipe asks for a 1 MiB pipe buffer (Linux's default 64 KiB made the

@@ -142,9 +142,9 @@ fn facts(options: &Options, archive: &ArchiveFile) -> Vec<Fact> {
             facts.push(text("lookup table", "lookup_table", rsli_lookup(table)));
             let trailer = match (catalog.trailer(), options.media_trailer) {
                 (None, _) => "absent".to_string(),
-                (Some(o), true) => format!("present, overlay {o:#x} (honoured)"),
+                (Some(o), true) => format!("present, overlay {o} (honoured)"),
                 (Some(o), false) => {
-                    format!("present, overlay {o:#x} (ignored; --media-trailer honours it)")
+                    format!("present, overlay {o} (ignored; --media-trailer honours it)")
                 }
             };
             facts.push(text("media trailer", "media_trailer", trailer));

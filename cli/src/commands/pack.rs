@@ -549,7 +549,7 @@ fn pack_nres(
     for (pos, p) in planned.iter().enumerate() {
         let at = |m: String| {
             let m = crate::open::after_entry(pos, &m);
-            format!("entry {pos} (\"{}\"): {m}", names::display(&p.name))
+            format!("{}: {m}", entry_label(pos, &p.name))
         };
         let Some(file) = &p.file else {
             // A record without a payload in the data region keeps no bytes; one with a
@@ -708,7 +708,7 @@ fn pack_rsli(
     for (pos, p) in planned.iter().enumerate() {
         let at = |m: String| {
             let m = crate::open::after_entry(pos, &m);
-            format!("entry {pos} (\"{}\"): {m}", names::display(&p.name))
+            format!("{}: {m}", entry_label(pos, &p.name))
         };
         let method = p.method.unwrap_or(Method::Stored);
         if p.original.is_none() {
@@ -789,6 +789,7 @@ struct Span {
     who: String,
 }
 
+/// How pack names an entry in its errors: `entry 3 ("NAME")`, escaped as `list` shows it.
 fn entry_label(pos: usize, name: &[u8]) -> String {
     format!("entry {pos} (\"{}\")", names::display(name))
 }

@@ -128,11 +128,11 @@ fn nres_structure(
         nres::LookupTable::Canonical => {}
         nres::LookupTable::Sorted => findings.note(format_args!("lookup table: {described}")),
         nres::LookupTable::Unsorted { slot } => findings.problem(format_args!(
-            "lookup table at offset {:#x}: {described}",
+            "lookup table at offset {}: {described}",
             nres_sort_field(archive, slot)
         )),
         nres::LookupTable::OutOfRange { entry, .. } => findings.problem(format_args!(
-            "lookup table at offset {:#x}: {described}",
+            "lookup table at offset {}: {described}",
             nres_sort_field(archive, entry)
         )),
     }
@@ -154,7 +154,7 @@ fn nres_name_tails(archive: &ArchiveFile, findings: &mut Findings) {
         if stray > 0 {
             let field = archive.catalog.directory_offset() + 64 * index as u64 + 20;
             findings.note(format_args!(
-                "entry {index} (\"{}\") at offset {field:#x}: {stray} non-zero bytes after the name's NUL",
+                "entry {index} (\"{}\") at offset {field}: {stray} non-zero bytes after the name's NUL",
                 names::display(e.name())
             ));
         }
@@ -175,31 +175,31 @@ fn nres_layout(archive: &ArchiveFile, findings: &mut Findings) {
     for &(start, stop, index) in &spans {
         if start % 8 != 0 {
             findings.note(format_args!(
-                "entry {index} at offset {start:#x}: payload not aligned to 8 bytes"
+                "entry {index} at offset {start}: payload not aligned to 8 bytes"
             ));
         }
         if start < end && stop > start {
             if let Some(other) = last {
                 findings.note(format_args!(
-                    "entry {index} at offset {start:#x}: payload overlaps entry {other}'s"
+                    "entry {index} at offset {start}: payload overlaps entry {other}'s"
                 ));
             }
         } else if start >= end {
             let padded = end.next_multiple_of(8);
             if start > padded {
                 findings.note(format_args!(
-                    "offset {end:#x}: {} bytes between payloads before entry {index}",
+                    "offset {end}: {} bytes between payloads before entry {index}",
                     start - end
                 ));
             } else {
                 // At most 7 bytes of padding: read them from the file.
                 match archive.read_at(end, (start - end) as usize) {
                     Ok(bytes) if bytes.iter().any(|&b| b != 0) => findings.note(format_args!(
-                        "offset {end:#x}: non-zero padding before entry {index}"
+                        "offset {end}: non-zero padding before entry {index}"
                     )),
                     Ok(_) => {}
                     Err(e) => findings.problem(format_args!(
-                        "offset {end:#x}: cannot read the padding before entry {index}: {e}"
+                        "offset {end}: cannot read the padding before entry {index}: {e}"
                     )),
                 }
             }
@@ -212,7 +212,7 @@ fn nres_layout(archive: &ArchiveFile, findings: &mut Findings) {
     let dir = archive.catalog.directory_offset();
     if dir > end.next_multiple_of(8) {
         findings.note(format_args!(
-            "offset {end:#x}: {} bytes between the last payload and the directory",
+            "offset {end}: {} bytes between the last payload and the directory",
             dir - end
         ));
     }
@@ -235,7 +235,7 @@ fn rsli_structure(
             findings.note(format_args!("lookup table: {described}"))
         }
         rsli::LookupTable::PresortedOutOfRange { entry, .. } => findings.problem(format_args!(
-            "lookup table at offset {:#x}: {described}",
+            "lookup table at offset {}: {described}",
             32 + 32 * u64::from(entry) + 18
         )),
     }
@@ -278,7 +278,7 @@ fn entry(
             "entry {index} (\"{name}\"): {trailing} packed bytes after the end of its stream"
         )),
         Some(Err(EntryError::Archive(e))) => findings.problem(format_args!(
-            "entry {index} (\"{name}\") at offset {:#x}: {}",
+            "entry {index} (\"{name}\"), packed at {}: {}",
             row.offset,
             after_entry(index, &e)
         )),
