@@ -27,6 +27,8 @@
 //! method = "lzss"          # RsLi: method, flags, reserved bytes, unpacked size
 //! flags = 0x40
 //! sort_index = 0           # as stored
+//! key = 3                  # RsLi XOR methods: the key the packed bytes are encrypted
+//!                          # with, when it is not sort_index (no presorted flag)
 //! offset = 256             # data_offset as stored, and the packed size
 //! size = 1200
 //! sha256 = "..."
@@ -113,6 +115,12 @@ pub struct EntryRecord {
     pub unpacked_size: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort_index: Option<u32>,
+    /// RsLi, an XOR method: the key its packed bytes are encrypted with (the effective
+    /// `sort_index`), when it is not the stored `sort_index` (a library without the
+    /// presorted flag computes it from the names). `pack` needs it where entries share
+    /// packed bytes: each reads them with its own key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<u16>,
     /// `data_offset` as stored; absent for an entry added to the folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<u32>,

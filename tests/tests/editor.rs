@@ -5,6 +5,7 @@
 
 use std::cmp::Ordering;
 
+use ngi_core::codec::XorStream;
 use ngi_core::edit::{Plan, write_plan};
 use ngi_core::nres::{self, Archive, NewEntry, SortMode, Writer};
 use ngi_core::rsli::{self, Builder, Library};
@@ -537,6 +538,34 @@ fn a_re_keyed_payload_that_shares_bytes_gets_a_copy_of_its_own() {
         assert_eq!(offset(c) != offset(e), re_keyed, "{what}: C");
         assert!(!re_keyed || offset(b) != offset(c), "{what}: B and C apart");
     }
+}
+
+/// `set_source_key`: a source whose bytes of an entry are encrypted with another key
+/// than the table's (as `ngi pack` puts one back together) saves as the library itself.
+#[test]
+fn a_source_key_is_what_the_save_re_keys_from() {
+    let old = keyed_library(false, None);
+    let lib = Library::open(&old).unwrap();
+    let xor = lib.find(b"xor.txt").unwrap();
+    let e = *lib.entry(xor).unwrap();
+    let at = e.data_offset as usize;
+    let bytes = at..at + rsli::xor_len(&e) as usize;
+    assert_ne!(e.sort_index, 77);
+    let mut source = old.clone();
+    XorStream::new(e.sort_index).apply(&mut source[bytes.clone()]);
+    XorStream::new(77).apply(&mut source[bytes]);
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    assert_ne!(saved(&editor.plan().unwrap(), &source), old);
+    editor.set_source_key(xor, 77).unwrap();
+    assert_eq!(saved(&editor.plan().unwrap(), &source), old);
+    let count = lib.len() as u64;
+    assert_eq!(
+        editor.set_source_key(lib.len(), 1),
+        Err(rsli::BuildError::NoSuchEntry {
+            index: count,
+            count
+        })
+    );
 }
 
 #[test]

@@ -114,6 +114,9 @@ struct Planned {
     changed: bool,
     fields: Fields,
     sort_index: u32,
+    /// RsLi: the key the entry's kept packed bytes are encrypted with (manifest `key`, else
+    /// `sort_index`).
+    key: u16,
     /// `None` for RsLi flags that name no method (kept as they are, never packed again).
     method: Option<Method>,
     flags: u16,
@@ -234,6 +237,9 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
     if !nres && r.sort_index.is_some_and(|i| i > u32::from(u16::MAX)) {
         return Err("sort_index: RsLi holds 16 bits (at most 65535)".into());
     }
+    if nres && r.key.is_some() {
+        return Err("key: NRes payloads have no XOR key".into());
+    }
     let reserved = match &r.reserved {
         Some(hex) => from_hex(hex)
             .and_then(|b| <[u8; 4]>::try_from(b).ok())
@@ -281,6 +287,7 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
             attr3: r.attr3.unwrap_or(0),
         },
         sort_index: r.sort_index.unwrap_or(0),
+        key: r.key.unwrap_or(r.sort_index.unwrap_or(0) as u16),
         method,
         flags: method.map_or(flags, |m| (flags & !0x1E0) | m.bits()),
         reserved,
@@ -664,17 +671,26 @@ fn pack_rsli(
     }
     // Bytes no entry holds any more are dropped through a table slot each (a removed
     // entry frees its own); edited offsets or sizes leave bytes with no slot to spare.
-    if let Some(&(start, len)) = removed
-        .first()
-        .filter(|_| originals.len() + removed.len() > table)
-    {
+    // Which run is the edit's is not known here (a removed entry's bytes are one too), so
+    // the first few are named.
+    if originals.len() + removed.len() > table {
+        const SHOWN: usize = 4;
+        let mut runs: Vec<String> = removed
+            .iter()
+            .take(SHOWN)
+            .map(|(start, len)| format!("{len} at offset {start}"))
+            .collect();
+        if removed.len() > SHOWN {
+            runs.push(format!("{} more runs", removed.len() - SHOWN));
+        }
         return Err(format!(
-            "offset {start}: {len} bytes of the data region belong to no listed entry or \
-             gap now, and the table ({table} slots, {} entries listed) has too few slots \
-             left to drop them (runs of such bytes: {}); keep the offsets and sizes that \
-             unpack wrote, or delete the entry",
-            originals.len(),
-            removed.len()
+            "bytes of the data region that belong to no listed entry or gap now ({}) need \
+             a free table slot each to be dropped, and the table has {} ({table} slots, {} \
+             entries listed); keep the offsets and sizes that unpack wrote, or delete the \
+             entry",
+            runs.join(", "),
+            table - originals.len(),
+            originals.len()
         ));
     }
     let mut entries: Vec<rsli::Entry> = originals.iter().map(|p| p.rsli_entry()).collect();
@@ -701,6 +717,11 @@ fn pack_rsli(
     let file_len = region.end + trailer.len() as u64;
     let mut editor = rsli::Editor::from_entries(&header, entries, file_len, &trailer, overlay)
         .map_err(|e| e.to_string())?;
+    // The table's keys are worked out again from the names as listed, which renames and
+    // removals change; the bytes were encrypted with the keys of the archive unpacked.
+    for (i, p) in originals.iter().enumerate() {
+        editor.set_source_key(i, p.key).map_err(|e| e.to_string())?;
+    }
     editor.pack_options(PackOptions::default());
     for k in (originals.len()..table).rev() {
         editor.remove(k).map_err(|e| e.to_string())?;
@@ -750,7 +771,7 @@ fn pack_rsli(
             spans.push(Span {
                 start,
                 end,
-                from: From::Bytes(keyed(&editor, pos, plain), 0),
+                from: From::Bytes(keyed(&editor, pos, p.key, plain), 0),
                 who: entry_label(pos, &p.name),
             });
         }
@@ -761,14 +782,15 @@ fn pack_rsli(
     Ok((Built::Rsli(editor), Virtual::new(spans, region.end)?))
 }
 
-/// An unchanged entry's packed stream as the archive held it: XORed with the entry's
-/// key over the bytes its method covers. The source then holds the archive's own bytes,
-/// so that entries sharing packed bytes agree on them, and the editor re-keys only the
-/// entries whose key moves (copying those that share bytes).
-fn keyed(editor: &rsli::Editor, index: usize, mut plain: Vec<u8>) -> Vec<u8> {
+/// An unchanged entry's packed stream as the archive held it: XORed with `key` (the one
+/// the editor was given as the entry's source key) over the bytes its method covers. The
+/// source then holds the archive's own bytes, so that entries sharing packed bytes agree
+/// on them, and the editor re-keys only the entries whose key moves (copying those that
+/// share bytes).
+fn keyed(editor: &rsli::Editor, index: usize, key: u16, mut plain: Vec<u8>) -> Vec<u8> {
     if let Some(entry) = editor.entry(index) {
         let len = usize::try_from(rsli::xor_len(entry)).map_or(plain.len(), |n| n.min(plain.len()));
-        XorStream::new(entry.data_key()).apply(&mut plain[..len]);
+        XorStream::new(key).apply(&mut plain[..len]);
     }
     plain
 }
@@ -819,7 +841,7 @@ impl Virtual {
                     return Err(format!(
                         "{} and {}: they share the packed bytes at offset {at}, but their \
                          files give different bytes there",
-                        before.map_or("the bytes before", |s| &s.who),
+                        before.map_or("another entry", |s| &s.who),
                         span.who
                     ));
                 }
@@ -854,8 +876,8 @@ fn first_difference(
     let mut at = shared.start;
     while at < shared.end {
         let n = (shared.end - at).min(PIECE as u64) as usize;
-        let a = read_exact(flat, &mut before[..n], at)?;
-        let b = read_exact(std::slice::from_ref(span), &mut now[..n], at)?;
+        let a = read_filled(flat, &mut before[..n], at)?;
+        let b = read_filled(std::slice::from_ref(span), &mut now[..n], at)?;
         if let Some(i) = a.iter().zip(b).position(|(x, y)| x != y) {
             return Ok(Some(at + i as u64));
         }
@@ -865,8 +887,8 @@ fn first_difference(
 }
 
 /// `buf.len()` bytes of `spans` (sorted, not overlapping) from `offset`, zeros where none
-/// lies; the filled buffer back.
-fn read_exact<'b>(spans: &[Span], buf: &'b mut [u8], offset: u64) -> std::io::Result<&'b [u8]> {
+/// lies or a file ends short (the save itself reports a short file); the buffer back.
+fn read_filled<'b>(spans: &[Span], buf: &'b mut [u8], offset: u64) -> std::io::Result<&'b [u8]> {
     let end = offset + buf.len() as u64;
     let mut done = 0;
     while done < buf.len() {

@@ -12,7 +12,7 @@ use ngi_core::archive::{Lookup, Native};
 use ngi_core::codec::{self, PackOptions};
 use ngi_core::limits::Budget;
 use ngi_core::nres::LookupTable;
-use ngi_core::rsli;
+use ngi_core::{Method, rsli};
 use sha2::{Digest, Sha256};
 
 use super::edit::refuse_existing;
@@ -189,6 +189,8 @@ fn record_of(entry: &ngi_core::archive::Entry, overlay: u64) -> (EntryRecord, (u
             record.reserved = (e.reserved != [0; 4]).then(|| hex(&e.reserved));
             record.unpacked_size = Some(e.unpacked_size);
             record.sort_index = Some(u32::from(e.file_sort_index));
+            let xor = entry.method.is_some_and(Method::uses_xor);
+            record.key = (xor && e.sort_index != e.file_sort_index).then_some(e.data_key());
             record.offset = Some(e.data_offset);
             record.size = Some(e.packed_size);
             (u64::from(e.data_offset) + overlay, rsli::span_len(e))

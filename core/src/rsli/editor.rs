@@ -241,6 +241,23 @@ impl Editor {
         self
     }
 
+    /// Declares that the source holds entry `index`'s packed bytes encrypted with `key`
+    /// rather than with the key its record gives it (its effective `sort_index`): for a
+    /// source put back together from elsewhere, as `ngi pack` does from a folder whose
+    /// entries may have been renamed or removed since. The save re-keys from `key`. No
+    /// effect on an entry whose payload was replaced or lies outside the payload region.
+    pub fn set_source_key(&mut self, index: usize, key: u16) -> Result<(), BuildError> {
+        self.item(index)?;
+        if let Some(Item {
+            payload: Payload::Original { key: k, .. } | Payload::Moved { key: k, .. },
+            ..
+        }) = self.items.get_mut(index)
+        {
+            *k = key;
+        }
+        Ok(())
+    }
+
     /// Moves entry `from` to index `to`, the entries between shifting by one.
     pub fn move_entry(&mut self, from: usize, to: usize) -> Result<(), BuildError> {
         self.item(from)?;
