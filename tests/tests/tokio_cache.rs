@@ -174,3 +174,28 @@ fn outside_a_runtime_is_an_error_not_a_panic() {
     assert_eq!(pinned.unwrap_err().kind(), std::io::ErrorKind::Other);
     assert!(cache.is_empty());
 }
+
+/// `file_changed`: false for the file as opened and for one replaced by a rename (the old
+/// one stays open as it was), true once the open file itself is rewritten in place.
+#[tokio::test]
+async fn a_file_rewritten_in_place_reads_as_changed() {
+    let dir = Scratch::new("cache-changed");
+    let path = dir.join("a.res");
+    std::fs::write(&path, archive_with(b"first")).unwrap();
+    let archive = Archive::open(&path).await.unwrap();
+    assert!(!archive.file_changed().unwrap());
+    std::fs::write(dir.join("b.res"), archive_with(b"other")).unwrap();
+    std::fs::rename(dir.join("b.res"), &path).unwrap();
+    assert!(
+        !archive.file_changed().unwrap(),
+        "a rename leaves it as it was"
+    );
+
+    let rewritten = Archive::open(&path).await.unwrap();
+    // Same size, other bytes: the modification time tells.
+    std::thread::sleep(Duration::from_millis(20));
+    std::fs::write(&path, archive_with(b"OTHER")).unwrap();
+    assert!(rewritten.file_changed().unwrap(), "rewritten in place");
+    let memory = Archive::from_bytes(archive_with(b"x").into()).unwrap();
+    assert!(!memory.file_changed().unwrap());
+}

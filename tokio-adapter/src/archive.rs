@@ -252,6 +252,22 @@ impl Archive {
         self.shared.metadata.as_ref()
     }
 
+    /// Whether the file the archive was opened from has been written since: its size or
+    /// modification time, read from the open handle now, differ from
+    /// [`file_metadata`](Archive::file_metadata)'s. A file replaced by a rename keeps
+    /// the old one open and unchanged; one rewritten in place (`cp` over it) changes
+    /// under its readers, and bytes read across the change may mix two versions: a
+    /// server checks this after reading an entry, before it sends the last bytes.
+    /// `Ok(false)` for an archive in memory.
+    pub fn file_changed(&self) -> io::Result<bool> {
+        let (Source::File { file, .. }, Some(then)) = (&self.shared.source, &self.shared.metadata)
+        else {
+            return Ok(false);
+        };
+        let now = file.metadata()?;
+        Ok(now.len() != then.len() || now.modified().ok() != then.modified().ok())
+    }
+
     /// The options the archive was opened with.
     pub fn options(&self) -> OpenOptions {
         self.shared.options
