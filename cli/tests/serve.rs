@@ -707,6 +707,14 @@ async fn corrupt_entries_are_500_or_an_aborted_body_and_limits_refuse() {
         "{message}"
     );
 
+    // HEAD says what GET would: a small entry is decoded for it too (it was a 200).
+    let url = |name: &str| format!("{}/bad.rsli/{name}", server.url);
+    let head = http.head(url("BAD.SMALL")).send().await.unwrap();
+    assert_eq!(head.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    let head = http.head(url("GOOD.TXT")).send().await.unwrap();
+    assert_eq!(head.status(), StatusCode::OK);
+    assert_eq!(head.headers()[header::CONTENT_LENGTH], "10");
+
     let large = fetch(&http, &server, "/bad.rsli/BAD.LARGE").await;
     // The status line went before the fault: 200, and a body cut short.
     assert_eq!(large.status(), StatusCode::OK);
@@ -1018,6 +1026,178 @@ async fn a_file_replaced_on_disk_is_served_fresh() {
     assert_eq!(body, b"second, longer version");
     assert_ne!(before[header::ETAG], after[header::ETAG]);
     assert!(server.stop().success());
+}
+
+/// An entry is the archive author's content: an HTML one must not run script as the
+/// server's own pages (`Content-Security-Policy: sandbox`). An index is digits only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn entries_are_sandboxed_and_an_index_is_digits() {
+    let dir = folder("sandbox");
+    let mut b = Builder::new();
+    b.add(b"X.HTML", Method::Stored, b"<script>alert(1)</script>")
+        .unwrap();
+    fs::write(dir.join("x.rsli"), b.build().unwrap()).unwrap();
+    let server = Server::start(&dir, &[]);
+    let http = client();
+    for path in ["/x.rsli/X.HTML", "/x.rsli/?index=0"] {
+        let (status, headers, body) = get(&http, &format!("{}{path}", server.url), &[]).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(headers[header::CONTENT_TYPE], "text/html", "{path}");
+        assert_eq!(
+            headers[header::CONTENT_SECURITY_POLICY],
+            "sandbox",
+            "{path}"
+        );
+        assert_eq!(body, b"<script>alert(1)</script>");
+    }
+    for index in ["+0", "-0", " 0", "0x0"] {
+        let response = http
+            .get(format!("{}/x.rsli/", server.url))
+            .query(&[("index", index)])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "index={index}");
+    }
+    assert!(server.stop().success());
+}
+
+/// A file rewritten in place (not replaced by a rename) while an entry of it is sent: the
+/// bytes read may mix two versions under the old `ETag`, so the body is cut short, never
+/// ended as if whole. The next request reads the new file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_archive_rewritten_in_place_mid_body_aborts_it() {
+    let dir = folder("rewritten");
+    let path = dir.join("huge.rsli");
+    fs::write(&path, huge_library()).unwrap();
+    let mut b = Builder::new();
+    b.add(b"HUGE.RAW", Method::Stored, &vec![0xA5; 64 << 20])
+        .unwrap();
+    let second = b.build().unwrap();
+    let server = Server::start(&dir, &[]);
+    let http = client();
+    let mut response = fetch(&http, &server, "/huge.rsli/HUGE.RAW").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut got = response.chunk().await.unwrap().unwrap().len();
+    // Same size, same inode, never shorter (no truncation, which would fail the reads
+    // on its own): only the contents and the modification time change.
+    {
+        use std::io::Write;
+        let mut file = fs::OpenOptions::new().write(true).open(&path).unwrap();
+        file.write_all(&second).unwrap();
+    }
+    let outcome = loop {
+        match tokio::time::timeout(PATIENCE, response.chunk())
+            .await
+            .expect("in time")
+        {
+            Ok(Some(chunk)) => got += chunk.len(),
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(e),
+        }
+    };
+    assert!(outcome.is_err(), "the body ended cleanly after {got} bytes");
+    assert!(got < 64 << 20, "{got}");
+    let (status, _, body) = get(
+        &http,
+        &format!("{}/huge.rsli/HUGE.RAW", server.url),
+        &[("range", "bytes=0-3")],
+    )
+    .await;
+    assert_eq!((status, body), (StatusCode::PARTIAL_CONTENT, vec![0xA5; 4]));
+    let status = status_of(&http, &server).await;
+    assert_eq!(status["open_streams"], 0);
+    assert!(server.stop().success());
+}
+
+/// Under a small open-file limit, connections beyond what it holds wait in the listen
+/// queue instead of being accepted and starving the requests of file descriptors (with
+/// `ulimit -n 160` and the default `--max-connections 1024`, a request on a connection
+/// accepted before a flood of idle ones got "Too many open files", and `/` an empty list).
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_fit_the_open_file_limit() {
+    // Past the 160 files the server may open: connects beyond the bound (32 under it)
+    // and the listen queue wait, so each is a task of its own, none awaited. Few enough
+    // to leave the other tests of this binary their sockets.
+    const FLOOD: usize = 200;
+    if open_files_at_least(FLOOD as u64 + 600) < FLOOD as u64 + 100 {
+        eprintln!("skipped: this process may not open {FLOOD} sockets");
+        return;
+    }
+    let dir = folder("nofile");
+    fs::write(dir.join("a.rsli"), samples::rsli()).unwrap();
+    let server = Server::start_under("ulimit -n 160", &dir);
+    let host = server.url.strip_prefix("http://").unwrap().to_owned();
+    let first = tokio::net::TcpStream::connect(&host).await.unwrap();
+    let second = tokio::net::TcpStream::connect(&host).await.unwrap();
+    // Accepted before the flood (the listen queue would otherwise hold them too).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let idle: Vec<_> = (0..FLOOD)
+        .map(|_| {
+            let host = host.clone();
+            tokio::spawn(async move {
+                let socket = tokio::net::TcpStream::connect(&host).await;
+                // Held open, sending nothing, until the test aborts the task.
+                std::future::pending::<()>().await;
+                drop(socket);
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    for (mut socket, target, want) in [
+        (first, "/a.rsli/README.TXT", "ngi sample"),
+        (second, "/", "a.rsli"),
+    ] {
+        let request = format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+        socket.write_all(request.as_bytes()).await.unwrap();
+        let mut response = Vec::new();
+        tokio::time::timeout(PATIENCE, socket.read_to_end(&mut response))
+            .await
+            .expect("answered in time")
+            .unwrap();
+        let text = String::from_utf8_lossy(&response);
+        assert!(text.starts_with("HTTP/1.1 200 "), "{target}: {text}");
+        assert!(text.contains(want), "{target}: {text}");
+    }
+    for task in idle {
+        task.abort();
+    }
+    assert!(server.stop().success());
+}
+
+/// A second SIGTERM (or Ctrl-C) stops the server at once, without waiting out
+/// `--shutdown-timeout` for a response a client stopped reading.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_signal_stops_at_once() {
+    let dir = folder("second-signal");
+    fs::write(dir.join("huge.rsli"), huge_library()).unwrap();
+    let mut server = Server::start(&dir, &["--shutdown-timeout", "300"]);
+    let http = client();
+    let mut stalled = fetch(&http, &server, "/huge.rsli/HUGE.RAW").await;
+    assert!(stalled.chunk().await.unwrap().is_some());
+    let started = Instant::now();
+    signal(server.pid(), "TERM");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        server.child.try_wait().unwrap().is_none(),
+        "waits for the stalled body"
+    );
+    signal(server.pid(), "INT");
+    let deadline = Instant::now() + PATIENCE;
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the second signal did not stop it"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success());
+    assert!(started.elapsed() < PATIENCE, "{:?}", started.elapsed());
+    drop(stalled);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

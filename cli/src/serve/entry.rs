@@ -236,6 +236,12 @@ pub async fn respond(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
+    // An entry is whatever the archive's author put in it: an HTML or SVG one opened in a
+    // browser must not run script as this server's own pages.
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("sandbox"),
+    );
     let range = request
         .get(header::RANGE)
         .and_then(|v| v.to_str().ok())
@@ -265,7 +271,10 @@ pub async fn respond(
     response
         .headers_mut()
         .insert(header::CONTENT_LENGTH, HeaderValue::from(end - start));
-    if head {
+    let buffered = size <= shared.settings.buffer_up_to;
+    // A small entry is decoded for HEAD too, so that HEAD says what GET would: a corrupt
+    // one is a 500 either way (a large one is only found out while streaming).
+    if head && !buffered {
         return response;
     }
     let Ok(permit) = Arc::clone(&shared.streams).try_acquire_owned() else {
@@ -280,9 +289,13 @@ pub async fn respond(
             .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         return busy;
     };
-    shared.counters.streams.fetch_add(1, Ordering::Relaxed);
-    let body = if size <= shared.settings.buffer_up_to {
+    if !head {
+        shared.counters.streams.fetch_add(1, Ordering::Relaxed);
+    }
+    let body = if buffered {
         match archive.read(index).await {
+            Ok(_) if changed(archive) => return rewritten(&about),
+            Ok(_) if head => Body::empty(),
             // The permit goes with the decoded bytes' last use here: nothing is decoding.
             Ok(bytes) => Body::from(Bytes::from(bytes).slice(start as usize..end as usize)),
             Err(e) => {
@@ -294,6 +307,7 @@ pub async fn respond(
         match archive.reader_from(index, start) {
             Ok(reader) => Body::from_stream(Streamed {
                 reader,
+                archive: archive.clone(),
                 left: end - start,
                 check_end: end == size,
                 chunk: BytesMut::new(),
@@ -311,6 +325,25 @@ pub async fn respond(
     response
 }
 
+/// Whether the archive's file was written since it was opened (or cannot be told): the
+/// bytes read may mix two versions, and must not go out under the old validators.
+fn changed(archive: &Archive) -> bool {
+    archive.file_changed().unwrap_or(true)
+}
+
+/// The answer when the file changed under a buffered read: the next request opens the
+/// new file.
+fn rewritten(about: &str) -> Response {
+    tracing::warn!(target: "ngi::serve", "{about}: the archive was rewritten while it was read");
+    let mut busy = error_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!("{about}: the archive was rewritten while it was read; try again"),
+    );
+    busy.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    busy
+}
+
 /// `Content-Type` from the name's extension, `application/octet-stream` otherwise.
 fn content_type(name: &[u8]) -> HeaderValue {
     let name = String::from_utf8_lossy(name);
@@ -325,12 +358,15 @@ fn content_type(name: &[u8]) -> HeaderValue {
 /// goes away: hyper drops the body with the connection), so the open-stream count is
 /// exact.
 ///
-/// When the body runs to the entry's end, its last chunk is held back until the decoder
-/// has confirmed the end of the packed stream (a Deflate stream whose last block is cut,
-/// say, fails only there): hyper stops polling a body once `Content-Length` bytes are out,
-/// so a fault found after them would never reach the client.
+/// The last chunk is held back until the archive's file is known not to have been
+/// written since it was opened (bytes read across an in-place rewrite may mix two
+/// versions, under the old `ETag`), and, when the body runs to the entry's end, until the
+/// decoder has confirmed the end of the packed stream (a Deflate stream whose last block
+/// is cut, say, fails only there): hyper stops polling a body once `Content-Length`
+/// bytes are out, so a fault found after them would never reach the client.
 struct Streamed {
     reader: EntryReader,
+    archive: Archive,
     /// Bytes still to send.
     left: u64,
     check_end: bool,
@@ -376,13 +412,17 @@ impl Stream for Streamed {
                 return Poll::Ready(None);
             }
             if this.last.is_some() {
-                return match ready!(this.poll_end(cx)) {
-                    Ok(()) => {
-                        this.done = true;
-                        Poll::Ready(this.last.take().map(Ok))
+                if this.check_end {
+                    if let Err(e) = ready!(this.poll_end(cx)) {
+                        return this.fail(e);
                     }
-                    Err(e) => this.fail(e),
-                };
+                }
+                if changed(&this.archive) {
+                    let e = io::Error::other("the archive was rewritten while it was sent");
+                    return this.fail(e);
+                }
+                this.done = true;
+                return Poll::Ready(this.last.take().map(Ok));
             }
             if this.left == 0 {
                 this.done = true;
@@ -405,7 +445,7 @@ impl Stream for Streamed {
             if this.chunk.len() == want {
                 this.left -= want as u64;
                 let chunk = std::mem::take(&mut this.chunk).freeze();
-                if this.left == 0 && this.check_end {
+                if this.left == 0 {
                     this.last = Some(chunk);
                     continue;
                 }

@@ -169,7 +169,9 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
     tracing::info!(target: "ngi::serve", "serving {} on http://{local}", shared.root.display());
     let app = routes::router(Arc::clone(&shared));
     let graceful = GracefulShutdown::new();
-    let connections = Arc::new(Semaphore::new(settings.max_connections));
+    let connections = Arc::new(Semaphore::new(connections_that_fit(
+        settings.max_connections,
+    )));
     let mut stop = std::pin::pin!(shutdown_signal());
     loop {
         let permit = tokio::select! {
@@ -218,8 +220,52 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
                 settings.shutdown_timeout
             );
         }
+        // As a user at a terminal expects of a second Ctrl-C.
+        () = shutdown_signal() => {
+            tracing::warn!(
+                target: "ngi::serve",
+                "stopped at a second signal with responses still in flight"
+            );
+        }
     }
     Ok(())
+}
+
+/// Open files the server needs beyond one socket per connection: the listener, the
+/// runtime's, the archives the cache keeps open, the files the blocking pool reads.
+#[cfg(target_os = "linux")]
+const RESERVED_FILES: u64 = 128;
+
+/// `wanted` connections, or fewer where the open-file limit would run out before them
+/// (after raising it to its hard maximum, as a process may): past it, accepting fails and
+/// a request on a connection already accepted cannot open its archive (a 500, "Too many
+/// open files"), where connections beyond the bound wait in the listen queue. The
+/// default 1024 does not fit the soft limit of 1024 many systems give a process.
+fn connections_that_fit(wanted: usize) -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+        let limit = getrlimit(Resource::Nofile);
+        if limit.current < limit.maximum {
+            let raised = Rlimit {
+                current: limit.maximum,
+                maximum: limit.maximum,
+            };
+            let _ = setrlimit(Resource::Nofile, raised);
+        }
+        if let Some(files) = getrlimit(Resource::Nofile).current {
+            let fit =
+                usize::try_from(files.saturating_sub(RESERVED_FILES).max(1)).unwrap_or(usize::MAX);
+            if fit < wanted {
+                tracing::warn!(
+                    target: "ngi::serve",
+                    "--max-connections {wanted} lowered to {fit}: the open-file limit is {files}"
+                );
+                return fit;
+            }
+        }
+    }
+    wanted
 }
 
 /// SIGINT (Ctrl-C) or, on Unix, SIGTERM.

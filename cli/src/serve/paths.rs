@@ -121,10 +121,10 @@ fn is_plain_name(name: &[u8]) -> bool {
 }
 
 /// Whether the file starts with a magic the core's opener knows (`NRes`, `NL`).
-pub fn has_archive_magic(path: &Path) -> bool {
+fn archive_magic(path: &Path) -> std::io::Result<bool> {
     let mut head = Vec::with_capacity(4);
-    let read = File::open(path).and_then(|f| f.take(4).read_to_end(&mut head));
-    read.is_ok() && ngi_core::archive::detect(&head).is_some()
+    File::open(path).and_then(|f| f.take(4).read_to_end(&mut head))?;
+    Ok(ngi_core::archive::detect(&head).is_some())
 }
 
 /// Strict percent-decoding: `%` must be followed by two hex digits.
@@ -209,53 +209,91 @@ pub const MAX_LISTED: usize = 100_000;
 /// The archives under `root` (canonical), recursively, by path; hidden names skipped,
 /// symlinks followed only where they stay inside the folder, each folder visited once.
 /// Blocking.
-pub fn archives(root: &Path) -> Vec<Listed> {
+/// Fails only where the listing would be wrong, not merely shorter: a name that went
+/// away or may not be read is left out, as before, but a fault of the system (out of
+/// file descriptors, say) is an error rather than an index that leaves archives out.
+pub fn archives(root: &Path) -> std::io::Result<Vec<Listed>> {
     let mut found = Vec::new();
     let mut seen = std::collections::HashSet::new();
     seen.insert(root.to_path_buf());
-    walk(root, root, &mut Vec::new(), &mut seen, &mut found);
+    let mut walker = Walk {
+        root,
+        seen: &mut seen,
+        found: &mut found,
+        fault: None,
+    };
+    walker.walk(root, &mut Vec::new());
+    if let Some(e) = walker.fault {
+        return Err(e);
+    }
     found.sort_by(|a, b| a.path.cmp(&b.path));
-    found
+    Ok(found)
 }
 
-fn walk(
-    root: &Path,
-    dir: &Path,
-    trail: &mut Vec<Vec<u8>>,
-    seen: &mut std::collections::HashSet<PathBuf>,
-    found: &mut Vec<Listed>,
-) {
-    let Ok(read) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut names: Vec<Vec<u8>> = read.flatten().map(|e| os_bytes(&e.file_name())).collect();
-    names.sort();
-    for name in names {
-        if found.len() >= MAX_LISTED || !is_plain_name(&name) {
-            continue;
+struct Walk<'w> {
+    root: &'w Path,
+    seen: &'w mut std::collections::HashSet<PathBuf>,
+    found: &'w mut Vec<Listed>,
+    fault: Option<std::io::Error>,
+}
+
+impl Walk<'_> {
+    /// `result`'s value, or `None` after keeping its error unless it only means the name
+    /// is gone or not ours to read.
+    fn ok<T>(&mut self, result: std::io::Result<T>) -> Option<T> {
+        use std::io::ErrorKind::{NotFound, PermissionDenied};
+        match result {
+            Ok(value) => Some(value),
+            Err(e) if matches!(e.kind(), NotFound | PermissionDenied) => None,
+            Err(e) => {
+                self.fault.get_or_insert(e);
+                None
+            }
         }
-        let Ok(resolved) = dir.join(os_str(&name)).canonicalize() else {
-            continue;
+    }
+
+    fn walk(&mut self, dir: &Path, trail: &mut Vec<Vec<u8>>) {
+        let Some(read) = self.ok(std::fs::read_dir(dir)) else {
+            return;
         };
-        let Ok(meta) = std::fs::metadata(&resolved) else {
-            continue;
+        let mut names: Vec<Vec<u8>> = Vec::new();
+        for entry in read {
+            if let Some(entry) = self.ok(entry) {
+                names.push(os_bytes(&entry.file_name()));
+            }
+        }
+        names.sort();
+        for name in names {
+            if self.found.len() >= MAX_LISTED || !is_plain_name(&name) || self.fault.is_some() {
+                continue;
+            }
+            self.visit(dir, name, trail);
+        }
+    }
+
+    fn visit(&mut self, dir: &Path, name: Vec<u8>, trail: &mut Vec<Vec<u8>>) {
+        let Some(resolved) = self.ok(dir.join(os_str(&name)).canonicalize()) else {
+            return;
         };
-        if !resolved.starts_with(root) {
-            continue;
+        let Some(meta) = self.ok(std::fs::metadata(&resolved)) else {
+            return;
+        };
+        if !resolved.starts_with(self.root) {
+            return;
         }
         trail.push(name);
         if meta.is_dir() {
-            if trail.len() < MAX_DEPTH && seen.insert(resolved.clone()) {
-                walk(root, &resolved, trail, seen, found);
+            if trail.len() < MAX_DEPTH && self.seen.insert(resolved.clone()) {
+                self.walk(&resolved, trail);
             }
-        } else if meta.is_file() && has_archive_magic(&resolved) {
+        } else if meta.is_file() && self.ok(archive_magic(&resolved)) == Some(true) {
             let path = trail
                 .iter()
                 .map(|n| String::from_utf8_lossy(n).into_owned())
                 .collect::<Vec<_>>()
                 .join("/");
             let href: Vec<String> = trail.iter().map(|n| encode(n)).collect();
-            found.push(Listed {
+            self.found.push(Listed {
                 path,
                 href: format!("/{}/", href.join("/")),
             });

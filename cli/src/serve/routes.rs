@@ -107,11 +107,11 @@ async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
             match query(request, "index") {
                 None => listing(shared, request, &located, &archive).await,
                 Some(Err(r)) => refusal(r),
-                Some(Ok(text)) => match text.parse::<usize>() {
-                    Ok(i) => {
+                Some(Ok(text)) => match whole_number(&text) {
+                    Some(i) => {
                         entry::respond(shared, &archive, &located, i, &request.headers, head).await
                     }
-                    Err(_) => error_response(
+                    None => error_response(
                         StatusCode::BAD_REQUEST,
                         format!("index={text:?}: an index is a whole number"),
                     ),
@@ -139,6 +139,14 @@ async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
             }
         }
     }
+}
+
+/// Digits only, as an index is written (`parse` would also take "+1").
+fn whole_number(text: &str) -> Option<usize> {
+    text.bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| text.parse().ok())
+        .flatten()
 }
 
 fn gone(located: &Located) -> Response {
@@ -179,12 +187,13 @@ fn is_not_an_archive(e: &std::io::Error) -> bool {
 async fn index(shared: &Arc<Shared>, request: &Parts) -> Response {
     let html = wants_html(&request.headers);
     let root = shared.root.clone();
-    let mut response = bulk(shared, move || {
-        let listed = paths::archives(&root);
-        if html {
-            html_response(html::index_page(&listed))
-        } else {
-            json_response(serde_json::to_vec(&listed))
+    let mut response = bulk(shared, move || match paths::archives(&root) {
+        Ok(listed) if html => html_response(html::index_page(&listed)),
+        Ok(listed) => json_response(serde_json::to_vec(&listed)),
+        Err(e) => {
+            let message = format!("listing the folder: {e}");
+            tracing::warn!(target: "ngi::serve", "{message}");
+            error_response(StatusCode::INTERNAL_SERVER_ERROR, message)
         }
     })
     .await;
