@@ -576,15 +576,8 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 /// One raw HTTP/1.1 request (clients would tidy `..` and `//` away): status and body.
 async fn raw_get(url: &str, target: &str) -> (u16, String) {
     let host = url.strip_prefix("http://").unwrap();
-    let mut socket = tokio::net::TcpStream::connect(host).await.unwrap();
-    let request = format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
-    socket.write_all(request.as_bytes()).await.unwrap();
-    let mut response = Vec::new();
-    tokio::time::timeout(PATIENCE, socket.read_to_end(&mut response))
-        .await
-        .expect("answered in time")
-        .unwrap();
-    let text = String::from_utf8_lossy(&response).into_owned();
+    let socket = tokio::net::TcpStream::connect(host).await.unwrap();
+    let text = raw_exchange(socket, host, target).await;
     let status = text
         .split(' ')
         .nth(1)
@@ -595,6 +588,19 @@ async fn raw_get(url: &str, target: &str) -> (u16, String) {
         .map(|(_, b)| b.to_owned())
         .unwrap_or_default();
     (status, body)
+}
+
+/// `GET target` on `socket` to `host`, the connection closed after it: the whole
+/// response, read within the bound.
+async fn raw_exchange(mut socket: tokio::net::TcpStream, host: &str, target: &str) -> String {
+    let request = format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    socket.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    tokio::time::timeout(PATIENCE, socket.read_to_end(&mut response))
+        .await
+        .expect("answered in time")
+        .unwrap();
+    String::from_utf8_lossy(&response).into_owned()
 }
 
 /// `GET path` of the server.
@@ -1145,18 +1151,11 @@ async fn connections_fit_the_open_file_limit() {
         })
         .collect();
     tokio::time::sleep(Duration::from_millis(1000)).await;
-    for (mut socket, target, want) in [
+    for (socket, target, want) in [
         (first, "/a.rsli/README.TXT", "ngi sample"),
         (second, "/", "a.rsli"),
     ] {
-        let request = format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
-        socket.write_all(request.as_bytes()).await.unwrap();
-        let mut response = Vec::new();
-        tokio::time::timeout(PATIENCE, socket.read_to_end(&mut response))
-            .await
-            .expect("answered in time")
-            .unwrap();
-        let text = String::from_utf8_lossy(&response);
+        let text = raw_exchange(socket, &host, target).await;
         assert!(text.starts_with("HTTP/1.1 200 "), "{target}: {text}");
         assert!(text.contains(want), "{target}: {text}");
     }
