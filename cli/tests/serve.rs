@@ -773,6 +773,16 @@ async fn corrupt_entries_are_500_or_an_aborted_body_and_limits_refuse() {
     let status = status_of(&http, &server).await;
     assert_eq!(status["open_streams"], 0);
     assert!(server.stop().success());
+
+    // Streamed from the first byte (`--buffer-up-to 0`), a fault in the first chunk is
+    // still a 500 (it was a reply with nothing in it), and a good entry streams whole.
+    let streaming = Server::start(&dir, &["--buffer-up-to", "0"]);
+    let small = fetch(&http, &streaming, "/bad.rsli/BAD.SMALL").await;
+    assert_eq!(small.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    let good = fetch(&http, &streaming, "/bad.rsli/GOOD.TXT").await;
+    assert_eq!(good.bytes().await.unwrap(), &b"still fine"[..]);
+    assert_eq!(status_of(&http, &streaming).await["open_streams"], 0);
+    assert!(streaming.stop().success());
 }
 
 /// FNV-1a, to check bodies without keeping them.

@@ -305,17 +305,35 @@ pub async fn respond(
         }
     } else {
         match archive.reader_from(index, start) {
-            Ok(reader) => Body::from_stream(Streamed {
-                reader,
-                archive: archive.clone(),
-                left: end - start,
-                check_end: end == size,
-                chunk: BytesMut::new(),
-                last: None,
-                done: false,
-                about,
-                _permit: permit,
-            }),
+            Ok(reader) => {
+                let mut streamed = Streamed {
+                    reader,
+                    archive: archive.clone(),
+                    left: end - start,
+                    check_end: end == size,
+                    chunk: BytesMut::new(),
+                    first: None,
+                    last: None,
+                    done: false,
+                    yielded: false,
+                    about,
+                    _permit: permit,
+                };
+                // The first chunk before the status line: a fault in it is still a 500,
+                // where after the headers it could only abort the connection (with
+                // `--buffer-up-to 0`, a reply with nothing in it at all).
+                match std::future::poll_fn(|cx| Pin::new(&mut streamed).poll_next(cx)).await {
+                    Some(Err(e)) => {
+                        let message = format!("{}: {e}", streamed.about);
+                        tracing::warn!(target: "ngi::serve", "{message}");
+                        return error_response(StatusCode::INTERNAL_SERVER_ERROR, message);
+                    }
+                    Some(Ok(chunk)) => streamed.first = Some(chunk),
+                    None => {}
+                }
+                streamed.yielded = false;
+                Body::from_stream(streamed)
+            }
             Err(e) => {
                 return error_response(StatusCode::INTERNAL_SERVER_ERROR, format!("{about}: {e}"));
             }
@@ -371,9 +389,13 @@ struct Streamed {
     left: u64,
     check_end: bool,
     chunk: BytesMut,
+    /// The first chunk, read before the status line, until the body is polled.
+    first: Option<Bytes>,
     /// The last chunk, while the end is being checked.
     last: Option<Bytes>,
     done: bool,
+    /// Whether a chunk went out to the client: a fault after it aborts the body.
+    yielded: bool,
     about: String,
     _permit: OwnedSemaphorePermit,
 }
@@ -381,7 +403,10 @@ struct Streamed {
 impl Streamed {
     fn fail(&mut self, e: io::Error) -> Poll<Option<io::Result<Bytes>>> {
         // The status line is long gone: the connection is aborted, and the log says why.
-        tracing::warn!(target: "ngi::serve", "{}: aborted mid-body: {e}", self.about);
+        // (Before the first chunk, the caller answers 500 and logs it.)
+        if self.yielded {
+            tracing::warn!(target: "ngi::serve", "{}: aborted mid-body: {e}", self.about);
+        }
         self.done = true;
         Poll::Ready(Some(Err(e)))
     }
@@ -407,6 +432,10 @@ impl Stream for Streamed {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
+        if let Some(chunk) = this.first.take() {
+            this.yielded = true;
+            return Poll::Ready(Some(Ok(chunk)));
+        }
         loop {
             if this.done {
                 return Poll::Ready(None);
@@ -422,6 +451,7 @@ impl Stream for Streamed {
                     return this.fail(e);
                 }
                 this.done = true;
+                this.yielded = true;
                 return Poll::Ready(this.last.take().map(Ok));
             }
             if this.left == 0 {
@@ -449,6 +479,7 @@ impl Stream for Streamed {
                     this.last = Some(chunk);
                     continue;
                 }
+                this.yielded = true;
                 return Poll::Ready(Some(Ok(chunk)));
             }
         }
