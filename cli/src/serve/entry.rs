@@ -323,6 +323,7 @@ pub async fn respond(
                 // where after the headers it could only abort the connection (with
                 // `--buffer-up-to 0`, a reply with nothing in it at all).
                 match std::future::poll_fn(|cx| Pin::new(&mut streamed).poll_next(cx)).await {
+                    Some(Err(_)) if changed(archive) => return rewritten(&streamed.about),
                     Some(Err(e)) => {
                         let message = format!("{}: {e}", streamed.about);
                         tracing::warn!(target: "ngi::serve", "{message}");
@@ -344,7 +345,9 @@ pub async fn respond(
 }
 
 /// Whether the archive's file was written since it was opened (or cannot be told): the
-/// bytes read may mix two versions, and must not go out under the old validators.
+/// bytes read may mix two versions, and must not go out under the old validators. Its
+/// size or modification time tell (so a `touch` counts, and a rewrite within the
+/// granularity of the filesystem's times goes unseen).
 fn changed(archive: &Archive) -> bool {
     archive.file_changed().unwrap_or(true)
 }
@@ -478,6 +481,11 @@ impl Stream for Streamed {
                 if this.left == 0 {
                     this.last = Some(chunk);
                     continue;
+                }
+                // Each chunk, so that a long transfer stops soon after a rewrite.
+                if changed(&this.archive) {
+                    let e = io::Error::other("the archive was rewritten while it was sent");
+                    return this.fail(e);
                 }
                 this.yielded = true;
                 return Poll::Ready(Some(Ok(chunk)));

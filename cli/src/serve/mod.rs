@@ -125,14 +125,18 @@ pub fn run(settings: &Serve) -> Result<(), Failure> {
     let mut options = OpenOptions::DEFAULT;
     options.limits = settings.limits;
     options.media_trailer = settings.media_trailer;
+    let mut settings = settings.clone();
+    let (max_open, connections) = fit_open_files(settings.max_connections);
+    settings.max_connections = connections;
     let shared = Arc::new(Shared {
         root,
         cache: Cache::new()
             .with_idle(settings.cache_idle)
+            .with_max_open(max_open)
             .with_options(options),
         streams: Arc::new(Semaphore::new(settings.max_streams)),
         bulk: Semaphore::new(BULK_AT_ONCE),
-        settings: settings.clone(),
+        settings,
         counters: Counters::default(),
     });
     let served = runtime.block_on(serve(shared));
@@ -169,9 +173,7 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
     tracing::info!(target: "ngi::serve", "serving {} on http://{local}", shared.root.display());
     let app = routes::router(Arc::clone(&shared));
     let graceful = GracefulShutdown::new();
-    let connections = Arc::new(Semaphore::new(connections_that_fit(
-        settings.max_connections,
-    )));
+    let connections = Arc::new(Semaphore::new(settings.max_connections));
     let mut stop = std::pin::pin!(shutdown_signal());
     loop {
         let permit = tokio::select! {
@@ -231,17 +233,20 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Open files the server needs beyond one socket per connection: the listener, the
-/// runtime's, the archives the cache keeps open, the files the blocking pool reads.
+/// Open files the server needs beyond one socket per connection and the archives the
+/// cache keeps open: the listener, the runtime's, the files the blocking pool reads.
 #[cfg(target_os = "linux")]
-const RESERVED_FILES: u64 = 128;
+const RESERVED_FILES: u64 = 64;
 
-/// `wanted` connections, or fewer where the open-file limit would run out before them
-/// (after raising it to its hard maximum, as a process may): past it, accepting fails and
-/// a request on a connection already accepted cannot open its archive (a 500, "Too many
+/// The archives the cache may keep open and the connections to take, for `wanted`
+/// connections: fewer of both where the open-file limit (raised first to its hard
+/// maximum, as a process may) would run out before them. Past it, accepting fails and a
+/// request on a connection already accepted cannot open its archive (a 500, "Too many
 /// open files"), where connections beyond the bound wait in the listen queue. The
-/// default 1024 does not fit the soft limit of 1024 many systems give a process.
-fn connections_that_fit(wanted: usize) -> usize {
+/// default 1024 connections do not fit the soft limit of 1024 many systems give a
+/// process. The cache gets a quarter of the files at most, the connections what is left.
+fn fit_open_files(wanted: usize) -> (usize, usize) {
+    let max_open = ngi_tokio::DEFAULT_MAX_OPEN;
     #[cfg(target_os = "linux")]
     {
         use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
@@ -254,18 +259,20 @@ fn connections_that_fit(wanted: usize) -> usize {
             let _ = setrlimit(Resource::Nofile, raised);
         }
         if let Some(files) = getrlimit(Resource::Nofile).current {
-            let fit =
-                usize::try_from(files.saturating_sub(RESERVED_FILES).max(1)).unwrap_or(usize::MAX);
+            let open = (max_open as u64).min(files / 4).max(1);
+            let left = files.saturating_sub(open + RESERVED_FILES).max(1);
+            let fit = usize::try_from(left).unwrap_or(usize::MAX).min(wanted);
             if fit < wanted {
                 tracing::warn!(
                     target: "ngi::serve",
-                    "--max-connections {wanted} lowered to {fit}: the open-file limit is {files}"
+                    "--max-connections {wanted} lowered to {fit}, and at most {open} archives \
+                     kept open: the open-file limit is {files}"
                 );
-                return fit;
             }
+            return (open as usize, fit);
         }
     }
-    wanted
+    (max_open, wanted)
 }
 
 /// SIGINT (Ctrl-C) or, on Unix, SIGTERM.

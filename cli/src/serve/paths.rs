@@ -238,17 +238,20 @@ struct Walk<'w> {
 }
 
 impl Walk<'_> {
-    /// `result`'s value, or `None` after keeping its error unless it only means the name
-    /// is gone or not ours to read.
+    /// `result`'s value, or `None`; its error is kept when it is the system's (out of
+    /// file descriptors or memory), where the listing would leave out archives that are
+    /// there. Any other error is that name's own (gone, not ours to read, a symlink loop
+    /// or through a file), and only that name is left out.
     fn ok<T>(&mut self, result: std::io::Result<T>) -> Option<T> {
-        use std::io::ErrorKind::{NotFound, PermissionDenied};
+        /// EMFILE, ENFILE, ENOMEM (the same numbers on Linux and the BSDs).
+        const SYSTEM: [i32; 3] = [24, 23, 12];
         match result {
             Ok(value) => Some(value),
-            Err(e) if matches!(e.kind(), NotFound | PermissionDenied) => None,
-            Err(e) => {
+            Err(e) if e.raw_os_error().is_some_and(|n| SYSTEM.contains(&n)) => {
                 self.fault.get_or_insert(e);
                 None
             }
+            Err(_) => None,
         }
     }
 
