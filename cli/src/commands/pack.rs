@@ -663,36 +663,7 @@ fn pack_rsli(
     };
     let payloads = payload_ranges(&originals, range, &spans)?;
     let removed = removed_runs(region.clone(), &payloads, &spans, 1);
-    if originals.len() > table {
-        return Err(format!(
-            "data_start: a table of {table} entries cannot hold the {} listed",
-            originals.len()
-        ));
-    }
-    // Bytes no entry holds any more are dropped through a table slot each (a removed
-    // entry frees its own); edited offsets or sizes leave bytes with no slot to spare.
-    // Which run is the edit's is not known here (a removed entry's bytes are one too), so
-    // the first few are named.
-    if originals.len() + removed.len() > table {
-        const SHOWN: usize = 4;
-        let mut runs: Vec<String> = removed
-            .iter()
-            .take(SHOWN)
-            .map(|(start, len)| format!("{len} at offset {start}"))
-            .collect();
-        if removed.len() > SHOWN {
-            runs.push(format!("{} more runs", removed.len() - SHOWN));
-        }
-        return Err(format!(
-            "bytes of the data region that belong to no listed entry or gap now ({}) need \
-             a free table slot each to be dropped, and the table has {} ({table} slots, {} \
-             entries listed); keep the offsets and sizes that unpack wrote, or delete the \
-             entry",
-            runs.join(", "),
-            table - originals.len(),
-            originals.len()
-        ));
-    }
+    table_room(table, originals.len(), &removed)?;
     let mut entries: Vec<rsli::Entry> = originals.iter().map(|p| p.rsli_entry()).collect();
     let placeholder = |start: u64, len: u64| -> Result<rsli::Entry, String> {
         let stored = start
@@ -744,30 +715,9 @@ fn pack_rsli(
                 .replace_with(pos, method, &read_file(file).map_err(at)?)
                 .map_err(|e| at(e.to_string()))?;
         } else if let Some((start, end)) = range(p) {
-            let plain = match (&p.packed, &p.file) {
-                (Some(packed), _) => read_file(packed).map_err(at)?,
-                (None, Some(file)) => codec::pack(
-                    method,
-                    0,
-                    &read_file(file).map_err(at)?,
-                    &PackOptions::default(),
-                )
-                .map_err(|e| at(e.to_string()))?,
-                // Its packed bytes would come back as zeros, as an NRes payload would.
-                (None, None) if end > start => {
-                    return Err(at(
-                        "file: missing (its packed bytes lie in the data region)".into(),
-                    ));
-                }
-                (None, None) => continue,
+            let Some(plain) = kept_stream(p, method, end - start).map_err(at)? else {
+                continue;
             };
-            if plain.len() as u64 != end - start {
-                return Err(at(format!(
-                    "packing the file gives {} bytes, the manifest's size is {}; keep its packed bytes",
-                    plain.len(),
-                    end - start
-                )));
-            }
             spans.push(Span {
                 start,
                 end,
@@ -780,6 +730,62 @@ fn pack_rsli(
         editor.rebuild_sort_index();
     }
     Ok((Built::Rsli(editor), Virtual::new(spans, region.end)?))
+}
+
+/// Refuses a table of `table` slots that cannot hold the `listed` entries and a slot for
+/// each run of `removed` bytes.
+fn table_room(table: usize, listed: usize, removed: &[(u64, u64)]) -> Result<(), String> {
+    if listed > table {
+        return Err(format!(
+            "data_start: a table of {table} entries cannot hold the {listed} listed"
+        ));
+    }
+    // Bytes no entry holds any more are dropped through a table slot each (a removed
+    // entry frees its own); edited offsets or sizes leave bytes with no slot to spare.
+    // Which run is the edit's is not known here (a removed entry's bytes are one too), so
+    // the first few are named.
+    if listed + removed.len() > table {
+        const SHOWN: usize = 4;
+        let mut runs: Vec<String> = removed
+            .iter()
+            .take(SHOWN)
+            .map(|(start, len)| format!("{len} at offset {start}"))
+            .collect();
+        if removed.len() > SHOWN {
+            runs.push(format!("{} more runs", removed.len() - SHOWN));
+        }
+        return Err(format!(
+            "bytes of the data region that belong to no listed entry or gap now ({}) need \
+             a free table slot each to be dropped, and the table has {} ({table} slots, {listed} \
+             entries listed); keep the offsets and sizes that unpack wrote, or delete the \
+             entry",
+            runs.join(", "),
+            table - listed,
+        ));
+    }
+    Ok(())
+}
+
+/// An unchanged entry's packed stream before XOR, `len` bytes: its kept `.packed` file,
+/// or its file packed again; `None` for an entry with neither and no bytes.
+fn kept_stream(p: &Planned, method: Method, len: u64) -> Result<Option<Vec<u8>>, String> {
+    let plain = match (&p.packed, &p.file) {
+        (Some(packed), _) => read_file(packed)?,
+        (None, Some(file)) => codec::pack(method, 0, &read_file(file)?, &PackOptions::default())
+            .map_err(|e| e.to_string())?,
+        // Its packed bytes would come back as zeros, as an NRes payload would.
+        (None, None) if len > 0 => {
+            return Err("file: missing (its packed bytes lie in the data region)".into());
+        }
+        (None, None) => return Ok(None),
+    };
+    if plain.len() as u64 != len {
+        return Err(format!(
+            "packing the file gives {} bytes, the manifest's size is {len}; keep its packed bytes",
+            plain.len()
+        ));
+    }
+    Ok(Some(plain))
 }
 
 /// An unchanged entry's packed stream as the archive held it: XORed with `key` (the one

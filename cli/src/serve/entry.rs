@@ -304,44 +304,53 @@ pub async fn respond(
             }
         }
     } else {
-        match archive.reader_from(index, start) {
-            Ok(reader) => {
-                let mut streamed = Streamed {
-                    reader,
-                    archive: archive.clone(),
-                    left: end - start,
-                    check_end: end == size,
-                    chunk: BytesMut::new(),
-                    first: None,
-                    last: None,
-                    done: false,
-                    yielded: false,
-                    about,
-                    _permit: permit,
-                };
-                // The first chunk before the status line: a fault in it is still a 500,
-                // where after the headers it could only abort the connection (with
-                // `--buffer-up-to 0`, a reply with nothing in it at all).
-                match std::future::poll_fn(|cx| Pin::new(&mut streamed).poll_next(cx)).await {
-                    Some(Err(_)) if changed(archive) => return rewritten(&streamed.about),
-                    Some(Err(e)) => {
-                        let message = format!("{}: {e}", streamed.about);
-                        tracing::warn!(target: "ngi::serve", "{message}");
-                        return error_response(StatusCode::INTERNAL_SERVER_ERROR, message);
-                    }
-                    Some(Ok(chunk)) => streamed.first = Some(chunk),
-                    None => {}
-                }
-                streamed.yielded = false;
-                Body::from_stream(streamed)
-            }
-            Err(e) => {
-                return error_response(StatusCode::INTERNAL_SERVER_ERROR, format!("{about}: {e}"));
-            }
+        match streamed_body(archive, index, start..end, size, about, permit).await {
+            Ok(body) => body,
+            Err(refused) => return refused,
         }
     };
     *response.body_mut() = body;
     response
+}
+
+/// The body of entry `index`'s bytes `range` (of its `size`), streamed, with its first
+/// chunk decoded already: a fault in it is still a 500, where after the headers it could
+/// only abort the connection (with `--buffer-up-to 0`, a reply with nothing in it at all).
+async fn streamed_body(
+    archive: &Archive,
+    index: usize,
+    range: std::ops::Range<u64>,
+    size: u64,
+    about: String,
+    permit: OwnedSemaphorePermit,
+) -> Result<Body, Response> {
+    let reader = archive
+        .reader_from(index, range.start)
+        .map_err(|e| error_response(StatusCode::INTERNAL_SERVER_ERROR, format!("{about}: {e}")))?;
+    let mut streamed = Streamed {
+        reader,
+        archive: archive.clone(),
+        left: range.end - range.start,
+        check_end: range.end == size,
+        chunk: BytesMut::new(),
+        first: None,
+        last: None,
+        done: false,
+        yielded: false,
+        about,
+        _permit: permit,
+    };
+    match std::future::poll_fn(|cx| Pin::new(&mut streamed).poll_next(cx)).await {
+        Some(Err(_)) if changed(archive) => return Err(rewritten(&streamed.about)),
+        Some(Err(e)) => {
+            let message = format!("{}: {e}", streamed.about);
+            tracing::warn!(target: "ngi::serve", "{message}");
+            return Err(error_response(StatusCode::INTERNAL_SERVER_ERROR, message));
+        }
+        Some(Ok(chunk)) => streamed.first = Some(chunk),
+        None => {}
+    }
+    Ok(Body::from_stream(streamed))
 }
 
 /// Whether the archive's file was written since it was opened (or cannot be told): the
@@ -397,7 +406,8 @@ struct Streamed {
     /// The last chunk, while the end is being checked.
     last: Option<Bytes>,
     done: bool,
-    /// Whether a chunk went out to the client: a fault after it aborts the body.
+    /// Whether a chunk was handed out (the pre-read one is handed out first of all): a
+    /// fault after it aborts the body, one before it is the caller's 500.
     yielded: bool,
     about: String,
     _permit: OwnedSemaphorePermit,
