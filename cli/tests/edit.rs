@@ -930,4 +930,49 @@ fn links_and_limits_are_handled_as_a_user_expects() {
         "16",
     ]);
     assert!(err.contains("--max-entry-size"), "{err}");
+    assert!(
+        !dir.join("n").exists(),
+        "a failed unpack leaves no folder it made"
+    );
+}
+
+/// An unpack that fails leaves nothing of its own behind: a limit that would stop it
+/// midway is refused before a file is written, and a failure on the way removes the
+/// files written before it (a folder of entry files without a manifest is no unpacked
+/// archive, and it is in the way of the next try). What was in the folder before stays.
+#[test]
+fn a_failed_unpack_leaves_nothing_behind() {
+    let dir = Scratch::new("edit-unpack-fails");
+    let lib = dir.join("s.rsli");
+    fs::write(&lib, samples::rsli()).unwrap();
+
+    // README.TXT 49 + SECRET.TXT 51 + MISSION.DAT 16 + EMPTY 0 + LZSS.TXT 232 > 300.
+    let folder = dir.join("limited");
+    let err = fails(&["unpack", s(&lib), "-o", s(&folder), "--max-total", "300"]);
+    assert!(
+        err.contains("entry 4 (\"LZSS.TXT\")") && err.contains("--max-total"),
+        "{err}"
+    );
+    assert!(!folder.exists(), "{err}");
+    // With a limit of all its entries' bytes (5364), the same folder unpacks in full.
+    ok(&["unpack", s(&lib), "-o", s(&folder), "--max-total", "5364"]);
+    assert!(folder.join("ngi.toml").is_file());
+
+    // A folder in the way of entry 4's file: entries 0-3 are written, then removed; the
+    // user's own file and folder stay.
+    let folder = dir.join("in-the-way");
+    fs::create_dir_all(folder.join("LZSS.TXT")).unwrap();
+    fs::write(folder.join("mine.txt"), b"mine").unwrap();
+    let err = fails(&["unpack", s(&lib), "-o", s(&folder)]);
+    assert!(
+        err.contains("entry 4 (\"LZSS.TXT\")") && err.contains("the 4 files written were removed"),
+        "{err}"
+    );
+    let mut left: Vec<String> = fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["LZSS.TXT", "mine.txt"], "{err}");
+    assert_eq!(fs::read(folder.join("mine.txt")).unwrap(), b"mine");
 }

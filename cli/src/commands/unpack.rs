@@ -3,6 +3,10 @@
 //! byte (see `manifest`). An RsLi entry whose packed bytes packing the file again would not
 //! reproduce (a Deflate stream from another compressor, say, or an entry that does not
 //! decode) also keeps its packed stream, before XOR, in `FILE.packed`.
+//!
+//! An unpack that fails leaves nothing of its own: what the limits would stop midway is
+//! refused before a file is written, and a failure on the way removes the files written
+//! before it (and the folder, if the run made it and nothing else is in it).
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -33,19 +37,147 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
     let bad = |m: String| Failure::Bad(format!("{shown}: {m}"));
     let editor = AnyEditor::open(archive, &source.archive)?;
     let catalog = &archive.catalog;
+    let layout = match &editor {
+        AnyEditor::Nres(_) => Layout {
+            region: 16..catalog.directory_offset(),
+            overlay: 0,
+            is_nres: true,
+        },
+        AnyEditor::Rsli(e) => Layout {
+            region: e.payload_region(),
+            overlay: u64::from(catalog.overlay().unwrap_or(0)),
+            is_nres: false,
+        },
+    };
+    let trailer = match &editor {
+        AnyEditor::Nres(_) => None,
+        AnyEditor::Rsli(e) => e.trailer(),
+    };
+    // What would stop the run midway is refused before a file is written.
+    if let Some((index, message)) = refused_up_front(archive, &layout, source.limits) {
+        return Err(bad(entry_failure(archive, index, &message)));
+    }
+    let new_folder = std::fs::symlink_metadata(dir).is_err();
     super::output_folder(dir)?;
     let manifest_path = dir.join(FILE_NAME);
     refuse_existing(&manifest_path, force)?;
-
-    let (region, trailer, overlay, is_nres) = match &editor {
-        AnyEditor::Nres(_) => (16..catalog.directory_offset(), None, 0u64, true),
-        AnyEditor::Rsli(e) => (
-            e.payload_region(),
-            e.trailer(),
-            u64::from(catalog.overlay().unwrap_or(0)),
-            false,
-        ),
+    let mut written = Written {
+        dir,
+        files: Vec::new(),
+        new_folder,
     };
+    let outcome = unpack_entries(source, archive, &layout, dir, force, &mut written)
+        .map_err(|(index, message)| bad(entry_failure(archive, index, &message)))
+        .and_then(|Unpacked { records, mut payloads }| {
+            let (gaps, gap_bytes) = gaps(archive, &layout.region, &mut payloads, layout.is_nres)
+                .map_err(|e| bad(e.to_string()))?;
+            let gaps_file = (!gaps.is_empty()).then(|| GAPS_NAME.to_string());
+            if let Some(file) = &gaps_file {
+                write_new(&dir.join(file), force, &gap_bytes)?;
+                written.files.push(file.clone());
+            }
+            let manifest = manifest_of(
+                archive,
+                &editor,
+                &layout.region,
+                trailer,
+                (gaps, gaps_file),
+                records,
+            );
+            let text = toml::to_string_pretty(&manifest).map_err(|e| bad(e.to_string()))?;
+            let text = format!(
+                "# Made by `ngi unpack`; `ngi pack {} -o ARCHIVE` rebuilds the archive from it.\n{text}",
+                dir.display()
+            );
+            write_atomic(&manifest_path, |out| out.write_all(text.as_bytes()))
+                .map_err(|e| Failure::about(manifest_path.display(), e))?;
+            Ok(manifest)
+        });
+    let manifest = match outcome {
+        Ok(manifest) => manifest,
+        Err(Failure::Bad(message)) => return Err(Failure::Bad(message + &written.discard())),
+        Err(other) => return Err(other),
+    };
+    let files = manifest.entry.iter().filter(|e| e.file.is_some()).count();
+    let kept = manifest.entry.iter().filter(|e| e.packed.is_some()).count();
+    done(format_args!(
+        "{}: {} of {shown} unpacked ({files} files, {kept} packed streams kept), manifest {}",
+        dir.display(),
+        super::edit::count(manifest.entry.len()),
+        manifest_path.display()
+    ));
+    Ok(())
+}
+
+/// Where the archive's payloads may lie, and how its records' offsets map into the file.
+struct Layout {
+    /// The data region: the bytes between the header (and RsLi table) and the NRes
+    /// directory or the RsLi trailer.
+    region: std::ops::Range<u64>,
+    /// RsLi: the media overlay added to every offset.
+    overlay: u64,
+    is_nres: bool,
+}
+
+impl Layout {
+    /// The part of the payload at `start`, `len` bytes long, that lies in the data region:
+    /// `None` for one outside it (SPEC 2.7's Deflate entry one byte past the end of the
+    /// file, a broken record), whose bytes in the region are kept as gap bytes and its
+    /// record as it is. An NRes payload counts only whole; an RsLi payload that runs past
+    /// the end keeps the bytes that exist, as the editor keeps them.
+    fn inside(&self, start: u64, len: u64) -> Option<(u64, u64)> {
+        let region = &self.region;
+        let end = start.saturating_add(len);
+        let inside = if self.is_nres {
+            start >= region.start && end <= region.end
+        } else {
+            start >= region.start && start < region.end
+        };
+        inside.then(|| (start, end.min(region.end)))
+    }
+}
+
+/// The files a run has written in its folder, removed if it fails: without the manifest
+/// they are no unpacked archive, and they would be in the way of the next try.
+struct Written<'a> {
+    dir: &'a Path,
+    files: Vec<String>,
+    /// The run made the folder: removed too if nothing else is in it.
+    new_folder: bool,
+}
+
+impl Written<'_> {
+    /// Removes the files, and the folder if the run made it and it is left empty; says so
+    /// for the end of the failure's line.
+    fn discard(&self) -> String {
+        let removed = self
+            .files
+            .iter()
+            .filter(|file| std::fs::remove_file(self.dir.join(file)).is_ok())
+            .count();
+        if self.new_folder && std::fs::remove_dir(self.dir).is_ok() {
+            return format!(" (nothing unpacked; {} removed)", self.dir.display());
+        }
+        match removed {
+            0 => String::new(),
+            1 => " (the 1 file written was removed)".into(),
+            n => format!(" (the {n} files written were removed)"),
+        }
+    }
+}
+
+/// Every entry unpacked into `dir` in entry order. An entry that cannot be unpacked in full is reported
+/// on its own line and kept as its record (and packed bytes) says; a fault that leaves the
+/// archive's bytes without a place in the folder stops the run, with the entry's index.
+fn unpack_entries(
+    source: &Source,
+    archive: &ArchiveFile,
+    layout: &Layout,
+    dir: &Path,
+    force: bool,
+    written: &mut Written<'_>,
+) -> Result<Unpacked, (usize, String)> {
+    let catalog = &archive.catalog;
     let mut taken: HashSet<String> = [FILE_NAME, GAPS_NAME]
         .iter()
         .map(|n| n.to_ascii_lowercase())
@@ -57,56 +189,42 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
     for (index, entry) in catalog.entries().iter().enumerate() {
         let file = unique_file_name(&mut taken, &names::file_name(entry.name()), index);
         bar.set_message(file.clone());
-        let (mut record, (start, len)) = record_of(entry, overlay);
-        // A payload outside the data region (SPEC 2.7's Deflate entry one byte past the
-        // end of the file, a broken record) stays where its record says: its bytes in the
-        // region are kept as gap bytes, the record as it is.
-        // An RsLi payload that runs past the end keeps the bytes that exist, as the
-        // editor keeps them.
-        let inside = if is_nres {
-            start >= region.start && start + len <= region.end
-        } else {
-            start >= region.start && start < region.end
-        };
-        if inside {
-            payloads.push((start, (start + len).min(region.end)));
-        }
-        let outcome = if is_nres {
+        let (mut record, (start, len)) = record_of(entry, layout.overlay);
+        let inside = layout.inside(start, len);
+        payloads.extend(inside);
+        let outcome = if layout.is_nres {
+            let sink = (dir, file.as_str(), force);
             unpack_nres(
                 archive,
                 index,
-                inside,
-                dir,
-                &file,
-                force,
+                inside.is_some(),
+                sink,
                 &mut budget,
                 &mut record,
             )
         } else {
-            let kept = if inside {
-                (start + len).min(region.end) - start
-            } else {
-                len
-            };
-            let range = (start, kept);
+            let range = (start, inside.map_or(len, |(start, end)| end - start));
+            let sink = (dir, file.as_str(), force);
             unpack_rsli(
                 archive,
                 index,
                 range,
-                dir,
-                &file,
-                force,
+                sink,
                 &mut budget,
                 &mut taken,
                 &mut record,
             )
         };
+        written
+            .files
+            .extend(record.file.iter().chain(&record.packed).cloned());
         match outcome {
             Ok(()) => {}
             Err(Stop::Entry(message)) => say_over(
                 &bar,
                 format_args!(
-                    "{shown}: entry {index} (\"{}\") not decoded, {}: {}",
+                    "{}: entry {index} (\"{}\") not decoded, {}: {}",
+                    source.archive.display(),
                     names::display(entry.name()),
                     if record.packed.is_some() {
                         "its packed bytes kept"
@@ -117,46 +235,21 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
                 ),
             ),
             Err(Stop::All(message)) => {
-                let name = names::display(entry.name());
-                let message = after_entry(index, &message);
-                return Err(bad(format!("entry {index} (\"{name}\"): {message}")));
+                bar.finish_and_clear();
+                return Err((index, message));
             }
         }
         records.push(record);
         bar.inc(1);
     }
     bar.finish_and_clear();
+    Ok(Unpacked { records, payloads })
+}
 
-    let (gaps, gap_bytes) =
-        gaps(archive, &region, &mut payloads, is_nres).map_err(|e| bad(e.to_string()))?;
-    let gaps_file = (!gaps.is_empty()).then(|| GAPS_NAME.to_string());
-    if gaps_file.is_some() {
-        write_new(&dir.join(GAPS_NAME), force, &gap_bytes)?;
-    }
-    let manifest = manifest_of(
-        archive,
-        &editor,
-        &region,
-        trailer,
-        (gaps, gaps_file),
-        records,
-    );
-    let text = toml::to_string_pretty(&manifest).map_err(|e| bad(e.to_string()))?;
-    let text = format!(
-        "# Made by `ngi unpack`; `ngi pack {} -o ARCHIVE` rebuilds the archive from it.\n{text}",
-        dir.display()
-    );
-    write_atomic(&manifest_path, |out| out.write_all(text.as_bytes()))
-        .map_err(|e| Failure::about(manifest_path.display(), e))?;
-    let files = manifest.entry.iter().filter(|e| e.file.is_some()).count();
-    let kept = manifest.entry.iter().filter(|e| e.packed.is_some()).count();
-    done(format_args!(
-        "{}: {} of {shown} unpacked ({files} files, {kept} packed streams kept), manifest {}",
-        dir.display(),
-        super::edit::count(manifest.entry.len()),
-        manifest_path.display()
-    ));
-    Ok(())
+/// The entries' records, and the spans of their payloads in the data region.
+struct Unpacked {
+    records: Vec<EntryRecord>,
+    payloads: Vec<(u64, u64)>,
 }
 
 /// The manifest record of `entry`, every field as stored, and its payload's range in the
@@ -242,14 +335,47 @@ enum Stop {
     All(String),
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The first entry that would stop the run midway if it came to it, found from the
+/// directory alone: one the limits refuse where that ends the run (the total limit; an
+/// NRes payload in the data region, whose bytes would have no place in the folder).
+fn refused_up_front(
+    archive: &ArchiveFile,
+    layout: &Layout,
+    limits: ngi_core::limits::Limits,
+) -> Option<(usize, String)> {
+    let mut budget = Budget::new(limits);
+    (0..archive.len()).find_map(|index| match archive.admit_entry(index, &mut budget) {
+        Err(EntryError::Total(message)) => Some((index, message)),
+        Err(EntryError::Archive(message)) if layout.is_nres => {
+            let entry = archive.entry(index)?;
+            let (_, (start, len)) = record_of(entry, layout.overlay);
+            layout.inside(start, len).map(|_| (index, message))
+        }
+        _ => None,
+    })
+}
+
+/// The line of a failure that stops the run at entry `index`.
+fn entry_failure(archive: &ArchiveFile, index: usize, message: &str) -> String {
+    let name = archive
+        .entry(index)
+        .map(|e| names::display(e.name()))
+        .unwrap_or_default();
+    format!(
+        "entry {index} (\"{name}\"): {}",
+        after_entry(index, message)
+    )
+}
+
+/// Where an entry's file goes: the folder, the file's name in it, and whether a file
+/// already there is replaced.
+type Sink<'a> = (&'a Path, &'a str, bool);
+
 fn unpack_nres(
     archive: &ArchiveFile,
     index: usize,
     inside: bool,
-    dir: &Path,
-    file: &str,
-    force: bool,
+    (dir, file, force): Sink<'_>,
     budget: &mut Budget,
     record: &mut EntryRecord,
 ) -> Result<(), Stop> {
@@ -282,14 +408,11 @@ fn unpack_nres(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn unpack_rsli(
     archive: &ArchiveFile,
     index: usize,
     (start, len): (u64, u64),
-    dir: &Path,
-    file: &str,
-    force: bool,
+    (dir, file, force): Sink<'_>,
     budget: &mut Budget,
     taken: &mut HashSet<String>,
     record: &mut EntryRecord,
@@ -403,11 +526,16 @@ fn tail_hex(field: &[u8], name_len: usize) -> Option<String> {
     tail.iter().any(|&b| b != 0).then(|| hex(tail))
 }
 
+/// Writes `bytes` to the new file `path`; a write that fails leaves no file behind.
 fn write_new(path: &Path, force: bool, bytes: &[u8]) -> Result<(), Failure> {
     let mut file = create(path, force).map_err(|e| Failure::about(path.display(), e))?;
     file.write_all(bytes)
         .and_then(|()| file.flush())
-        .map_err(|e| Failure::about(path.display(), e))
+        .map_err(|e| {
+            drop(file);
+            let _ = std::fs::remove_file(path);
+            Failure::about(path.display(), e)
+        })
 }
 
 /// A writer that hashes what goes through it.
