@@ -27,8 +27,11 @@ use crate::limits::Limits;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct OpenOptions {
     /// What the caller will act on. At open only [`Limits::max_entries`] applies: an
-    /// archive with more entries is refused before any entry is read. Entry sizes are
-    /// checked per entry, when an entry is about to be decoded.
+    /// archive with more entries is refused before any entry is read. The opened archive
+    /// does not keep the rest: entry sizes and totals are checked by the caller, before an
+    /// entry is decoded, with the archive's `check_limits` (such as
+    /// [`Catalog::check_limits`](crate::archive::Catalog::check_limits)) and a
+    /// [`Budget`](crate::limits::Budget). The readers of `ngi-tokio` do check them.
     pub limits: Limits,
     /// NRes raw mode (SPEC 1.7, engine flag 8): no header check, the whole file is one
     /// entry named `RAW`. For the format-agnostic opener it applies to any file.

@@ -735,3 +735,92 @@ fn an_rsli_index_past_the_end_is_no_such_entry() {
         );
     }
 }
+
+/// What an editor is given that cannot be edited is refused by an error that says so (it
+/// was `BadMagic` with the magic "NRes" for a raw-mode archive, and "file of N bytes is
+/// shorter than the header" for a directory or table of the wrong length), and a caller's
+/// mistake converts to `InvalidInput`, the same in both formats.
+#[test]
+fn editors_refuse_what_they_cannot_edit_by_name() {
+    use ngi_core::archive::{Catalog, Error};
+    use std::io::ErrorKind;
+
+    let nres_bytes = samples::nres();
+    let raw = Archive::open_raw(&nres_bytes).unwrap();
+    let e = nres::Editor::open(&raw).unwrap_err();
+    assert_eq!(e, nres::NresError::RawMode);
+    assert!(e.to_string().contains("raw mode"), "{e}");
+    let archive = Archive::open(&nres_bytes).unwrap();
+    let header = archive.header().unwrap();
+    let directory = &nres_bytes[archive.directory_offset() as usize..];
+    for cut in [directory.len() - 1, directory.len() + 64] {
+        let given = if cut < directory.len() {
+            directory[..cut].to_vec()
+        } else {
+            [directory, &[0u8; 64][..]].concat()
+        };
+        let e = nres::Editor::from_directory(&header, &given).unwrap_err();
+        assert_eq!(
+            e,
+            nres::NresError::DirectoryLength {
+                expected: directory.len() as u64,
+                got: given.len() as u64
+            }
+        );
+        assert_eq!(std::io::Error::from(e).kind(), ErrorKind::InvalidInput);
+    }
+
+    let rsli_bytes = samples::rsli();
+    let lib = Library::open(&rsli_bytes).unwrap();
+    let header = *lib.header();
+    let table = &rsli_bytes[32..header.table_end() as usize];
+    let len = rsli_bytes.len() as u64;
+    let tail = &rsli_bytes[rsli_bytes.len() - 6..];
+    let e = rsli::Editor::from_table(&header, &table[1..], len, tail, None).unwrap_err();
+    assert_eq!(
+        e,
+        rsli::RsliError::TableLength {
+            expected: table.len() as u64,
+            got: table.len() as u64 - 1
+        }
+    );
+    let e = rsli::Editor::from_entries(&header, Vec::new(), len, tail, None).unwrap_err();
+    assert_eq!(
+        e,
+        rsli::RsliError::EntryCount {
+            expected: header.entry_count,
+            got: 0
+        }
+    );
+    assert_eq!(std::io::Error::from(e).kind(), ErrorKind::InvalidInput);
+    // A file shorter than its table is still `Truncated`, with the file's length.
+    let e = rsli::Editor::from_table(&header, table, 40, tail, None).unwrap_err();
+    assert_eq!(
+        e,
+        rsli::RsliError::Truncated {
+            len: 40,
+            needed: header.table_end()
+        }
+    );
+    // The raw bytes are the header: fields that say otherwise change nothing, and bytes
+    // that are no header are refused as such.
+    let mut lying = header;
+    lying.seed ^= 0x5555;
+    lying.entry_count = 1;
+    let editor = rsli::Editor::from_table(&lying, table, len, tail, None).unwrap();
+    assert_eq!(saved(&editor.plan().unwrap(), &rsli_bytes), rsli_bytes);
+    lying.raw = [0; 32];
+    let e = rsli::Editor::from_table(&lying, table, len, tail, None).unwrap_err();
+    assert_eq!(e, rsli::RsliError::BadMagic { found: [0, 0] });
+
+    // An index past the last entry is `NoSuchEntry` at the top level, from either format
+    // and from the catalog alike.
+    let from_nres = Error::from(archive.payload(99).unwrap_err());
+    let from_rsli = Error::from(lib.packed(99).unwrap_err());
+    let catalog = Catalog::open(&rsli_bytes, OpenOptions::DEFAULT).unwrap();
+    let from_catalog = catalog.get(99).unwrap_err();
+    for e in [from_nres, from_rsli, from_catalog] {
+        assert_eq!(e, Error::NoSuchEntry { index: 99 });
+        assert_eq!(std::io::Error::from(e).kind(), ErrorKind::InvalidInput);
+    }
+}

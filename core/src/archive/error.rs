@@ -101,14 +101,28 @@ impl Error {
 }
 
 impl From<NresError> for Error {
+    /// The format's error, but for an index past the last entry, which is the caller's
+    /// mistake and the same in either format: [`Error::NoSuchEntry`].
     fn from(e: NresError) -> Self {
-        Error::Nres(e)
+        match e {
+            NresError::NoSuchEntry { index } => Error::NoSuchEntry { index },
+            e => Error::Nres(e),
+        }
     }
 }
 
 impl From<RsliError> for Error {
+    /// The format's error, but for the caller's mistakes that are the same in either
+    /// format: [`Error::NoSuchEntry`] and [`Error::StorageTooSmall`].
     fn from(e: RsliError) -> Self {
-        Error::Rsli(e)
+        match e {
+            RsliError::NoSuchEntry { index } => Error::NoSuchEntry { index },
+            RsliError::StorageTooSmall { needed, got } => Error::StorageTooSmall {
+                needed: needed as u64,
+                capacity: got,
+            },
+            e => Error::Rsli(e),
+        }
     }
 }
 
@@ -155,14 +169,21 @@ impl core::error::Error for Error {
 
 #[cfg(feature = "std")]
 impl From<Error> for std::io::Error {
-    /// `UnexpectedEof` for a truncated RsLi table or stream, `InvalidInput` for an index
-    /// past the last entry (the caller's mistake, not the file's), else `InvalidData`, as
-    /// the format errors convert.
+    /// The kind the format's error converts to (`UnexpectedEof` for a truncated RsLi
+    /// table or stream); `InvalidInput` for the caller's mistakes, not the file's (an
+    /// index past the last entry, storage too small, bytes of another length than the
+    /// file); `UnexpectedEof` for an opening finished early; else `InvalidData`.
     fn from(e: Error) -> Self {
-        match e {
-            Error::Rsli(inner) => std::io::Error::new(std::io::Error::from(inner).kind(), e),
-            Error::NoSuchEntry { .. } => std::io::Error::new(std::io::ErrorKind::InvalidInput, e),
-            _ => std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-        }
+        use std::io::ErrorKind;
+        let kind = match e {
+            Error::Nres(inner) => std::io::Error::from(inner).kind(),
+            Error::Rsli(inner) => std::io::Error::from(inner).kind(),
+            Error::NoSuchEntry { .. }
+            | Error::StorageTooSmall { .. }
+            | Error::FileLength { .. } => ErrorKind::InvalidInput,
+            Error::Incomplete { .. } => ErrorKind::UnexpectedEof,
+            Error::UnknownFormat { .. } => ErrorKind::InvalidData,
+        };
+        std::io::Error::new(kind, e)
     }
 }

@@ -57,8 +57,9 @@ pub trait InPlace {
     /// the two.
     fn slide(&mut self, buf: &mut [u8], end: usize, rest: &[u8]) -> usize {
         let end = (end.min(buf.len()) as u64).min(self.produced_total()) as usize;
-        let keep = self.retain(end, rest);
-        // `retain` keeps at most `end` bytes.
+        // `retain` keeps at most `end` bytes; the `min` holds an implementation outside
+        // this crate to that too, instead of panicking on it.
+        let keep = self.retain(end, rest).min(end);
         buf.copy_within(end - keep..end, 0);
         keep
     }

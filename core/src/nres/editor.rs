@@ -258,15 +258,9 @@ impl Editor {
     }
 
     /// Edits `archive`. An archive opened in raw mode has no directory to edit: it is
-    /// refused as [`NresError::BadMagic`] with the file's first bytes.
+    /// refused as [`NresError::RawMode`].
     pub fn open(archive: &Archive<'_>) -> Result<Editor, NresError> {
-        let header = archive.header().ok_or_else(|| {
-            let mut found = [0u8; 4];
-            for (dst, src) in found.iter_mut().zip(archive.data()) {
-                *dst = *src;
-            }
-            NresError::BadMagic { found }
-        })?;
+        let header = archive.header().ok_or(NresError::RawMode)?;
         let start = usize::try_from(archive.directory_offset()).unwrap_or(usize::MAX);
         let directory = archive.data().get(start..).unwrap_or_default();
         Editor::from_directory(&header, directory)
@@ -275,14 +269,15 @@ impl Editor {
     /// Edits the archive whose header is `header` and whose directory is `directory`
     /// (the last `64 * entry_count` bytes of the file), without the payloads: the source
     /// must hold them when the plan is written. A `directory` of any other length than
-    /// the header's `64 * entry_count` is [`NresError::TooShort`] with its length.
+    /// the header's `64 * entry_count` is [`NresError::DirectoryLength`].
     pub fn from_directory(header: &Header, directory: &[u8]) -> Result<Editor, NresError> {
         let data_end = header.directory_offset()?;
         let count = usize::try_from(header.entry_count).unwrap_or(usize::MAX);
         let needed = (count as u64).saturating_mul(ENTRY_LEN as u64);
         if directory.len() as u64 != needed {
-            return Err(NresError::TooShort {
-                len: directory.len() as u64,
+            return Err(NresError::DirectoryLength {
+                expected: needed,
+                got: directory.len() as u64,
             });
         }
         let mut items = Vec::with_capacity(count);

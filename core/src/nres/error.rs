@@ -91,6 +91,17 @@ pub enum NresError {
         /// Length of the data.
         len: u64,
     },
+    /// [`Editor::open`](super::Editor::open) was given an archive opened in raw mode,
+    /// which has no directory to edit.
+    RawMode,
+    /// [`Editor::from_directory`](super::Editor::from_directory) was given a directory of
+    /// another length than the header's `64 * entry_count` bytes.
+    DirectoryLength {
+        /// The length the header's entry count needs.
+        expected: u64,
+        /// The length given.
+        got: u64,
+    },
     /// A [`Limits`](crate::limits::Limits) check failed: the header's entry count is above
     /// [`max_entries`](crate::limits::Limits::max_entries) (at open, `offset` 8), or an
     /// entry's `size` is above [`max_entry_size`](crate::limits::Limits::max_entry_size)
@@ -136,7 +147,9 @@ impl NresError {
             NresError::NameUnterminated { offset, .. } | NresError::Limit { offset, .. } => {
                 Some(offset)
             }
-            NresError::NoSuchEntry { .. } => None,
+            NresError::NoSuchEntry { .. }
+            | NresError::RawMode
+            | NresError::DirectoryLength { .. } => None,
         }
     }
 }
@@ -211,6 +224,14 @@ impl fmt::Display for NresError {
                 f,
                 "raw mode: file of {len} bytes does not fit the 32-bit size field"
             ),
+            NresError::RawMode => f.write_str(
+                "the archive was opened in raw mode (a file without a directory): nothing to edit",
+            ),
+            NresError::DirectoryLength { expected, got } => write!(
+                f,
+                "a directory of {got} bytes was given, but the header's entry count needs \
+                 {expected}"
+            ),
             NresError::Limit { error, offset } => match error {
                 LimitError::TooManyEntries { count, limit } => write!(
                     f,
@@ -239,11 +260,13 @@ impl core::error::Error for NresError {
 
 #[cfg(feature = "std")]
 impl From<NresError> for std::io::Error {
-    /// `InvalidInput` for an index past the last entry (the caller's mistake, not the
-    /// file's), else `InvalidData`.
+    /// `InvalidInput` for the caller's mistakes, not the file's (an index past the last
+    /// entry, what an editor is given), else `InvalidData`.
     fn from(e: NresError) -> Self {
         let kind = match e {
-            NresError::NoSuchEntry { .. } => std::io::ErrorKind::InvalidInput,
+            NresError::NoSuchEntry { .. }
+            | NresError::RawMode
+            | NresError::DirectoryLength { .. } => std::io::ErrorKind::InvalidInput,
             _ => std::io::ErrorKind::InvalidData,
         };
         std::io::Error::new(kind, e)

@@ -128,6 +128,11 @@ impl Editor {
     /// media overlay the offsets are read with (`Some` only when the trailer is honoured,
     /// as [`Library::overlay`] gives it). The source must hold the payloads when the plan
     /// is written.
+    ///
+    /// The header's [`raw`](Header::raw) bytes are what the editor reads its count, flag
+    /// and key from and what it writes back; a `Header` built by hand whose fields say
+    /// otherwise is read as its bytes say (and refused as [`Header::parse`] refuses
+    /// them).
     pub fn from_table(
         header: &Header,
         table: &[u8],
@@ -135,10 +140,17 @@ impl Editor {
         tail: &[u8],
         overlay: Option<u32>,
     ) -> Result<Editor, RsliError> {
+        let header = &Header::parse(&header.raw)?;
         let needed = header.table_end();
-        if (table.len() as u64) != needed - HEADER_LEN as u64 || file_len < needed {
+        if (table.len() as u64) != needed - HEADER_LEN as u64 {
+            return Err(RsliError::TableLength {
+                expected: needed - HEADER_LEN as u64,
+                got: table.len() as u64,
+            });
+        }
+        if file_len < needed {
             return Err(RsliError::Truncated {
-                len: file_len.min(HEADER_LEN as u64 + table.len() as u64),
+                len: file_len,
                 needed,
             });
         }
@@ -152,7 +164,8 @@ impl Editor {
     }
 
     /// [`from_table`](Editor::from_table) with the table already decrypted: `entries`
-    /// as [`Entry::from_bytes`] reads them, one per entry the header counts.
+    /// as [`Entry::from_bytes`] reads them, one per entry the header counts (its
+    /// [`raw`](Header::raw) bytes are what counts, as there).
     pub fn from_entries(
         header: &Header,
         mut entries: Vec<Entry>,
@@ -160,8 +173,15 @@ impl Editor {
         tail: &[u8],
         overlay: Option<u32>,
     ) -> Result<Editor, RsliError> {
+        let header = &Header::parse(&header.raw)?;
         let needed = header.table_end();
-        if entries.len() != usize::from(header.entry_count) || file_len < needed {
+        if entries.len() != usize::from(header.entry_count) {
+            return Err(RsliError::EntryCount {
+                expected: header.entry_count,
+                got: entries.len(),
+            });
+        }
+        if file_len < needed {
             return Err(RsliError::Truncated {
                 len: file_len,
                 needed,
@@ -225,20 +245,6 @@ impl Editor {
             reindex: false,
             pack: PackOptions::default(),
         })
-    }
-
-    /// Declares that the source holds every packed stream before XOR, so the save
-    /// encrypts each with its final key rather than re-keying from the key the table gave
-    /// it. Entries that share packed bytes read them with different keys, so a source
-    /// before XOR has no one version of those bytes: for such a library, give the source
-    /// as the archive held it instead (`ngi pack` XORs each kept stream with its key).
-    pub fn with_plain_source(mut self) -> Editor {
-        for item in &mut self.items {
-            if let Payload::Original { ref mut key, .. } = item.payload {
-                *key = 0;
-            }
-        }
-        self
     }
 
     /// Declares that the source holds entry `index`'s packed bytes encrypted with `key`

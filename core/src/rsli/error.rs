@@ -64,6 +64,22 @@ pub enum RsliError {
         /// The index asked for.
         index: u64,
     },
+    /// [`Editor::from_table`](super::Editor::from_table) was given an encrypted table of
+    /// another length than the header's `32 * entry_count` bytes.
+    TableLength {
+        /// The length the header's entry count needs.
+        expected: u64,
+        /// The length given.
+        got: u64,
+    },
+    /// [`Editor::from_entries`](super::Editor::from_entries) was given another number of
+    /// entries than the header counts.
+    EntryCount {
+        /// The header's entry count.
+        expected: u16,
+        /// The entries given.
+        got: usize,
+    },
     /// The entry's packed bytes, `offset .. offset + size` with `offset` the effective
     /// offset (`data_offset` plus the media overlay), reach past the end of the file, and
     /// not by the one byte allowed for Deflate (SPEC 2.7).
@@ -195,6 +211,15 @@ impl fmt::Display for RsliError {
                 "entry storage holds {got} entries, but the library has {needed}"
             ),
             RsliError::NoSuchEntry { index } => write!(f, "the library has no entry {index}"),
+            RsliError::TableLength { expected, got } => write!(
+                f,
+                "an entry table of {got} bytes was given, but the header's entry count needs \
+                 {expected}"
+            ),
+            RsliError::EntryCount { expected, got } => write!(
+                f,
+                "{got} entries were given, but the header counts {expected}"
+            ),
             RsliError::DataOutOfBounds {
                 entry,
                 offset,
@@ -263,8 +288,12 @@ impl From<RsliError> for std::io::Error {
                 error: DecodeError::Truncated { .. },
                 ..
             } => ErrorKind::UnexpectedEof,
-            // The caller's index, not the file's bytes.
-            RsliError::NoSuchEntry { .. } => ErrorKind::InvalidInput,
+            // The caller's index, storage or buffer, not the file's bytes.
+            RsliError::NoSuchEntry { .. }
+            | RsliError::StorageTooSmall { .. }
+            | RsliError::OutputSize { .. }
+            | RsliError::TableLength { .. }
+            | RsliError::EntryCount { .. } => ErrorKind::InvalidInput,
             _ => ErrorKind::InvalidData,
         };
         std::io::Error::new(kind, e)

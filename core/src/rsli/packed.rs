@@ -143,7 +143,6 @@ impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
     /// Every per-entry problem of the file, in entry order: flags naming no method
     /// ([`RsliError::UnsupportedMethod`]) and packed bytes past the end of the file
     /// ([`RsliError::DataOutOfBounds`], by the same rule as [`packed`](Library::packed)).
-    /// Methods this build cannot decode yet are not problems of the file.
     pub fn problems(&self) -> Problems<'_> {
         Problems {
             file_len: self.data().len() as u64,
