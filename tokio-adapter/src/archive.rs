@@ -218,8 +218,10 @@ impl Archive {
     }
 
     /// The index of the entry named `name`, by the format's engine rules (NRes: ASCII
-    /// case-insensitive binary search by `sort_index`; RsLi: `rsFind`), `None` when there
-    /// is none or the table cannot be searched.
+    /// case-insensitive, by binary search over `sort_index`, or by a linear scan when that
+    /// table cannot be searched; RsLi: `rsFind`). `None` when the engine's lookup finds
+    /// none, which for a badly sorted table can be so even though an entry has the name
+    /// (as in the game).
     pub fn find(&self, name: &[u8]) -> Option<usize> {
         self.shared.catalog.find(name)
     }
@@ -253,12 +255,19 @@ impl Archive {
     }
 
     /// Whether the file the archive was opened from has been written since: its size or
-    /// modification time, read from the open handle now, differ from
-    /// [`file_metadata`](Archive::file_metadata)'s. A file replaced by a rename keeps
-    /// the old one open and unchanged; one rewritten in place (`cp` over it) changes
-    /// under its readers, and bytes read across the change may mix two versions: a
-    /// server checks this after reading an entry, before it sends the last bytes.
-    /// `Ok(false)` for an archive in memory.
+    /// modification time, read from the open handle now (an `fstat`, which blocks the
+    /// calling thread as briefly as any on a local disk), differ from
+    /// [`file_metadata`](Archive::file_metadata)'s. `Ok(false)` for an archive in memory.
+    ///
+    /// A file replaced by a rename keeps the old one open and unchanged. One rewritten in
+    /// place (`cp` over it) changes under its readers, which go on reading at the offsets
+    /// of the directory they opened: the entry then fails to decode (a file cut short is
+    /// `UnexpectedEof`, like a truncated stream) or, worse, decodes to bytes of the new
+    /// version or of both with no error at all (a stored entry always does). A server
+    /// checks this after reading an entry, before it sends the last bytes. What it cannot
+    /// see: a rewrite of the same size that leaves the modification time as it was (a
+    /// tool that sets it back, or a file system whose clock is too coarse to tell two
+    /// writes apart).
     pub fn file_changed(&self) -> io::Result<bool> {
         let (Source::File { file, .. }, Some(then)) = (&self.shared.source, &self.shared.metadata)
         else {

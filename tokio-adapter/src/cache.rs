@@ -82,8 +82,10 @@ struct Inner {
 ///   [`with_idle`](Cache::with_idle)), checked by a task on the runtime every quarter of
 ///   it; a [`pin`](Cache::pin)ned one stays.
 /// * Every `get` compares the file's size, modification time and inode with the open
-///   one's: a file replaced or rewritten on disk is opened again for new requests, while
-///   readers of the old archive go on reading the file they opened.
+///   one's: a file replaced or rewritten on disk is opened again for new requests. Readers
+///   of the old archive go on reading the file they opened: the old bytes if it was
+///   replaced (renamed over, the way to update a served file), but whatever is there now
+///   if it was rewritten in place (see [`Archive::file_changed`]).
 /// * Beyond [`with_max_open`](Cache::with_max_open) archives, the least recently used ones
 ///   that are not pinned are dropped from the cache (their holders keep them).
 ///

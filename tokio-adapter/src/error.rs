@@ -75,8 +75,13 @@ impl std::error::Error for ReadFailed {
     }
 }
 
-/// A task of the blocking pool that did not finish (the runtime shut down, or it
-/// panicked).
+/// A task of the blocking pool that did not finish: the runtime the archive was opened
+/// on shut down (its reads run there), or the task panicked.
 pub(crate) fn join_error(e: tokio::task::JoinError) -> io::Error {
-    io::Error::other(e)
+    let why = if e.is_cancelled() {
+        "cancelled (has the runtime the archive was opened on shut down?)"
+    } else {
+        "failed"
+    };
+    io::Error::other(format!("a read on tokio's blocking pool was {why}: {e}"))
 }

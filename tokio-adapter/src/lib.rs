@@ -51,6 +51,11 @@
 //! # }
 //! ```
 //!
+//! An archive opened from a file reads the entries at the offsets its directory gave
+//! when it was opened. Update a served file by renaming a new one over it (the open
+//! archive keeps the old file); a file rewritten in place under open readers can give
+//! them wrong bytes without an error: see [`Archive::file_changed`].
+//!
 //! Feature `futures-io`: `futures_io::AsyncRead + AsyncBufRead` for [`EntryReader`] and
 //! [`DecodeReader`] (over a futures-io `AsyncBufRead`), on the same poll loop. Readers of
 //! an archive opened from a file use the tokio runtime it was opened on for their reads,

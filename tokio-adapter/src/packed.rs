@@ -93,9 +93,22 @@ pub(crate) struct FileRange {
     /// The last inline read found the chunk not cached: read ahead on the pool.
     cold: bool,
     /// The read in flight: its buffer, and whether it was filled (else the file ends
-    /// inside the range). Dropping it detaches the task: the read finishes and its buffer
-    /// is freed with it.
+    /// inside the range). Dropping the reader cancels it if it has not started (the pool
+    /// then drops it, and its buffer, without reading), else detaches it: the read
+    /// finishes and its buffer is freed with it.
     reading: Option<JoinHandle<(Vec<u8>, io::Result<bool>)>>,
+    /// Where the read in flight starts, for its error.
+    reading_at: u64,
+}
+
+impl Drop for FileRange {
+    fn drop(&mut self) {
+        // Readers dropped while the blocking pool is busy (clients that went away) would
+        // otherwise each still cost the pool a read nobody wants.
+        if let Some(reading) = &self.reading {
+            reading.abort();
+        }
+    }
 }
 
 impl FileRange {
@@ -120,6 +133,7 @@ impl FileRange {
             pos: 0,
             spare: Vec::new(),
             reading: None,
+            reading_at: range.start,
         }
     }
 
@@ -144,7 +158,14 @@ impl FileRange {
             };
             let done = ready!(Pin::new(reading).poll(cx));
             self.reading = None;
-            let (buffer, filled) = done.map_err(join_error)?;
+            let (buffer, filled) = done.map_err(|e| {
+                ReadFailed {
+                    entry: self.entry,
+                    offset: self.reading_at,
+                    error: join_error(e),
+                }
+                .into_io()
+            })?;
             self.spare = std::mem::replace(&mut self.current, buffer);
             self.pos = 0;
             if !filled? {
@@ -196,6 +217,7 @@ impl FileRange {
         buffer.clear();
         buffer.resize(len, 0);
         let (file, offset) = (Arc::clone(&self.file), self.next);
+        self.reading_at = offset;
         self.next += len as u64;
         let entry = self.entry;
         self.reading = Some(self.runtime.spawn_blocking(move || {
