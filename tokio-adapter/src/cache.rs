@@ -132,17 +132,22 @@ impl Cache {
         }
     }
 
-    /// The same cache settings with another idle time (for a new, empty cache).
+    /// The same cache settings with another idle time. Like the other `with_` methods it
+    /// is for setting a cache up: it makes a new, empty cache (what the old one held,
+    /// pinned archives included, is not carried over, and clones made earlier go on
+    /// sharing the old one).
     pub fn with_idle(self, idle: Duration) -> Cache {
         Cache::build(idle, self.inner.max_open, self.inner.options)
     }
 
-    /// The same cache settings with another bound on open archives (at least 1).
+    /// The same cache settings with another bound on open archives (at least 1), in a
+    /// new, empty cache (see [`with_idle`](Cache::with_idle)).
     pub fn with_max_open(self, max_open: usize) -> Cache {
         Cache::build(self.inner.idle, max_open, self.inner.options)
     }
 
-    /// The same cache settings with other options for opening (limits, media trailer).
+    /// The same cache settings with other options for opening (limits, media trailer), in
+    /// a new, empty cache (see [`with_idle`](Cache::with_idle)).
     pub fn with_options(self, options: OpenOptions) -> Cache {
         Cache::build(self.inner.idle, self.inner.max_open, options)
     }
