@@ -443,7 +443,7 @@ fn cat(ngi: &Path, rounds: usize, base: Option<&Path>, method: Method) {
     let n = data.len() as u64;
     let mut sink = vec![0u8; CHUNK];
     let sink = std::cell::RefCell::new(&mut sink);
-    let in_place_decoder = || InPlaceUnpacker::new(method, 0, n).expect("decodes in place");
+    let in_place_decoder = || InPlaceUnpacker::new(method, n, 0).expect("decodes in place");
     // A window before `ngi cat`'s chunk: what the command decodes into.
     let in_place = std::cell::RefCell::new(vec![0u8; in_place_decoder().window() + CHUNK]);
     let mut contenders: Vec<Contender<'_>> = vec![
@@ -452,7 +452,7 @@ fn cat(ngi: &Path, rounds: usize, base: Option<&Path>, method: Method) {
         (
             "codec alone",
             Box::new(|| {
-                let mut d = Unpacker::new(method, 0, n);
+                let mut d = Unpacker::new(method, n, 0);
                 let mut buf = sink.borrow_mut();
                 let (mut pos, mut total) = (0, 0u64);
                 loop {

@@ -91,7 +91,7 @@ impl InPlaceDriver {
     /// The in-place decoder of `method` (keyed by `key`) of `expected` bytes with a window
     /// and `room` bytes of buffer; `None` for a method without one.
     pub fn new(method: Method, key: u16, expected: u64, room: usize) -> Option<InPlaceDriver> {
-        let decoder = InPlaceUnpacker::new(method, key, expected)?;
+        let decoder = InPlaceUnpacker::new(method, expected, key)?;
         Some(InPlaceDriver {
             buf: vec![0; decoder.window() + room],
             decoder,

@@ -413,7 +413,7 @@ pub fn chunked(data: &[u8]) {
     let size = u64::from(u16::from_le_bytes([*a, *b]));
     let key = u16::from_le_bytes([*k0, *k1]);
     let (schedule, stream) = rest.split_at((usize::from(*n % 16) + 1).min(rest.len()));
-    let unpacker = || Unpacker::new(method, key, size);
+    let unpacker = || Unpacker::new(method, size, key);
 
     // The schedule's pieces, from its first byte on each time.
     let scheduled = || {
@@ -1027,7 +1027,7 @@ pub fn reader(data: &[u8]) {
         one: *seed == 0,
         window: 0,
     };
-    let mut r = ngi_core::io::DecodeReader::new(source, method, key, size as u64);
+    let mut r = ngi_core::io::DecodeReader::new(source, method, size as u64, key);
     let mut got = Vec::new();
     let mut buf = vec![0u8; 4096];
     let end = loop {

@@ -23,7 +23,7 @@ fn one_shot(s: &Stream) -> Vec<u8> {
 
 fn reader<'p>(s: &Stream, packed: &'p [u8]) -> DecodeReader<&'p [u8]> {
     // `&[u8]` is a `BufRead` for both std and embedded_io: name the std trait's methods.
-    DecodeReader::new(packed, s.method, s.key, s.plain.len() as u64)
+    DecodeReader::new(packed, s.method, s.plain.len() as u64, s.key)
 }
 
 /// Reads to the end with read sizes from `size`, a zero-length read before every read,
@@ -163,7 +163,7 @@ fn every_truncation_is_unexpected_eof_and_sticky() {
 
 #[test]
 fn corrupt_deflate_is_invalid_data_naming_the_offset() {
-    let mut r = DecodeReader::new(&[0x07u8, 0, 0, 0][..], Method::Deflate, 0, 4).for_entry(3, 900);
+    let mut r = DecodeReader::new(&[0x07u8, 0, 0, 0][..], Method::Deflate, 4, 0).for_entry(3, 900);
     let e = r.read(&mut [0u8; 4]).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidData);
     let inner = e.get_ref().unwrap().downcast_ref::<StreamError>().unwrap();
@@ -205,7 +205,7 @@ fn embedded_io_over_a_one_byte_source() {
     use embedded_io::Read as _;
     let mut rng = Rng::new(5);
     for s in streams(usize::MAX) {
-        let mut r = DecodeReader::new(OneByte(&s.packed), s.method, s.key, s.plain.len() as u64);
+        let mut r = DecodeReader::new(OneByte(&s.packed), s.method, s.plain.len() as u64, s.key);
         let mut out = Vec::new();
         let mut buf = [0u8; 5000];
         loop {
@@ -227,8 +227,8 @@ fn embedded_io_over_a_one_byte_source() {
             let mut r = DecodeReader::new(
                 OneByte(&s.packed[..short]),
                 s.method,
-                s.key,
                 s.plain.len() as u64,
+                s.key,
             );
             let mut sink = [0u8; 4096];
             let e = loop {

@@ -103,7 +103,7 @@ fn a_failing_stream_allocates_nothing() {
     let count = allocations_in(|| {
         for (method, packed) in Method::ALL.into_iter().zip(&packed) {
             let short = &packed[..packed.len() / 2];
-            let reader = DecodeReader::new(short, method, ngi_tests::streams::KEY, 20_000);
+            let reader = DecodeReader::new(short, method, 20_000, ngi_tests::streams::KEY);
             if drain(reader).is_err() {
                 failed += 1;
             }

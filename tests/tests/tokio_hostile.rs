@@ -299,12 +299,12 @@ fn every_prefix_of_small_streams_is_an_error_never_a_short_ok() {
                 let polls = 64 + 8 * (len + size);
                 let got = match seed {
                     None => {
-                        let mut r = DecodeReader::new(prefix, s.method, s.key, size as u64);
+                        let mut r = DecodeReader::new(prefix, s.method, size as u64, s.key);
                         read_to_end_polled(&mut r, || 1 + len % 5000, polls)
                     }
                     Some(seed) => {
                         let source = Trickle::new(prefix.to_vec(), seed);
-                        let mut r = DecodeReader::new(source, s.method, s.key, size as u64);
+                        let mut r = DecodeReader::new(source, s.method, size as u64, s.key);
                         read_to_end_polled(&mut r, || 1, polls)
                     }
                 };

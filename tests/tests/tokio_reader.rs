@@ -317,7 +317,7 @@ async fn decode_reader_over_pending_trickles() {
         let size = s.plain.len() as u64;
         // Pieces of 1..=300 bytes with Pending before each; random read sizes.
         let seed = 1 + rng.next_u64() % 1000;
-        let mut r = DecodeReader::new(Trickle::new(s.packed.clone(), seed), s.method, s.key, size);
+        let mut r = DecodeReader::new(Trickle::new(s.packed.clone(), seed), s.method, size, s.key);
         let got = read_sized(&mut r, || 1 + rng.below(20_000)).await;
         assert!(got == want, "{}: trickle", s.name);
         assert!(
@@ -332,7 +332,7 @@ async fn decode_reader_over_pending_trickles() {
         );
         if s.packed.len() <= ONE_BYTE_ALL {
             // 1-byte pieces, Pending before each, 1-byte reads.
-            let r = DecodeReader::new(Trickle::new(s.packed.clone(), 0), s.method, s.key, size);
+            let r = DecodeReader::new(Trickle::new(s.packed.clone(), 0), s.method, size, s.key);
             assert!(
                 read_sized(r, || 1).await == want,
                 "{}: 1-byte trickle",
@@ -341,7 +341,7 @@ async fn decode_reader_over_pending_trickles() {
             // An HTTP body's shape: 1-byte chunks, empty chunks between, Pending between.
             let body = tokio_util::io::StreamReader::new(Dribble::new(s.packed.clone()));
             let mut out = Vec::new();
-            DecodeReader::new(body, s.method, s.key, size)
+            DecodeReader::new(body, s.method, size, s.key)
                 .read_to_end(&mut out)
                 .await
                 .unwrap();
@@ -350,7 +350,7 @@ async fn decode_reader_over_pending_trickles() {
         // The same through futures-io, on another executor (on its own thread: an
         // executor blocking inside a tokio task would hold up tokio's wake-ups).
         let trickle = Trickle::new(s.packed.clone(), seed);
-        let got = read_on_futures_executor(DecodeReader::new(trickle, s.method, s.key, size));
+        let got = read_on_futures_executor(DecodeReader::new(trickle, s.method, size, s.key));
         assert!(got.unwrap() == want, "{}: futures-io trickle", s.name);
     }
 }
@@ -361,7 +361,7 @@ async fn decode_reader_leaves_what_follows_the_stream() {
         let mut packed = s.packed.clone();
         packed.extend_from_slice(b"NEXT");
         let size = s.plain.len() as u64;
-        let mut r = DecodeReader::new(Trickle::new(packed, 3), s.method, s.key, size);
+        let mut r = DecodeReader::new(Trickle::new(packed, 3), s.method, size, s.key);
         let mut out = Vec::new();
         r.read_to_end(&mut out).await.unwrap();
         assert!(out == s.plain, "{}", s.name);

@@ -27,7 +27,7 @@ fn empty_blocks_then(empty: usize, data: &[u8]) -> Vec<u8> {
 fn a_poll_over_blocks_that_produce_nothing_is_bounded() {
     // 4 MB of empty blocks in memory: one poll must not parse them all.
     let packed = empty_blocks_then(800_000, b"at last");
-    let mut reader = DecodeReader::new(&packed[..], Method::Deflate, 0, 7);
+    let mut reader = DecodeReader::new(&packed[..], Method::Deflate, 7, 0);
     let mut cx = Context::from_waker(Waker::noop());
     let mut out = [0u8; 16];
     let mut polls = 0;
@@ -113,7 +113,7 @@ async fn a_sources_interrupted_is_passed_on_not_kept() {
     let packed = ngi_tests::streams::pack(Method::Lzss, &text);
     let half = packed.len() / 2;
     let source = FailsOnceAt::new(packed, half, io::ErrorKind::Interrupted);
-    let mut reader = DecodeReader::new(source, Method::Lzss, 0, text.len() as u64);
+    let mut reader = DecodeReader::new(source, Method::Lzss, text.len() as u64, 0);
     let mut out = Vec::new();
     let mut buf = [0u8; 100];
     let mut interrupted = 0;
@@ -146,7 +146,7 @@ async fn debug_shows_counts_not_bytes() {
 async fn a_sources_lasting_error_sticks() {
     let text = b"never read".to_vec();
     let source = FailsOnceAt::new(text.clone(), 0, io::ErrorKind::Other);
-    let mut reader = DecodeReader::new(source, Method::Stored, 0, text.len() as u64);
+    let mut reader = DecodeReader::new(source, Method::Stored, text.len() as u64, 0);
     let mut buf = [0u8; 64];
     for _ in 0..3 {
         let e = reader.read(&mut buf).await.expect_err("sticky");

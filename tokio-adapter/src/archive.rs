@@ -359,7 +359,7 @@ impl Archive {
         }
         // Stored: the decoder starts at `start`, as does the range it reads.
         let from = range.start.saturating_add(start).min(range.end);
-        let unpacker = ngi_core::Unpacker::new(ngi_core::Method::Stored, 0, entry.size - start);
+        let unpacker = ngi_core::Unpacker::new(ngi_core::Method::Stored, entry.size - start, 0);
         let core = ngi_core::io::StreamDecoder::from_decoder(unpacker.into_boxed())
             .at(Some(entry.index), from);
         let packed = match &self.shared.source {

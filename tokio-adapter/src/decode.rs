@@ -34,7 +34,7 @@ use crate::poll::{Decoding, ViaTokio};
 /// let text = b"the same words, the same words, the same words";
 /// let packed = pack(ngi_tokio::Method::Lzss, 0, text, &PackOptions::default()).unwrap();
 /// let mut reader =
-///     ngi_tokio::DecodeReader::new(&packed[..], ngi_tokio::Method::Lzss, 0, text.len() as u64);
+///     ngi_tokio::DecodeReader::new(&packed[..], ngi_tokio::Method::Lzss, text.len() as u64, 0);
 /// let mut out = Vec::new();
 /// reader.read_to_end(&mut out).await?;
 /// assert_eq!(out, text);
@@ -55,11 +55,11 @@ pub struct DecodeReader<R> {
 }
 
 impl<R> DecodeReader<R> {
-    /// A reader decoding `inner`'s bytes by `method` (keyed by `key`, which the XOR
-    /// methods use) into exactly `unpacked_size` bytes. Faults are placed from offset 0
-    /// of the stream.
-    pub fn new(inner: R, method: Method, key: u16, unpacked_size: u64) -> DecodeReader<R> {
-        let codec = Unpacker::new(method, key, unpacked_size).into_boxed();
+    /// A reader decoding `inner`'s bytes by `method` into exactly `unpacked_size` bytes
+    /// (keyed by `key`, which the XOR methods use). Faults are placed from offset 0 of
+    /// the stream.
+    pub fn new(inner: R, method: Method, unpacked_size: u64, key: u16) -> DecodeReader<R> {
+        let codec = Unpacker::new(method, unpacked_size, key).into_boxed();
         DecodeReader::from_stream(inner, StreamDecoder::from_decoder(codec))
     }
 

@@ -262,7 +262,7 @@ impl<S: EntryStore> Catalog<S> {
     /// of an entry starts from, worked out once.
     pub(crate) fn decoding(&self, index: usize) -> Result<(Range<u64>, &Entry, Unpacker), Error> {
         let (range, entry, method) = self.decoding_method(index)?;
-        Ok((range, entry, Unpacker::new(method, entry.key, entry.size)))
+        Ok((range, entry, Unpacker::new(method, entry.size, entry.key)))
     }
 
     /// [`decoding`](Catalog::decoding) without the decoder: the method to build one of

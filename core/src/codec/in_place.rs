@@ -117,7 +117,7 @@ pub(crate) fn begin<K: Kept>(
 ///
 /// // zlib's fixed-Huffman block for "aaaaaa".
 /// let packed = [0x4B, 0x4C, 0x04, 0x01, 0x00];
-/// let mut d = InPlaceUnpacker::new(Method::Deflate, 0, 6).unwrap();
+/// let mut d = InPlaceUnpacker::new(Method::Deflate, 6, 0).unwrap();
 /// // A window and 16 KiB of room.
 /// let mut buf = vec![0u8; d.window() + (16 << 10)];
 /// let (mut at, mut pos, mut got) = (0, 0, Vec::new());
@@ -134,7 +134,7 @@ pub(crate) fn begin<K: Kept>(
 ///     }
 /// }
 /// assert_eq!(got, b"aaaaaa");
-/// assert!(InPlaceUnpacker::new(Method::Lzss, 0, 6).is_none());
+/// assert!(InPlaceUnpacker::new(Method::Lzss, 6, 0).is_none());
 /// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -148,9 +148,9 @@ pub enum InPlaceUnpacker {
 }
 
 impl InPlaceUnpacker {
-    /// The in-place decoder of `method`, keyed by `key` (method 0x0A0 uses it), that must
-    /// produce exactly `unpacked_size` bytes; `None` for a method without one.
-    pub fn new(method: Method, key: u16, unpacked_size: u64) -> Option<Self> {
+    /// The in-place decoder of `method` that must produce exactly `unpacked_size` bytes,
+    /// keyed by `key` (method 0x0A0 uses it); `None` for a method without one.
+    pub fn new(method: Method, unpacked_size: u64, key: u16) -> Option<Self> {
         let n = unpacked_size;
         match method {
             Method::Deflate => Some(InPlaceUnpacker::Inflate(inflate::InPlaceDecoder::new(n))),

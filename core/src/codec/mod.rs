@@ -229,7 +229,7 @@ impl fmt::Display for Method {
 /// ```
 /// use ngi_core::{Decoder, Method, Status, Unpacker};
 ///
-/// let mut unpacker = Unpacker::new(Method::Stored, 0, 5);
+/// let mut unpacker = Unpacker::new(Method::Stored, 5, 0);
 /// let mut out = [0u8; 8];
 /// let p = unpacker.decode(b"hello, world", &mut out, true).unwrap();
 /// assert_eq!((p.consumed, p.produced, p.status), (5, 5, Status::Done));
@@ -253,14 +253,13 @@ pub enum Unpacker {
 }
 
 impl Unpacker {
-    /// A decoder for `method`, keyed by `key` (used by the XOR methods only), that must
-    /// produce exactly `unpacked_size` bytes.
+    /// A decoder for `method` that must produce exactly `unpacked_size` bytes, keyed by
+    /// `key` (used by the XOR methods only).
     ///
-    /// Every method the format defines is decoded, so this cannot fail. (Its argument
-    /// order is the one [`io::DecodeReader::new`](crate::io::DecodeReader::new) and every
-    /// dispatch over methods take: the method, its key, then the size; a single decoder's
-    /// constructor takes the size, then the key.)
-    pub fn new(method: Method, key: u16, unpacked_size: u64) -> Self {
+    /// Every method the format defines is decoded, so this cannot fail. (Every
+    /// constructor takes the size, then the key: a single decoder's, this one's, and
+    /// those of the readers over it.)
+    pub fn new(method: Method, unpacked_size: u64, key: u16) -> Self {
         let n = unpacked_size;
         match method {
             Method::Stored => Unpacker::Stored(StoredDecoder::new(n)),
@@ -304,7 +303,7 @@ impl Unpacker {
     /// ```
     /// use ngi_core::{Decoder, Method, Unpacker};
     ///
-    /// let mut d = Unpacker::new(Method::Stored, 0, 2).into_boxed();
+    /// let mut d = Unpacker::new(Method::Stored, 2, 0).into_boxed();
     /// let mut out = [0u8; 2];
     /// assert_eq!(d.decode(b"hi", &mut out, true).unwrap().produced, 2);
     /// ```
@@ -420,7 +419,7 @@ pub fn unpack_into(
         Method::Deflate => return inflate::decode_into(packed, output),
         _ => {}
     }
-    let mut unpacker = Unpacker::new(method, key, output.len() as u64);
+    let mut unpacker = Unpacker::new(method, output.len() as u64, key);
     let progress = unpacker.decode(packed, output, true)?;
     match progress.status {
         Status::Done => Ok(progress.consumed),
@@ -455,7 +454,7 @@ mod tests {
 
     #[test]
     fn stored_in_one_byte_steps_then_truncated() {
-        let mut d = Unpacker::new(Method::Stored, 0, 4);
+        let mut d = Unpacker::new(Method::Stored, 4, 0);
         let mut out = [0u8; 1];
         // A full output slice takes precedence: more input alone could not make progress.
         let p = d.decode(b"a", &mut out, false).unwrap();
@@ -491,7 +490,7 @@ mod tests {
             unpack_into(Method::Xor, 0xBEEF, &packed, &mut whole),
             Ok(100)
         );
-        let mut d = Unpacker::new(Method::Xor, 0xBEEF, 100);
+        let mut d = Unpacker::new(Method::Xor, 100, 0xBEEF);
         let mut out = [0u8; 100];
         for i in 0..100 {
             let p = d
@@ -509,7 +508,7 @@ mod tests {
     #[test]
     fn every_method_has_its_decoder() {
         for method in Method::ALL {
-            let decoder = Unpacker::new(method, 0, 1);
+            let decoder = Unpacker::new(method, 1, 0);
             assert_eq!(decoder.expected_len(), 1, "{method}");
             let ours = match method {
                 Method::Stored => matches!(decoder, Unpacker::Stored(_)),
@@ -530,7 +529,7 @@ mod tests {
             (Method::Lzhuf, false),
             (Method::XorLzhuf, false),
         ] {
-            let unpacker = Unpacker::new(method, 7, 3);
+            let unpacker = Unpacker::new(method, 3, 7);
             assert_eq!(unpacker.expected_len(), 3);
             assert_eq!(matches!(unpacker, Unpacker::Lzss(_)), lz, "{method}");
         }
@@ -538,7 +537,7 @@ mod tests {
 
     #[test]
     fn empty_entry_is_done_at_once() {
-        let mut d = Unpacker::new(Method::Xor, 1, 0);
+        let mut d = Unpacker::new(Method::Xor, 0, 1);
         let p = d.decode(b"", &mut [], true).unwrap();
         assert_eq!(p.status, Status::Done);
     }

@@ -39,7 +39,7 @@ pub const DEFAULT_BUFFER_LEN: usize = 4096;
 ///
 /// // LZSS: a literal 'a', then a 17-byte copy of it; then bytes that are not the stream's.
 /// let packed: &[u8] = &[0b0000_0001, b'a', 0xEE, 0xFE, b'n', b'e', b'x', b't'];
-/// let mut reader = DecodeReader::new(packed, Method::Lzss, 0, 18);
+/// let mut reader = DecodeReader::new(packed, Method::Lzss, 18, 0);
 /// let mut out = Vec::new();
 /// reader.read_to_end(&mut out)?;
 /// assert_eq!(out, [b'a'; 18]);
@@ -63,19 +63,19 @@ pub struct DecodeReader<R, const N: usize = DEFAULT_BUFFER_LEN, D = Unpacker> {
 }
 
 impl<R> DecodeReader<R> {
-    /// A reader decoding the packed stream in `inner` with `method` (keyed by `key` for
-    /// the XOR methods) into exactly `unpacked_size` bytes, with a buffer of
+    /// A reader decoding the packed stream in `inner` with `method` into exactly
+    /// `unpacked_size` bytes (keyed by `key` for the XOR methods), with a buffer of
     /// [`DEFAULT_BUFFER_LEN`] bytes for `BufRead`.
-    pub fn new(inner: R, method: Method, key: u16, unpacked_size: u64) -> DecodeReader<R> {
-        DecodeReader::with_buffer(inner, method, key, unpacked_size)
+    pub fn new(inner: R, method: Method, unpacked_size: u64, key: u16) -> DecodeReader<R> {
+        DecodeReader::with_buffer(inner, method, unpacked_size, key)
     }
 }
 
 impl<R, const N: usize> DecodeReader<R, N> {
     /// [`new`](DecodeReader::new) with a `BufRead` buffer of `N` bytes: name it as
     /// `DecodeReader::<_, 512>::with_buffer(...)`.
-    pub fn with_buffer(inner: R, method: Method, key: u16, unpacked_size: u64) -> Self {
-        DecodeReader::from_stream(inner, StreamDecoder::new(method, key, unpacked_size))
+    pub fn with_buffer(inner: R, method: Method, unpacked_size: u64, key: u16) -> Self {
+        DecodeReader::from_stream(inner, StreamDecoder::new(method, unpacked_size, key))
     }
 }
 

@@ -29,7 +29,7 @@ use crate::error::DecodeError;
 /// use ngi_core::io::StreamDecoder;
 /// use ngi_core::{Method, Status};
 ///
-/// let mut decoder = StreamDecoder::new(Method::Stored, 0, 5).at(Some(2), 1000);
+/// let mut decoder = StreamDecoder::new(Method::Stored, 5, 0).at(Some(2), 1000);
 /// let mut out = [0u8; 8];
 /// let p = decoder.decode(b"hel", false, &mut out)?;
 /// assert_eq!((p.consumed, p.produced, p.status), (3, 3, Status::NeedInput));
@@ -52,11 +52,11 @@ pub struct StreamDecoder<D = Unpacker> {
 }
 
 impl StreamDecoder {
-    /// A decoder of `method`, keyed by `key` (the XOR methods use it), that must produce
-    /// exactly `unpacked_size` bytes; faults are placed from offset 0 until
+    /// A decoder of `method` that must produce exactly `unpacked_size` bytes, keyed by
+    /// `key` (the XOR methods use it); faults are placed from offset 0 until
     /// [`at`](StreamDecoder::at) says otherwise.
-    pub fn new(method: Method, key: u16, unpacked_size: u64) -> StreamDecoder {
-        StreamDecoder::from_decoder(Unpacker::new(method, key, unpacked_size))
+    pub fn new(method: Method, unpacked_size: u64, key: u16) -> StreamDecoder {
+        StreamDecoder::from_decoder(Unpacker::new(method, unpacked_size, key))
     }
 }
 
@@ -391,7 +391,7 @@ impl<S: EntryStore> Catalog<S> {
         index: usize,
     ) -> Result<Option<StreamDecoder<InPlaceUnpacker>>, Error> {
         let (range, entry, method) = self.decoding_method(index)?;
-        Ok(InPlaceUnpacker::new(method, entry.key, entry.size)
+        Ok(InPlaceUnpacker::new(method, entry.size, entry.key)
             .map(|codec| StreamDecoder::from_decoder(codec).at(Some(entry.index), range.start)))
     }
 
@@ -425,7 +425,7 @@ mod tests {
     #[test]
     fn a_decoder_that_wants_input_after_the_end_is_stalled() {
         // A stored stream given nothing and told it ended: the codec says Truncated.
-        let mut d = StreamDecoder::new(Method::Stored, 0, 2).at(Some(1), 10);
+        let mut d = StreamDecoder::new(Method::Stored, 2, 0).at(Some(1), 10);
         let e = d.decode(b"", true, &mut [0; 4]).unwrap_err();
         assert!(e.is_truncated());
         assert_eq!(e.offset(), 10);
@@ -433,7 +433,7 @@ mod tests {
 
     #[test]
     fn done_streams_take_nothing_more() {
-        let mut d = StreamDecoder::new(Method::Xor, 0, 2);
+        let mut d = StreamDecoder::new(Method::Xor, 2, 0);
         let p = d.decode(b"abcd", false, &mut [0; 4]).unwrap();
         assert_eq!((p.consumed, p.produced, p.status), (2, 2, Status::Done));
         assert!(d.is_done());
@@ -445,7 +445,7 @@ mod tests {
     #[test]
     fn inflate_faults_are_placed_in_the_file() {
         // Block type 3 is reserved: a fault at the stream's first byte.
-        let mut d = StreamDecoder::new(Method::Deflate, 0, 4).at(None, 500);
+        let mut d = StreamDecoder::new(Method::Deflate, 4, 0).at(None, 500);
         let e = d.decode(&[0x07, 0, 0], true, &mut [0; 4]).unwrap_err();
         assert_eq!((e.offset(), e.entry()), (500, None));
         assert!(!e.is_truncated() && e.decode_error().is_some());
@@ -455,7 +455,7 @@ mod tests {
     fn in_place_faults_are_the_window_keeping_ones_and_kept() {
         // Block type 3 is reserved: the same fault at the same offset from either form.
         let stream = [0x07, 0, 0];
-        let mut keeping = StreamDecoder::new(Method::Deflate, 0, 4).at(Some(2), 500);
+        let mut keeping = StreamDecoder::new(Method::Deflate, 4, 0).at(Some(2), 500);
         let expected = keeping.decode(&stream, true, &mut [0; 4]).unwrap_err();
         let mut d = StreamDecoder::from_decoder(InPlaceDecoder::new(4)).at(Some(2), 500);
         let mut buf = [0u8; 40_000];

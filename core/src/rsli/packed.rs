@@ -45,8 +45,8 @@ impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
         let method = method(id, entry)?;
         Ok(Unpacker::new(
             method,
-            entry.data_key(),
             entry.unpacked_size.into(),
+            entry.data_key(),
         ))
     }
 
