@@ -54,9 +54,13 @@ impl AnyEditor {
                 let tail = archive
                     .read_at(len - tail_len, tail_len as usize)
                     .map_err(|e| Failure::about(&shown, e))?;
-                rsli::Editor::from_entries(&header, entries, len, &tail, catalog.overlay())
-                    .map(AnyEditor::Rsli)
-                    .map_err(|e| Failure::about(&shown, e))
+                let editor =
+                    rsli::Editor::from_entries(&header, entries, len, &tail, catalog.overlay())
+                        .map_err(|e| Failure::about(&shown, e))?;
+                if let Some(message) = needs_overlay(archive, &editor) {
+                    return Err(Failure::Bad(format!("{shown}: {message}")));
+                }
+                Ok(AnyEditor::Rsli(editor))
             }
         }
     }
@@ -104,6 +108,41 @@ impl AnyEditor {
             AnyEditor::Rsli(e) => e.plan().map_err(|e| e.to_string()),
         }
     }
+}
+
+/// Why a library that ends with an `AO` media trailer, opened without it, must not be
+/// edited that way: an entry that lies outside the payloads read from the start of the
+/// file, and inside them read from the overlay, is one the engine reads with flag 2 (and
+/// a library built for it). Edited without the overlay, such records are kept as they are
+/// while the table and the payloads move under them, and every entry of the library
+/// would then read wrong with the flag. `None` when the trailer is honoured, absent,
+/// zero, or every entry reads as well without it.
+fn needs_overlay(archive: &ArchiveFile, editor: &rsli::Editor) -> Option<String> {
+    let catalog = &archive.catalog;
+    let overlay = catalog
+        .trailer()
+        .filter(|&v| v != 0 && catalog.overlay().is_none())?;
+    let region = editor.payload_region();
+    let inside =
+        |start: u64, len: u64| start >= region.start && start.saturating_add(len) <= region.end;
+    catalog.entries().iter().find_map(|entry| {
+        let Native::Rsli(e) = &entry.native else {
+            return None;
+        };
+        let (start, len) = (u64::from(e.data_offset), rsli::span_len(e));
+        (!inside(start, len) && inside(start + u64::from(overlay), len)).then(|| {
+            format!(
+                "entry {} (\"{}\") lies at offset {start}, outside the payloads \
+                 ({}..{}), unless the file's \"AO\" media trailer (overlay {overlay}) is \
+                 honoured: give --media-trailer to edit the library as the engine \
+                 reads it with flag 2",
+                entry.index,
+                crate::names::display(entry.name()),
+                region.start,
+                region.end
+            )
+        })
+    })
 }
 
 /// Writes `plan` to `target` atomically, copying the old payloads from `source`.
