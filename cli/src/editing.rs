@@ -12,7 +12,6 @@ use ngi_core::{nres, rsli};
 
 use crate::open::ArchiveFile;
 use crate::report::Failure;
-use crate::save::write_atomic;
 
 /// The core's editor of the archive's format.
 pub enum AnyEditor {
@@ -151,8 +150,21 @@ pub fn save_plan<S: ReadAt + ?Sized>(
     source: &S,
     target: &Path,
 ) -> Result<(), Failure> {
-    write_atomic(target, |out: &mut dyn Write| {
-        write_plan(plan, source, out).map(drop)
-    })
+    save_plan_checked(plan, source, target, |_| Ok(()))
+}
+
+/// [`save_plan`], with `check` run on the written file before it takes the target's place
+/// (see [`write_atomic_checked`](crate::save::write_atomic_checked)).
+pub fn save_plan_checked<S: ReadAt + ?Sized>(
+    plan: &Plan<'_>,
+    source: &S,
+    target: &Path,
+    check: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> Result<(), Failure> {
+    crate::save::write_atomic_checked(
+        target,
+        |out: &mut dyn Write| write_plan(plan, source, out).map(drop),
+        check,
+    )
     .map_err(|e| Failure::Bad(format!("{}: not written: {e}", target.display())))
 }

@@ -15,6 +15,17 @@ pub fn write_atomic(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
+    write_atomic_checked(path, fill, |_| Ok(()))
+}
+
+/// [`write_atomic`], with `check` run on the written file (its temporary path, the data on
+/// disk) before it takes the target's place: a check that fails leaves the target as it
+/// was, as a failing `fill` does.
+pub fn write_atomic_checked(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    check: impl FnOnce(&Path) -> io::Result<()>,
+) -> io::Result<()> {
     // Through a symbolic link, the file it names is the one replaced (the link stays).
     let resolved = fs::canonicalize(path)
         .ok()
@@ -26,6 +37,7 @@ pub fn write_atomic(
     };
     let (temp, file) = create_temp(&folder, path)?;
     let result = fill_and_sync(file, fill, path)
+        .and_then(|()| check(&temp))
         .and_then(|()| fs::rename(&temp, path))
         .and_then(|()| sync_folder(&folder));
     if result.is_err() {

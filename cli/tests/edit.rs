@@ -683,6 +683,109 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
     assert!(err.contains("ngi.toml") && err.contains("--force"), "{err}");
 }
 
+/// A manifest edited so that a record of the unpacked archive no longer points at its
+/// entry's bytes, or without a field unpack wrote, is refused and nothing is written: the
+/// archive written is read back, and every entry with a file must decode to its bytes.
+/// Each case below packed with exit 0 before, losing or changing the entry's data.
+#[test]
+fn records_that_no_longer_fit_their_files_are_refused() {
+    let dir = Scratch::new("edit-records");
+    let out = dir.join("out.bin");
+    let cases: [(&str, usize, &str, toml::Value, &[&str]); 6] = [
+        // Its bytes cut as nobody's, the record left past the directory.
+        (
+            "nres",
+            2,
+            "size",
+            u32::MAX.into(),
+            &["entry 2 (\"sky.tex\")", "past the directory"],
+        ),
+        (
+            "nres",
+            2,
+            "offset",
+            8.into(),
+            &["entry 2 (\"sky.tex\")", "inside the 16-byte header"],
+        ),
+        // MISSION.DAT's 16 bytes decoded as 10.
+        (
+            "rsli",
+            2,
+            "unpacked_size",
+            10.into(),
+            &["entry 2 (\"MISSION.DAT\")", "other bytes"],
+        ),
+        // A field left out, once filled with 0 (README.TXT decoded as 0 bytes).
+        (
+            "rsli",
+            0,
+            "unpacked_size",
+            toml::Value::from(false),
+            &["unpacked_size: missing"],
+        ),
+        (
+            "nres",
+            2,
+            "type_id",
+            toml::Value::from(false),
+            &["type_id: missing"],
+        ),
+        (
+            "rsli",
+            0,
+            "sort_index",
+            toml::Value::from(false),
+            &["sort_index: missing"],
+        ),
+    ];
+    for (n, (format, index, field, value, wants)) in cases.into_iter().enumerate() {
+        let archive = dir.join(format!("s.{format}"));
+        let bytes = if format == "nres" {
+            samples::nres()
+        } else {
+            samples::rsli()
+        };
+        fs::write(&archive, bytes).unwrap();
+        let folder = dir.join(format!("d{n}"));
+        ok(&["unpack", s(&archive), "-o", s(&folder)]);
+        edit_manifest(&folder, |m| {
+            let entry = entry_mut(m, index);
+            // `false` stands for "taken out".
+            if value.as_bool() == Some(false) {
+                entry.remove(field);
+            } else {
+                entry.insert(field.into(), value.clone());
+            }
+        });
+        let err = fails(&["pack", s(&folder), "-o", s(&out)]);
+        for want in wants.iter().chain(&[field]) {
+            assert!(
+                err.contains(want),
+                "{format} {field}: {err:?} lacks {want:?}"
+            );
+        }
+        assert!(!out.exists(), "{format} {field}: written: {err}");
+    }
+    // The data region moved: README.TXT's record points into the table, which a larger
+    // data_start makes of its bytes (it decoded to SECRET.TXT's, and verify passed).
+    let folder = dir.join("moved");
+    ok(&["unpack", s(&dir.join("s.rsli")), "-o", s(&folder)]);
+    edit_manifest(&folder, |m| {
+        m.insert("data_start".into(), 288.into());
+    });
+    let err = fails(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(
+        err.contains("entry 0 (\"README.TXT\")") && err.contains("data_start"),
+        "{err}"
+    );
+    let left: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
 #[test]
 fn in_place_edits_add_rm_rename_sort_and_repack() {
     let dir = Scratch::new("edit-inplace");

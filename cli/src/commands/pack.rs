@@ -9,7 +9,10 @@
 //! result is the unpacked archive, byte for byte.
 //!
 //! Every problem with the folder is found before anything is written and reported as one
-//! line naming the entry and the field.
+//! line naming the entry and the field. What no field check can see (an offset, size or
+//! `data_start` edited so that a record no longer points at its entry's bytes) is caught
+//! by reading the archive written back before it takes the output's place: every entry
+//! given a file must decode from it to that file's bytes.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -25,7 +28,7 @@ use sha2::{Digest, Sha256};
 
 use super::edit::refuse_existing;
 use crate::args::method_by_name;
-use crate::editing::save_plan;
+use crate::editing::save_plan_checked;
 use crate::manifest::{EntryRecord, FILE_NAME, Gap, Manifest, VERSION, from_hex};
 use crate::names;
 use crate::report::{Failure, done};
@@ -80,7 +83,10 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
         Built::Rsli(e) => e.plan().map_err(|e| e.to_string()),
     }
     .map_err(|e| Failure::Bad(format!("{}: not written: {e}", output.display())))?;
-    save_plan(&plan, &source, output)?;
+    let media_trailer = manifest.media_overlay.is_some();
+    save_plan_checked(&plan, &source, output, |written| {
+        check_written(written, media_trailer, &planned)
+    })?;
     let changed = planned
         .iter()
         .filter(|p| p.original.is_some() && p.changed)
@@ -93,6 +99,57 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
         dir.display(),
         plan.len()
     ));
+    Ok(())
+}
+
+/// Reads the archive `pack` wrote back before it takes the output's place: every entry
+/// given a file must decode from it to that file's bytes (by SHA-256).
+/// The folder was checked field by field before the plan was made; this catches what no
+/// field check sees, such as an offset, size or `data_start` edited so that an entry's
+/// record no longer points at its bytes (kept as it stands, it would decode to others).
+fn check_written(path: &Path, media_trailer: bool, planned: &[Planned]) -> std::io::Result<()> {
+    let file = File::open(path)?;
+    let options = ngi_core::OpenOptions::DEFAULT
+        .with_limits(ngi_core::Limits::DEFAULT.with_max_entries(u32::MAX))
+        .with_media_trailer(media_trailer);
+    let catalog = ngi_core::io::open_at(&file, options).map_err(std::io::Error::other)?;
+    let undecodable = |pos: usize, e: &dyn std::fmt::Display| {
+        let e = e.to_string();
+        format!(
+            "does not decode from the archive written: {}",
+            crate::open::after_entry(pos, &e)
+        )
+    };
+    let wrong = |pos: usize, p: &Planned, what: String| {
+        std::io::Error::other(format!(
+            "{}: {what} (are its offset, size and unpacked_size, and the manifest's \
+             data_start and data_end, as unpack wrote them?)",
+            entry_label(pos, &p.name)
+        ))
+    };
+    for (pos, p) in planned.iter().enumerate() {
+        let Some(want) = &p.digest else { continue };
+        let entry = catalog
+            .entry(pos)
+            .ok_or_else(|| wrong(pos, p, "missing from the archive written".into()))?;
+        let mut reader = catalog
+            .reader(pos, &file)
+            .map_err(|e| wrong(pos, p, undecodable(pos, &e)))?;
+        let mut hasher = Sha256::new();
+        std::io::copy(&mut reader, &mut hasher).map_err(|e| wrong(pos, p, undecodable(pos, &e)))?;
+        let got = crate::manifest::hex(&hasher.finalize());
+        if !got.eq_ignore_ascii_case(want) {
+            return Err(wrong(
+                pos,
+                p,
+                format!(
+                    "the archive written would decode it to other bytes than its file's \
+                     ({} bytes)",
+                    entry.size
+                ),
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -110,6 +167,8 @@ struct Planned {
     original: Option<(u32, u32)>,
     /// The decoded entry's file.
     file: Option<PathBuf>,
+    /// Its SHA-256, in hex.
+    digest: Option<String>,
     /// Whether the file (or the method) differs from what was unpacked.
     changed: bool,
     fields: Fields,
@@ -217,6 +276,9 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
         (Some(_), None) => return Err("size: missing (an entry with an offset needs it)".into()),
         (None, Some(_)) => return Err("offset: missing (an entry with a size needs it)".into()),
     };
+    if original.is_some() {
+        refuse_missing_fields(r, nres)?;
+    }
     let method = match &r.method {
         Some(m) => Some(method_by_name(m).ok_or_else(|| {
             format!(
@@ -252,12 +314,14 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
         return Err("file: missing (a new entry needs its file)".into());
     }
     let mut changed = false;
+    let mut digest = None;
     if let Some(path) = &file {
-        let digest = sha256_of(path).map_err(|e| format!("file: {}: {e}", path.display()))?;
+        let sha = sha256_of(path).map_err(|e| format!("file: {}: {e}", path.display()))?;
         changed = r
             .sha256
             .as_deref()
-            .is_none_or(|want| !want.eq_ignore_ascii_case(&digest));
+            .is_none_or(|want| !want.eq_ignore_ascii_case(&sha));
+        digest = Some(sha);
     }
     if let Some(path) = &packed {
         std::fs::metadata(path).map_err(|e| format!("packed: {}: {e}", path.display()))?;
@@ -279,6 +343,7 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
         tail,
         original,
         file,
+        digest,
         changed,
         fields: Fields {
             type_id: r.type_id.unwrap_or(0),
@@ -294,6 +359,33 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
         unpacked_size: r.unpacked_size.unwrap_or(0),
         packed,
     })
+}
+
+/// Refuses a record of the unpacked archive (one with an offset) without a field unpack
+/// writes for every such record: a default in its place would change the entry with no
+/// word (an RsLi `unpacked_size` of 0 empties it, an NRes `type_id` of 0 retypes it).
+fn refuse_missing_fields(r: &EntryRecord, nres: bool) -> Result<(), String> {
+    let fields: &[(&str, bool)] = if nres {
+        &[
+            ("type_id", r.type_id.is_some()),
+            ("attr1", r.attr1.is_some()),
+            ("attr2", r.attr2.is_some()),
+            ("attr3", r.attr3.is_some()),
+            ("sort_index", r.sort_index.is_some()),
+        ]
+    } else {
+        &[
+            ("flags", r.flags.is_some()),
+            ("unpacked_size", r.unpacked_size.is_some()),
+            ("sort_index", r.sort_index.is_some()),
+        ]
+    };
+    match fields.iter().find(|(_, present)| !present) {
+        Some((field, _)) => Err(format!(
+            "{field}: missing (an entry with an offset keeps every field unpack wrote)"
+        )),
+        None => Ok(()),
+    }
 }
 
 impl Planned {
