@@ -27,6 +27,7 @@ use args::{Action, Invocation};
 use report::{Failure, say};
 
 fn main() -> ExitCode {
+    survive_file_size_limit();
     let action = match args::parse(std::env::args_os().skip(1)) {
         Ok(Invocation::Print(text)) => return print_or_fail(text.as_bytes()),
         Ok(Invocation::Run(action)) => action,
@@ -50,6 +51,19 @@ fn main() -> ExitCode {
         }
         // Every problem was already reported on its own line.
         Err(Failure::Reported) => ExitCode::from(1),
+    }
+}
+
+/// Makes a write past the file size limit (`ulimit -f`) fail with `EFBIG`, as other write
+/// errors do, instead of killing the process with SIGXFSZ: an edit or `pack` then reports
+/// it, leaves the archive as it was and removes its temporary file (a kill left it).
+fn survive_file_size_limit() {
+    #[cfg(unix)]
+    {
+        // The handler only sets the flag, which nothing reads: the signal's default
+        // action is what it replaces.
+        let unread = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, unread);
     }
 }
 

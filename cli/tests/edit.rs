@@ -1126,3 +1126,40 @@ fn a_failed_unpack_leaves_nothing_behind() {
     assert_eq!(left, ["LZSS.TXT", "mine.txt"], "{err}");
     assert_eq!(fs::read(folder.join("mine.txt")).unwrap(), b"mine");
 }
+
+/// A write past the file size limit (`ulimit -f`) is an error like any other: the edit
+/// says so on one line, exits 1, leaves the archive as it was and no temporary file. It
+/// was a kill by SIGXFSZ (exit 153 in a shell, no message) that left the temporary file.
+#[cfg(unix)]
+#[test]
+fn a_write_past_the_file_size_limit_is_an_error_not_a_kill() {
+    let dir = Scratch::new("edit-fsize");
+    let archive = dir.join("a.nres");
+    fs::write(&archive, samples::nres()).unwrap();
+    let big = dir.join("big.bin");
+    fs::write(&big, Rng::new(7).bytes(200_000)).unwrap();
+    // 50 blocks of 1024 bytes (POSIX `ulimit -f` counts in 512-byte blocks in some shells,
+    // 1024 in others; either is far below the 200 000 bytes added).
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -f 50 && exec \"$0\" add \"$1\" \"$2\"")
+        .args([env!("CARGO_BIN_EXE_ngi"), s(&archive), s(&big)])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("not written") && err.contains("too large"),
+        "{err}"
+    );
+    assert_eq!(fs::read(&archive).unwrap(), samples::nres());
+    let names: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(
+        names.len(),
+        2,
+        "only the archive and the added file: {names:?}"
+    );
+}
