@@ -778,6 +778,16 @@ fn records_that_no_longer_fit_their_files_are_refused() {
         err.contains("entry 0 (\"README.TXT\")") && err.contains("data_start"),
         "{err}"
     );
+    // A data_end no 32-bit offset reaches (an NRes one wrapped to a "total size 575").
+    edit_manifest(&folder, |m| {
+        m.insert("data_start".into(), 256.into());
+        m.insert("data_end".into(), i64::MAX.into());
+    });
+    let err = fails(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(
+        err.contains("data_end: 9223372036854775807 is past"),
+        "{err}"
+    );
     let left: Vec<_> = fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())

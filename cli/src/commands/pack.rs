@@ -69,6 +69,18 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
             )));
         }
     };
+    // NRes offsets and sizes are 32-bit; an RsLi offset adds a 32-bit overlay to one.
+    let reach = if nres {
+        u64::from(u32::MAX)
+    } else {
+        2 * u64::from(u32::MAX)
+    };
+    if manifest.data_end > reach {
+        return Err(bad(format!(
+            "data_end: {} is past what the format's 32-bit offsets reach",
+            manifest.data_end
+        )));
+    }
     let planned = check_entries(&manifest.entry, dir, nres).map_err(&bad)?;
     let gaps = gap_spans(&manifest, dir).map_err(&bad)?;
     refuse_existing(output, force)?;
