@@ -51,6 +51,10 @@ fn main() -> ExitCode {
         }
         // Every problem was already reported on its own line.
         Err(Failure::Reported) => ExitCode::from(1),
+        Err(Failure::Usage(message)) => {
+            say(format_args!("{message} (see 'ngi --help')"));
+            ExitCode::from(2)
+        }
     }
 }
 

@@ -15,13 +15,16 @@ pub enum Failure {
     Bad(String),
     /// The problems were already printed, one line each (exit status 1).
     Reported,
+    /// The command line asks for what the archive cannot take, found once it is open (an
+    /// NRes option for an RsLi library, say): a usage error (exit status 2).
+    Usage(String),
 }
 
 impl Failure {
     /// The line that explains it (empty when already reported).
     pub fn message(&self) -> &str {
         match self {
-            Failure::Bad(m) => m,
+            Failure::Bad(m) | Failure::Usage(m) => m,
             Failure::Reported => "",
         }
     }

@@ -20,6 +20,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
     let shown = path.display();
     let mut editor = AnyEditor::open(archive, path)?;
     let bad = |message: String| Failure::Bad(format!("{shown}: {message}"));
+    let misused = |message: String| Failure::Usage(format!("{shown}: {message}"));
     let mut target: PathBuf = path.clone();
     let before = editor.len();
     let what = match edit {
@@ -30,6 +31,11 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
             attrs,
             files,
         } => {
+            let nres_fields = type_id.is_some() || attrs.iter().any(Option::is_some);
+            if name.is_some() && files.len() != 1 {
+                return Err(misused("--name needs exactly one FILE".into()));
+            }
+            refuse_misused_add(&editor, method.is_some(), nres_fields).map_err(misused)?;
             add(&mut editor, name.as_ref(), *method, *type_id, *attrs, files).map_err(bad)?;
             format!("{} added", count(files.len()))
         }
@@ -63,7 +69,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
                 format!("sorted by mode {mode}")
             }
             AnyEditor::Rsli(_) => {
-                return Err(bad(
+                return Err(misused(
                     "sort applies to NRes; an RsLi library's order is its table's".into(),
                 ));
             }
@@ -118,6 +124,19 @@ fn select(archive: &ArchiveFile, name: &OsString) -> Result<usize, String> {
         .ok_or_else(|| format!("no entry named \"{}\"", names::display(&query)))
 }
 
+/// Refuses an option of `add` that the archive's format has no field for.
+fn refuse_misused_add(editor: &AnyEditor, method: bool, nres_fields: bool) -> Result<(), String> {
+    match editor {
+        AnyEditor::Nres(_) if method => {
+            Err("--method applies to RsLi; NRes payloads are stored as they are".into())
+        }
+        AnyEditor::Rsli(_) if nres_fields => {
+            Err("--type and --attr1..3 apply to NRes; RsLi entries have flags".into())
+        }
+        _ => Ok(()),
+    }
+}
+
 fn add(
     editor: &mut AnyEditor,
     name: Option<&OsString>,
@@ -126,19 +145,6 @@ fn add(
     attrs: [Option<u32>; 3],
     files: &[PathBuf],
 ) -> Result<(), String> {
-    if name.is_some() && files.len() != 1 {
-        return Err("--name needs exactly one FILE".into());
-    }
-    let nres_fields = type_id.is_some() || attrs.iter().any(Option::is_some);
-    match editor {
-        AnyEditor::Nres(_) if method.is_some() => {
-            return Err("--method applies to RsLi; NRes payloads are stored as they are".into());
-        }
-        AnyEditor::Rsli(_) if nres_fields => {
-            return Err("--type and --attr1..3 apply to NRes; RsLi entries have flags".into());
-        }
-        _ => {}
-    }
     for file in files {
         let data = crate::regular::read(file, crate::regular::ENTRY_MAX)
             .map_err(|e| format!("{}: {e}", file.display()))?;
