@@ -40,6 +40,8 @@ The format is detected from the magic: \"NRes\" or \"NL\".
 Names: bytes outside printable ASCII are shown as \\xNN and a backslash as \\\\;
 NAME arguments accept the same escapes. NAME is looked up by the format's engine rules
 (NRes: case-insensitive; RsLi: rsFind, upper-cased and cut to 15 bytes).
+In-place edits (add, rm, rename, sort, repack) write a new file and rename it over the
+archive: a symbolic link is followed and kept, but other hard links keep the old file.
 Exit status: 0 ok, 1 bad archive or entry (or name/index not found), 2 usage error.";
 
 /// ngi - NRes and RsLi archives of Parkan: Iron Strategy
