@@ -85,6 +85,14 @@ impl AnyEditor {
         }
     }
 
+    /// Entry `index`'s name as it stands.
+    pub fn name(&self, index: usize) -> Option<Vec<u8>> {
+        match self {
+            AnyEditor::Nres(e) => e.entry(index).map(|entry| entry.name().to_vec()),
+            AnyEditor::Rsli(e) => e.entry(index).map(|entry| entry.name().to_vec()),
+        }
+    }
+
     /// The entry `name` means under the format's engine rules, once edited (the first
     /// match in directory order).
     pub fn find(&self, name: &[u8]) -> Option<usize> {

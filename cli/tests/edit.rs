@@ -778,6 +778,19 @@ fn records_that_no_longer_fit_their_files_are_refused() {
         err.contains("entry 0 (\"README.TXT\")") && err.contains("data_start"),
         "{err}"
     );
+    // A field naming a folder is named itself (it was "file:" for every field).
+    fs::create_dir_all(folder.join("adir")).unwrap();
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 1).insert("packed".into(), "adir".into());
+    });
+    let err = fails(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(
+        err.contains("packed: \"adir\" is not a regular file"),
+        "{err}"
+    );
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 1).remove("packed");
+    });
     // A data_end no 32-bit offset reaches (an NRes one wrapped to a "total size 575").
     edit_manifest(&folder, |m| {
         m.insert("data_start".into(), 256.into());
@@ -867,8 +880,12 @@ fn in_place_edits_add_rm_rename_sort_and_repack() {
 
     ok(&["rename", s(&archive), "HELLO.TXT", "greeting.txt"]);
     assert_eq!(cat(&archive, "greeting.txt"), b"hello, world");
-    let err = fails(&["rename", s(&archive), "greeting.txt", "readme.txt"]);
-    assert!(err.contains("already named"), "{err}");
+    // The entry in the way is named by its own name, not the query that matched it.
+    let err = fails(&["rename", s(&archive), "greeting.txt", "README.TXT"]);
+    assert!(
+        err.contains("entry 0 is already named \"readme.txt\""),
+        "{err}"
+    );
     ok(&["sort", s(&archive), "type-name"]);
     let sorted = fs::read(&archive).unwrap();
     let a = nres::Archive::open(&sorted).unwrap();

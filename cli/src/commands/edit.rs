@@ -55,9 +55,11 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
             let index = select(archive, old).map_err(bad)?;
             let name = names::parse_argument(&os_bytes(new));
             if let Some(other) = editor.find(&name).filter(|&other| other != index) {
+                // Its own name, which the engine's rules match to the one asked for.
+                let taken = editor.name(other).unwrap_or_else(|| name.clone());
                 return Err(bad(format!(
                     "entry {other} is already named \"{}\"",
-                    names::display(&name)
+                    names::display(&taken)
                 )));
             }
             editor.rename(index, &name).map_err(bad)?;

@@ -320,8 +320,16 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
             .ok_or("reserved: not 4 bytes of hex")?,
         None => [0; 4],
     };
-    let file = r.file.as_ref().map(|f| inside(dir, f)).transpose()?;
-    let packed = r.packed.as_ref().map(|f| inside(dir, f)).transpose()?;
+    let file = r
+        .file
+        .as_ref()
+        .map(|f| inside(dir, "file", f))
+        .transpose()?;
+    let packed = r
+        .packed
+        .as_ref()
+        .map(|f| inside(dir, "packed", f))
+        .transpose()?;
     if original.is_none() && file.is_none() {
         return Err("file: missing (a new entry needs its file)".into());
     }
@@ -417,9 +425,9 @@ impl Planned {
     }
 }
 
-/// `file`, a regular file directly inside `dir`: no separators, no `..`, no link (a
+/// `file`, named by the manifest's `field`, a regular file directly inside `dir`: no separators, no `..`, no link (a
 /// folder from someone else must not pull other files of this machine into the archive).
-fn inside(dir: &Path, file: &str) -> Result<PathBuf, String> {
+fn inside(dir: &Path, field: &str, file: &str) -> Result<PathBuf, String> {
     let plain = !file.is_empty()
         && file != "."
         && file != ".."
@@ -427,13 +435,13 @@ fn inside(dir: &Path, file: &str) -> Result<PathBuf, String> {
         && !file.contains(':');
     if !plain {
         return Err(format!(
-            "file: \"{file}\" is not a file name inside the folder"
+            "{field}: \"{file}\" is not a file name inside the folder"
         ));
     }
     let path = dir.join(file);
     match std::fs::symlink_metadata(&path) {
         Ok(meta) if !meta.file_type().is_file() => Err(format!(
-            "file: \"{file}\" is not a regular file (links are not followed)"
+            "{field}: \"{file}\" is not a regular file (links are not followed)"
         )),
         _ => Ok(path),
     }
@@ -467,7 +475,7 @@ fn gap_spans(manifest: &Manifest, dir: &Path) -> Result<Vec<Span>, String> {
         .gaps
         .as_deref()
         .ok_or("gaps: missing (the gap list needs its file)")?;
-    let path = inside(dir, name).map_err(|e| format!("gaps: {e}"))?;
+    let path = inside(dir, "gaps", name)?;
     let len = std::fs::metadata(&path)
         .map_err(|e| format!("gaps: {}: {e}", path.display()))?
         .len();
