@@ -211,26 +211,33 @@ pub enum CliCommand {
         #[arg(value_name = "FILE", required = true)]
         files: Vec<PathBuf>,
     },
-    /// Remove entries, in place
+    /// Remove entries, in place: `ngi rm ARCHIVE NAME...` or `ngi rm --index N ARCHIVE`
     Rm {
+        /// Also remove entry N (in directory order; may be given more than once): the way
+        /// to the later of two entries whose names the engine's rules take as one
+        #[arg(long = "index", value_name = "N")]
+        indices: Vec<usize>,
         #[command(flatten)]
         read: ReadFlags,
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
         /// Entries to remove
-        #[arg(value_name = "NAME", required = true)]
+        #[arg(value_name = "NAME", required_unless_present = "indices")]
         names: Vec<OsString>,
     },
-    /// Rename an entry, in place
+    /// Rename an entry, in place: `ngi rename ARCHIVE OLD NEW` or `ngi rename --index N
+    /// ARCHIVE NEW`
     Rename {
+        /// Rename entry N (in directory order) instead of the entry named OLD
+        #[arg(long, value_name = "N")]
+        index: Option<usize>,
         #[command(flatten)]
         read: ReadFlags,
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
-        #[arg(value_name = "OLD")]
-        old: OsString,
-        #[arg(value_name = "NEW")]
-        new: OsString,
+        /// OLD NEW, or NEW alone with --index
+        #[arg(value_name = "NAME", num_args = 1..=2, required = true)]
+        names: Vec<OsString>,
     },
     /// Reorder an NRes directory by one of the engine's modes (0-11 or a name: none,
     /// attr1, attr2, attr1-attr2, type, type-attr1, type-attr1-again, type-attr1-attr2,
@@ -380,14 +387,25 @@ pub enum Edit {
     },
     Rm {
         names: Vec<OsString>,
+        indices: Vec<usize>,
     },
     Rename {
-        old: OsString,
+        /// The entry to rename, and its new name.
+        old: Selected,
         new: OsString,
     },
     Sort {
         mode: ngi_core::nres::SortMode,
     },
+}
+
+/// The entry a command names: by NAME or by `--index`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selected {
+    Name(OsString),
+    Index(usize),
+    /// The command line asks for both or neither: the usage error to report.
+    Misused(&'static str),
 }
 
 /// What to run: one variant per kind of command, each with the struct it consumes.
@@ -596,16 +614,26 @@ impl CliCommand {
                 return read.edit(archive, edit);
             }
             CliCommand::Rm {
+                indices,
                 read,
                 archive,
                 names,
-            } => return read.edit(archive, Edit::Rm { names }),
+            } => return read.edit(archive, Edit::Rm { names, indices }),
             CliCommand::Rename {
+                index,
                 read,
                 archive,
-                old,
-                new,
-            } => return read.edit(archive, Edit::Rename { old, new }),
+                mut names,
+            } => {
+                let new = names.pop().unwrap_or_default();
+                let old = match (index, names.pop()) {
+                    (Some(index), None) => Selected::Index(index),
+                    (None, Some(name)) => Selected::Name(name),
+                    (Some(_), Some(_)) => Selected::Misused("--index takes the place of OLD"),
+                    (None, None) => Selected::Misused("rename needs OLD NEW, or --index N NEW"),
+                };
+                return read.edit(archive, Edit::Rename { old, new });
+            }
             CliCommand::Sort {
                 read,
                 archive,

@@ -1214,3 +1214,53 @@ fn a_write_past_the_file_size_limit_is_an_error_not_a_kill() {
         "only the archive and the added file: {names:?}"
     );
 }
+
+/// `rm` and `rename` take `--index N`: the only way, but for unpack and pack, to the later
+/// of two entries whose names the engine's rules take as one ("Steel.mat" and "STEEL.MAT"
+/// in the sample, entries 1 and 6: by name, both commands reach entry 1).
+#[test]
+fn the_later_of_two_entries_of_one_name_is_reached_by_index() {
+    let dir = Scratch::new("edit-index");
+    let archive = dir.join("a.nres");
+    let names = |archive: &Path| -> Vec<String> {
+        let json: serde_json::Value =
+            serde_json::from_slice(&ok(&["list", "--json", s(archive)]).stdout).unwrap();
+        json.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let steel = |index: &str| ok(&["cat", "--index", index, s(&archive)]).stdout;
+    fs::write(&archive, samples::nres()).unwrap();
+    let (first, later) = (steel("1"), steel("6"));
+    assert_ne!(first, later);
+
+    ok(&["rm", "--index", "6", s(&archive)]);
+    assert!(!names(&archive).contains(&"STEEL.MAT".to_string()));
+    assert_eq!(cat(&archive, "STEEL.MAT"), first);
+
+    fs::write(&archive, samples::nres()).unwrap();
+    ok(&["rename", "--index", "6", s(&archive), "OTHER.MAT"]);
+    assert_eq!(names(&archive)[6], "OTHER.MAT");
+    assert_eq!(cat(&archive, "OTHER.MAT"), later);
+    assert_eq!(cat(&archive, "STEEL.MAT"), first);
+
+    // Both at once, an index past the end, and rename's two forms mixed up.
+    fs::write(&archive, samples::nres()).unwrap();
+    ok(&["rm", "--index", "0", s(&archive), "sky.tex", "--index", "6"]);
+    assert_eq!(names(&archive).len(), 5);
+    let err = fails(&["rm", "--index", "9", s(&archive)]);
+    assert!(
+        err.contains("no entry with index 9 (the archive has 5 entries)"),
+        "{err}"
+    );
+    for args in [
+        &["rename", "--index", "1", s(&archive), "A", "B"][..],
+        &["rename", s(&archive), "NEW.TXT"],
+    ] {
+        let o = ngi(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+    assert_eq!(names(&archive).len(), 5);
+}

@@ -9,7 +9,7 @@ use ngi_core::nres::{self, NewEntry};
 use ngi_core::{Method, rsli};
 
 use super::os_bytes;
-use crate::args::{Edit, Source};
+use crate::args::{Edit, Selected, Source};
 use crate::editing::{AnyEditor, save_plan};
 use crate::names;
 use crate::open::ArchiveFile;
@@ -39,10 +39,16 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
             add(&mut editor, name.as_ref(), *method, *type_id, *attrs, files).map_err(bad)?;
             format!("{} added", count(files.len()))
         }
-        Edit::Rm { names } => {
-            let mut indices = Vec::with_capacity(names.len());
+        Edit::Rm {
+            names,
+            indices: by_index,
+        } => {
+            let mut indices = Vec::with_capacity(names.len() + by_index.len());
             for name in names {
                 indices.push(select(archive, name).map_err(bad)?);
+            }
+            for &index in by_index {
+                indices.push(select_index(archive, index).map_err(bad)?);
             }
             indices.sort_unstable();
             indices.dedup();
@@ -52,7 +58,11 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
             format!("{} removed", count(indices.len()))
         }
         Edit::Rename { old, new } => {
-            let index = select(archive, old).map_err(bad)?;
+            let index = match old {
+                Selected::Name(name) => select(archive, name).map_err(bad)?,
+                Selected::Index(index) => select_index(archive, *index).map_err(bad)?,
+                Selected::Misused(why) => return Err(misused((*why).to_string())),
+            };
             let name = names::parse_argument(&os_bytes(new));
             if let Some(other) = editor.find(&name).filter(|&other| other != index) {
                 // Its own name, which the engine's rules match to the one asked for.
@@ -124,6 +134,18 @@ fn select(archive: &ArchiveFile, name: &OsString) -> Result<usize, String> {
     archive
         .find(&query)
         .ok_or_else(|| format!("no entry named \"{}\"", names::display(&query)))
+}
+
+/// Entry `index`, if the archive has it.
+fn select_index(archive: &ArchiveFile, index: usize) -> Result<usize, String> {
+    if index < archive.len() {
+        Ok(index)
+    } else {
+        Err(format!(
+            "no entry with index {index} (the archive has {} entries)",
+            archive.len()
+        ))
+    }
 }
 
 /// Refuses an option of `add` that the archive's format has no field for.
