@@ -9,7 +9,7 @@
 //! non-ASCII bytes, `%` itself) becomes `%XX`. A trailing dot or space is escaped too
 //! (Windows would drop it), so are names made only of dots (`.`, `..`), and an empty name
 //! becomes `%`. A name whose part before the first dot is a Windows device name (`CON`,
-//! `PRN`, `AUX`, `NUL`, `COM1`-`COM9`, `LPT1`-`LPT9`, any case) has the last byte of that
+//! `PRN`, `AUX`, `NUL`, `CONIN$`, `CONOUT$`, `COM0`-`COM9`, `LPT0`-`LPT9`, any case) has the last byte of that
 //! part escaped (`CON.TXT` -> `CO%4E.TXT`), since Windows would open the device. The
 //! result never contains a separator, so it always names a file directly inside the
 //! target folder.
@@ -94,9 +94,11 @@ pub fn file_name(name: &[u8]) -> String {
 /// Whether `stem` names a device on Windows, whatever its extension.
 fn is_windows_device(stem: &[u8]) -> bool {
     let upper = stem.to_ascii_uppercase();
-    matches!(upper.as_slice(), b"CON" | b"PRN" | b"AUX" | b"NUL")
-        || matches!(upper.as_slice(), [b'C', b'O', b'M', b'1'..=b'9'])
-        || matches!(upper.as_slice(), [b'L', b'P', b'T', b'1'..=b'9'])
+    matches!(
+        upper.as_slice(),
+        b"CON" | b"PRN" | b"AUX" | b"NUL" | b"CONIN$" | b"CONOUT$"
+    ) || matches!(upper.as_slice(), [b'C', b'O', b'M', b'0'..=b'9'])
+        || matches!(upper.as_slice(), [b'L', b'P', b'T', b'0'..=b'9'])
 }
 
 /// `file` with `~suffix` put before its extension: how a later entry whose file name
@@ -137,6 +139,10 @@ mod tests {
         assert_eq!(file_name(b"nul"), "nu%6C");
         assert_eq!(file_name(b"com1.dat"), "com%31.dat");
         assert_eq!(file_name(b"LPT9"), "LPT%39");
+        assert_eq!(file_name(b"com0.dat"), "com%30.dat");
+        assert_eq!(file_name(b"LPT0"), "LPT%30");
+        assert_eq!(file_name(b"conin$.x"), "conin%24.x");
+        assert_eq!(file_name(b"CONOUT$"), "CONOUT%24");
         assert_eq!(file_name(b"CONSOLE.TXT"), "CONSOLE.TXT");
         assert_eq!(file_name(b"COMA"), "COMA");
         for n in [&b"x/y"[..], b"\\", b"a:b", b"\0"] {
