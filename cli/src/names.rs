@@ -9,8 +9,9 @@
 //! non-ASCII bytes, `%` itself) becomes `%XX`. A trailing dot or space is escaped too
 //! (Windows would drop it), so are names made only of dots (`.`, `..`), and an empty name
 //! becomes `%`. A name whose part before the first dot is a Windows device name (`CON`,
-//! `PRN`, `AUX`, `NUL`, `CONIN$`, `CONOUT$`, `COM0`-`COM9`, `LPT0`-`LPT9`, any case) has the last byte of that
-//! part escaped (`CON.TXT` -> `CO%4E.TXT`), since Windows would open the device. The
+//! `PRN`, `AUX`, `NUL`, `CONIN$`, `CONOUT$`, `COM0`-`COM9`, `LPT0`-`LPT9`, any case) has
+//! the last byte of that part escaped (`CON.TXT` -> `CO%4E.TXT`), since Windows would
+//! open the device. The
 //! result never contains a separator, so it always names a file directly inside the
 //! target folder.
 
