@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ngi_core::archive::{Lookup, Native};
 use ngi_core::codec::{self, PackOptions};
@@ -57,14 +57,21 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
     if let Some((index, message)) = refused_up_front(archive, &layout, source.limits) {
         return Err(bad(entry_failure(archive, index, &message)));
     }
-    let new_folder = std::fs::symlink_metadata(dir).is_err();
+    let new_folders: Vec<PathBuf> = dir
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && std::fs::symlink_metadata(a).is_err())
+        .map(Path::to_path_buf)
+        .collect();
     super::output_folder(dir)?;
     let manifest_path = dir.join(FILE_NAME);
     refuse_existing(&manifest_path, force)?;
     let mut written = Written {
         dir,
         files: Vec::new(),
-        new_folder,
+        before: std::fs::read_dir(dir)
+            .map(|d| d.filter_map(|e| Some(e.ok()?.file_name())).collect())
+            .unwrap_or_default(),
+        new_folders,
     };
     let outcome = unpack_entries(source, archive, &layout, dir, force, &mut written)
         .map_err(|(index, message)| bad(entry_failure(archive, index, &message)))
@@ -142,33 +149,58 @@ impl Layout {
 struct Written<'a> {
     dir: &'a Path,
     files: Vec<String>,
-    /// The run made the folder: removed too if nothing else is in it.
-    new_folder: bool,
+    /// What the folder held before the run: a file of these names that the run replaced
+    /// (`--force`) is left, as no file of the run's own is removed that was there before.
+    before: HashSet<std::ffi::OsString>,
+    /// The folders the run made, the innermost first: removed too if left empty.
+    new_folders: Vec<PathBuf>,
 }
 
 impl Written<'_> {
-    /// Removes the files, and the folder if the run made it and it is left empty; says so
-    /// for the end of the failure's line.
+    /// Removes the files the run made, then the folders it made if they are left empty;
+    /// says so for the end of the failure's line.
     fn discard(&self) -> String {
-        let removed = self
+        let (replaced, made): (Vec<&String>, Vec<&String>) = self
             .files
+            .iter()
+            .partition(|file| self.before.contains(std::ffi::OsStr::new(file.as_str())));
+        let removed = made
             .iter()
             .filter(|file| std::fs::remove_file(self.dir.join(file)).is_ok())
             .count();
-        if self.new_folder && std::fs::remove_dir(self.dir).is_ok() {
-            return format!(" (nothing unpacked; {} removed)", self.dir.display());
+        let mut gone = None;
+        for folder in &self.new_folders {
+            if std::fs::remove_dir(folder).is_err() {
+                break;
+            }
+            gone = Some(folder);
         }
-        match removed {
+        if let Some(folder) = gone.filter(|_| replaced.is_empty()) {
+            return format!(" (nothing unpacked; {} removed)", folder.display());
+        }
+        let mut said = match removed {
             0 => String::new(),
-            1 => " (the 1 file written was removed)".into(),
-            n => format!(" (the {n} files written were removed)"),
+            1 => " (the 1 file written was removed".into(),
+            n => format!(" (the {n} files written were removed"),
+        };
+        if !replaced.is_empty() {
+            said += if said.is_empty() { " (" } else { "; " };
+            said += &match replaced.len() {
+                1 => "the 1 file replaced under --force left as written".to_string(),
+                n => format!("the {n} files replaced under --force left as written"),
+            };
         }
+        if !said.is_empty() {
+            said.push(')');
+        }
+        said
     }
 }
 
-/// Every entry unpacked into `dir` in entry order. An entry that cannot be unpacked in full is reported
-/// on its own line and kept as its record (and packed bytes) says; a fault that leaves the
-/// archive's bytes without a place in the folder stops the run, with the entry's index.
+/// Every entry unpacked into `dir` in entry order. An entry that cannot be unpacked in full
+/// is reported on its own line and kept as its record (and packed bytes) says; a fault that
+/// leaves the archive's bytes without a place in the folder stops the run, with the
+/// entry's index.
 fn unpack_entries(
     source: &Source,
     archive: &ArchiveFile,
