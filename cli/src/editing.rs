@@ -122,8 +122,9 @@ impl AnyEditor {
 /// file, and inside them read from the overlay, is one the engine reads with flag 2 (and
 /// a library built for it). Edited without the overlay, such records are kept as they are
 /// while the table and the payloads move under them, and every entry of the library
-/// would then read wrong with the flag. `None` when the trailer is honoured, absent,
-/// zero, or every entry reads as well without it.
+/// would then read wrong with the flag. `None` when the trailer is honoured, absent or
+/// zero, when no entry with bytes says so (an empty one reads alike anywhere), or when an
+/// entry says the opposite (inside the payloads only without the overlay).
 fn needs_overlay(archive: &ArchiveFile, editor: &rsli::Editor) -> Option<String> {
     let catalog = &archive.catalog;
     let overlay = catalog
@@ -132,19 +133,33 @@ fn needs_overlay(archive: &ArchiveFile, editor: &rsli::Editor) -> Option<String>
     let region = editor.payload_region();
     let inside =
         |start: u64, len: u64| start >= region.start && start.saturating_add(len) <= region.end;
-    catalog.entries().iter().find_map(|entry| {
-        let Native::Rsli(e) = &entry.native else {
-            return None;
-        };
+    // Per entry with bytes: (inside read from the start of the file, inside read from the
+    // overlay).
+    let fits = |e: &rsli::Entry| {
         let (start, len) = (u64::from(e.data_offset), rsli::span_len(e));
-        (!inside(start, len) && inside(start + u64::from(overlay), len)).then(|| {
+        (len > 0).then(|| (inside(start, len), inside(start + u64::from(overlay), len)))
+    };
+    let rsli_entries = || {
+        catalog
+            .entries()
+            .iter()
+            .filter_map(|entry| match &entry.native {
+                Native::Rsli(e) => Some((entry, e)),
+                Native::Nres(_) => None,
+            })
+    };
+    if rsli_entries().any(|(_, e)| fits(e) == Some((true, false))) {
+        return None;
+    }
+    rsli_entries().find_map(|(entry, e)| {
+        (fits(e) == Some((false, true))).then(|| {
             format!(
-                "entry {} (\"{}\") lies at offset {start}, outside the payloads \
-                 ({}..{}), unless the file's \"AO\" media trailer (overlay {overlay}) is \
-                 honoured: give --media-trailer to edit the library as the engine \
-                 reads it with flag 2",
+                "entry {} (\"{}\") lies at offset {}, outside the payloads ({}..{}), unless \
+                 the file's \"AO\" media trailer (overlay {overlay}) is honoured: give \
+                 --media-trailer to edit the library as the engine reads it with flag 2",
                 entry.index,
                 crate::names::display(entry.name()),
+                e.data_offset,
                 region.start,
                 region.end
             )
