@@ -181,6 +181,28 @@ fn a_library_read_through_its_media_trailer_is_edited_only_with_it() {
     fs::write(&zero, samples::every_method_library(1, false, Some(0))).unwrap();
     ok(&["add", s(&zero), s(&added)]);
     ok(&["verify", s(&zero)]);
+
+    // Trailer bytes after a library whose offsets count from the start of the file: its
+    // entries lie in the payloads as they are and past them with the overlay, so it is
+    // edited without the flag (the review found such a library refused, and the flag it
+    // asked for then broke an entry).
+    // Its empty entry EMPTY is moved to offset 0, before the payloads: an empty entry
+    // reads alike anywhere, and was taken as a sign of the overlay.
+    let plain = dir.join("plain.rsli");
+    let mut bytes = samples::rsli();
+    let header = rsli::Header::parse(&bytes).unwrap();
+    let table = 32..header.table_end() as usize;
+    ngi_core::codec::XorStream::new(header.key()).apply(&mut bytes[table.clone()]);
+    let empty_offset = 32 + 3 * 32 + 24;
+    bytes[empty_offset..empty_offset + 4].copy_from_slice(&0u32.to_le_bytes());
+    ngi_core::codec::XorStream::new(header.key()).apply(&mut bytes[table]);
+    bytes.extend_from_slice(b"AO");
+    bytes.extend_from_slice(&256u32.to_le_bytes());
+    fs::write(&plain, &bytes).unwrap();
+    let readme = cat(&plain, "README.TXT");
+    ok(&["add", s(&plain), s(&added)]);
+    ok(&["verify", s(&plain)]);
+    assert_eq!(cat(&plain, "README.TXT"), readme);
 }
 
 /// The raw Deflate stream inside a gzip member (RFC 1952).
@@ -1176,6 +1198,44 @@ fn a_failed_unpack_leaves_nothing_behind() {
     left.sort();
     assert_eq!(left, ["LZSS.TXT", "mine.txt"], "{err}");
     assert_eq!(fs::read(folder.join("mine.txt")).unwrap(), b"mine");
+
+    // With --force over an earlier unpack, the files it replaced stay (a failed run once
+    // removed them, leaving the old manifest naming files that were gone).
+    let folder = dir.join("again");
+    ok(&["unpack", s(&lib), "-o", s(&folder)]);
+    fs::remove_file(folder.join("LZSS.TXT")).unwrap();
+    fs::create_dir(folder.join("LZSS.TXT")).unwrap();
+    let err = fails(&["unpack", s(&lib), "-o", s(&folder), "--force"]);
+    assert!(
+        err.contains("the 4 files replaced under --force left as written"),
+        "{err}"
+    );
+    for file in [
+        "README.TXT",
+        "SECRET.TXT",
+        "MISSION.DAT",
+        "EMPTY",
+        "ngi.toml",
+    ] {
+        assert!(folder.join(file).is_file(), "{file}: {err}");
+    }
+
+    // Every folder the run made goes, not only the innermost (a write past `ulimit -f`
+    // fails DEFLATE.TXT, the first entry larger than the limit).
+    let nested = dir.join("p1");
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -f 2 && exec \"$0\" unpack \"$1\" -o \"$2\"")
+        .args([env!("CARGO_BIN_EXE_ngi"), s(&lib), s(&nested.join("p2/p3"))])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("DEFLATE.TXT") && err.contains("p1 removed"),
+        "{err}"
+    );
+    assert!(!nested.exists(), "{err}");
 }
 
 /// A write past the file size limit (`ulimit -f`) is an error like any other: the edit

@@ -85,12 +85,12 @@ pub struct InPlaceDriver {
 impl InPlaceDriver {
     /// A Deflate decoder of `expected` bytes with a window and `room` bytes of buffer.
     pub fn inflate(expected: u64, room: usize) -> InPlaceDriver {
-        InPlaceDriver::new(Method::Deflate, 0, expected, room).expect("Deflate decodes in place")
+        InPlaceDriver::new(Method::Deflate, expected, 0, room).expect("Deflate decodes in place")
     }
 
-    /// The in-place decoder of `method` (keyed by `key`) of `expected` bytes with a window
+    /// The in-place decoder of `method` of `expected` bytes (keyed by `key`) with a window
     /// and `room` bytes of buffer; `None` for a method without one.
-    pub fn new(method: Method, key: u16, expected: u64, room: usize) -> Option<InPlaceDriver> {
+    pub fn new(method: Method, expected: u64, key: u16, room: usize) -> Option<InPlaceDriver> {
         let decoder = InPlaceUnpacker::new(method, expected, key)?;
         Some(InPlaceDriver {
             buf: vec![0; decoder.window() + room],

@@ -272,7 +272,7 @@ fn assert_in_place_agrees(
 ) {
     let size = size as u64;
     let room = 1 + step % 700;
-    let mut d = InPlaceDriver::new(method, key, size, room).expect("decodes in place");
+    let mut d = InPlaceDriver::new(method, size, key, room).expect("decodes in place");
     let in_place = drive(&mut d, packed, &mut || (step, step));
     assert_eq!(
         in_place.end, run.end,
@@ -441,7 +441,7 @@ pub fn chunked(data: &[u8]) {
     // The in-place form (Deflate, LZHUF) in the same pieces, with room for 1 to 4 096
     // bytes behind the window.
     let room = 1 + usize::from(u16::from_le_bytes([*k0, *k1]) % 4096);
-    if let Some(mut in_place) = InPlaceDriver::new(method, key, size, room) {
+    if let Some(mut in_place) = InPlaceDriver::new(method, size, key, room) {
         let in_place = drive(&mut in_place, stream, &mut scheduled());
         assert_eq!(one.end, in_place.end, "{method}: in place ends differently");
         assert!(

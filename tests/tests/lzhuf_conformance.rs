@@ -70,7 +70,7 @@ fn in_place(len: usize, key: Option<u16>, room: usize) -> InPlaceDriver {
     } else {
         Method::Lzhuf
     };
-    InPlaceDriver::new(method, key.unwrap_or(0), len as u64, room).expect("LZHUF decodes in place")
+    InPlaceDriver::new(method, len as u64, key.unwrap_or(0), room).expect("LZHUF decodes in place")
 }
 
 fn one_shot(packed: &[u8], key: Option<u16>, len: usize) -> Result<(Vec<u8>, usize), DecodeError> {

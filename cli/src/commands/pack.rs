@@ -97,7 +97,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     .map_err(|e| Failure::Bad(format!("{}: not written: {e}", output.display())))?;
     let media_trailer = manifest.media_overlay.is_some();
     save_plan_checked(&plan, &source, output, |written| {
-        check_written(written, media_trailer, &planned)
+        check_written(written, nres, media_trailer, &planned)
     })?;
     let changed = planned
         .iter()
@@ -118,8 +118,14 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
 /// given a file must decode from it to that file's bytes (by SHA-256).
 /// The folder was checked field by field before the plan was made; this catches what no
 /// field check sees, such as an offset, size or `data_start` edited so that an entry's
-/// record no longer points at its bytes (kept as it stands, it would decode to others).
-fn check_written(path: &Path, media_trailer: bool, planned: &[Planned]) -> std::io::Result<()> {
+/// record no longer points at its bytes (kept as it stands, it would decode to others),
+/// or an entry whose bytes lie in the table or header, which an edit of others rewrites.
+fn check_written(
+    path: &Path,
+    nres: bool,
+    media_trailer: bool,
+    planned: &[Planned],
+) -> std::io::Result<()> {
     let file = File::open(path)?;
     let options = ngi_core::OpenOptions::DEFAULT
         .with_limits(ngi_core::Limits::DEFAULT.with_max_entries(u32::MAX))
@@ -132,10 +138,15 @@ fn check_written(path: &Path, media_trailer: bool, planned: &[Planned]) -> std::
             crate::open::after_entry(pos, &e)
         )
     };
+    let fields = if nres {
+        "its offset and size, and the manifest's data_end"
+    } else {
+        "its offset, size and unpacked_size, and the manifest's data_start and data_end"
+    };
     let wrong = |pos: usize, p: &Planned, what: String| {
         std::io::Error::other(format!(
-            "{}: {what} (are its offset, size and unpacked_size, and the manifest's \
-             data_start and data_end, as unpack wrote them?)",
+            "{}: {what} (are {fields} as unpack wrote them? an entry whose bytes lie in the \
+             table or header reads what an edit of the others rewrites)",
             entry_label(pos, &p.name)
         ))
     };
