@@ -91,10 +91,10 @@ pub enum NresError {
         /// Length of the data.
         len: u64,
     },
-    /// [`Editor::open`](super::Editor::open) was given an archive opened in raw mode,
+    /// `Editor::open` was given an archive opened in raw mode,
     /// which has no directory to edit.
     RawMode,
-    /// [`Editor::from_directory`](super::Editor::from_directory) was given a directory of
+    /// `Editor::from_directory` was given a directory of
     /// another length than the header's `64 * entry_count` bytes.
     DirectoryLength {
         /// The length the header's entry count needs.

@@ -64,7 +64,7 @@ pub enum RsliError {
         /// The index asked for.
         index: u64,
     },
-    /// [`Editor::from_table`](super::Editor::from_table) was given an encrypted table of
+    /// `Editor::from_table` was given an encrypted table of
     /// another length than the header's `32 * entry_count` bytes.
     TableLength {
         /// The length the header's entry count needs.
@@ -72,7 +72,7 @@ pub enum RsliError {
         /// The length given.
         got: u64,
     },
-    /// [`Editor::from_entries`](super::Editor::from_entries) was given another number of
+    /// `Editor::from_entries` was given another number of
     /// entries than the header counts.
     EntryCount {
         /// The header's entry count.
