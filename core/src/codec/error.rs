@@ -59,6 +59,13 @@ impl DecodeError {
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // A Deflate stream may produce every byte and still end before its last block
+            // does; "after N of N" would read as output gone missing.
+            DecodeError::Truncated { produced, expected } if produced == expected => write!(
+                f,
+                "packed stream ends before the end of its last block, after all {expected} \
+                 decoded bytes"
+            ),
             DecodeError::Truncated { produced, expected } => write!(
                 f,
                 "packed stream ends after {produced} of {expected} decoded bytes"

@@ -227,8 +227,9 @@ impl fmt::Display for RsliError {
                 file_len,
             } => write!(
                 f,
-                "entry {entry}: packed data at offset {offset}, {size} bytes long, ends past \
-                 the end of the {file_len}-byte file"
+                "entry {entry}: the {size} bytes its method reads from offset {offset} (for \
+                 stored and XOR entries its unpacked_size) end past the end of the \
+                 {file_len}-byte file"
             ),
             RsliError::UnsupportedMethod { entry, flags } => write!(
                 f,
@@ -531,6 +532,33 @@ mod tests {
         assert!(e.source().is_some_and(|s| s.is::<DecodeError>()));
         assert_eq!((e.entry(), e.offset()), (Some(7), Some(100)));
         assert!(RsliError::BadVersion { found: 2 }.source().is_none());
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn out_of_bounds_and_truncation_say_what_ran_out() {
+        use std::string::ToString;
+        let oob = RsliError::DataOutOfBounds {
+            entry: 3,
+            offset: 1000,
+            size: 5,
+            file_len: 900,
+        };
+        // The size is what the method reads, unpacked_size for stored and XOR: it said
+        // "packed data ... 5 bytes long", beside a packed_size of another value.
+        assert_eq!(
+            oob.to_string(),
+            "entry 3: the 5 bytes its method reads from offset 1000 (for stored and XOR \
+             entries its unpacked_size) end past the end of the 900-byte file"
+        );
+        let all_out = DecodeError::Truncated {
+            produced: 87,
+            expected: 87,
+        };
+        assert_eq!(
+            all_out.to_string(),
+            "packed stream ends before the end of its last block, after all 87 decoded bytes"
+        );
     }
 
     #[cfg(feature = "std")]
