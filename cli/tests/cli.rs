@@ -720,3 +720,33 @@ fn cat_into_a_pipe_widens_it_and_writes_every_byte() {
         assert_eq!(size, 1 << 20, "the pipe was not widened");
     }
 }
+
+/// An NRes `sort_index` table with every value in range that names one entry twice is no
+/// permutation (SPEC 1.5): another entry is in no slot, and the engine's binary search may
+/// not find it. `verify` fails on it; it passed with two notes when the table's order was
+/// otherwise sorted.
+#[test]
+fn verify_fails_a_lookup_table_that_is_no_permutation() {
+    let dir = Scratch::new("cli-permutation");
+    let mut bytes = ngi_tests::samples::nres();
+    let directory = bytes.len() - 8 * 64;
+    // Slot 1 names what slot 0 names.
+    let slot0: [u8; 4] = bytes[directory + 60..directory + 64].try_into().unwrap();
+    bytes[directory + 64 + 60..directory + 64 + 64].copy_from_slice(&slot0);
+    let file = write(&dir, "np.nres", &bytes);
+    let o = ngi(&["verify", &file]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let field = directory + 64 + 60;
+    assert!(
+        err.contains(&format!(
+            "lookup table at offset {field}: sort_index is no permutation: slots 0 and 1 \
+             both name entry 3 (\"A_\"), so 1 entry is in no slot, the first entry 4 (\"AB\")"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("1 problem(s) in 8 entries"), "{err}");
+    // The sample as it is passes.
+    let o = ngi(&["verify", &sample("sample.nres")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

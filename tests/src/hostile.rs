@@ -224,13 +224,36 @@ impl Case {
     }
 
     /// Whether `ngi verify` must pass (exit 0): the case opens, every entry produces its
-    /// bytes, nothing is stopped by the total, no problem is reported and the table is
-    /// usable.
+    /// bytes, nothing is stopped by the total, no problem is reported, the table is usable
+    /// and (NRes) its `sort_index` values are a permutation (SPEC 1.5).
     pub fn verify_ok(&self) -> bool {
         match &self.expect {
             Expect::Open(_) => false,
-            Expect::Opens(o) => self.accepted() && o.problems.is_empty() && !o.table.is_problem(),
+            Expect::Opens(o) => {
+                self.accepted()
+                    && o.problems.is_empty()
+                    && !o.table.is_problem()
+                    && self.nres_table_is_a_permutation()
+            }
         }
+    }
+
+    /// Whether the case's NRes `sort_index` values name every entry once (true for what is
+    /// no NRes archive or does not open), counted here apart from the library's own checks.
+    fn nres_table_is_a_permutation(&self) -> bool {
+        if self.format != Format::Nres {
+            return true;
+        }
+        let Ok(archive) = nres::Archive::open(&self.bytes) else {
+            return true;
+        };
+        let mut seen = vec![false; archive.len()];
+        archive.entries().all(|e| {
+            usize::try_from(e.sort_index)
+                .ok()
+                .and_then(|i| seen.get_mut(i))
+                .is_some_and(|s| !std::mem::replace(s, true))
+        })
     }
 
     /// The options of the `ngi` command that read the file as the case does.

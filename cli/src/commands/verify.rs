@@ -124,6 +124,9 @@ fn nres_structure(
         findings.problem(problem);
     }
     let described = super::info::nres_lookup(table);
+    if let Some(problem) = nres_not_a_permutation(archive, table) {
+        findings.problem(problem);
+    }
     match table {
         nres::LookupTable::Canonical => {}
         nres::LookupTable::Sorted => findings.note(format_args!("lookup table: {described}")),
@@ -141,6 +144,45 @@ fn nres_structure(
         nres_name_tails(archive, findings);
     }
     table.is_searchable()
+}
+
+/// SPEC 1.5: the `sort_index` slots are a permutation of the entries. A table whose values
+/// are all in range but name one entry twice leaves another in no slot, which the engine's
+/// binary search (used on any such table, SPEC 1.6) can then miss; the table's order alone
+/// does not show it (a `Sorted` table passed with a note).
+fn nres_not_a_permutation(archive: &ArchiveFile, table: nres::LookupTable) -> Option<String> {
+    // Canonical implies a permutation; out of range is reported as such.
+    if !matches!(
+        table,
+        nres::LookupTable::Sorted | nres::LookupTable::Unsorted { .. }
+    ) {
+        return None;
+    }
+    let entries = archive.entries();
+    let mut named_by: Vec<Option<usize>> = vec![None; entries.len()];
+    let mut twice = None;
+    for (slot, entry) in entries.iter().enumerate() {
+        let target = usize::try_from(entry.sort_index()).ok()?;
+        match named_by.get_mut(target)? {
+            Some(first) => {
+                twice.get_or_insert((target, *first, slot));
+            }
+            free => *free = Some(slot),
+        }
+    }
+    let (target, first, second) = twice?;
+    let missing = named_by.iter().filter(|n| n.is_none()).count();
+    let lost = named_by.iter().position(Option::is_none)?;
+    let name = |i: usize| names::display(entries.get(i).map_or(&b""[..], |e| e.name()));
+    Some(format!(
+        "lookup table at offset {}: sort_index is no permutation: slots {first} and {second} \
+         both name entry {target} (\"{}\"), so {missing} entr{} in no slot, the first entry \
+         {lost} (\"{}\"), which the engine's search may not find",
+        nres_sort_field(archive, second as u32),
+        name(target),
+        if missing == 1 { "y is" } else { "ies are" },
+        name(lost)
+    ))
 }
 
 /// SPEC 1.3: a canonical writer zeroes the name field before it writes the name, so bytes

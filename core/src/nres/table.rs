@@ -34,7 +34,11 @@ pub enum LookupTable {
     /// then miss an entry no slot names.
     Sorted,
     /// Every `sort_index` is in range, but slot `slot` names a greater name than slot
-    /// `slot + 1` (the first such slot). Lookup is the linear scan.
+    /// `slot + 1` (the first such slot). Lookup is the linear scan, as SPEC 1.6 allows a
+    /// strict reader for a permutation that is not sorted. One that is no permutation
+    /// (an entry in two slots) gets the scan too, where the engine keeps its binary search
+    /// and may miss entries the scan finds: telling the two apart needs memory this
+    /// allocation-free classification does not take (`ngi verify` reports both).
     Unsorted {
         /// The first slot whose name is greater than the next slot's.
         slot: u32,
