@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use ngi_core::nres::{self, NewEntry};
 use ngi_core::{Method, rsli};
 
-use super::os_bytes;
+use super::{entry_at, entry_named, os_bytes};
 use crate::args::{Edit, Selected, Source};
 use crate::editing::{AnyEditor, save_plan};
 use crate::names;
@@ -45,10 +45,10 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
         } => {
             let mut indices = Vec::with_capacity(names.len() + by_index.len());
             for name in names {
-                indices.push(select(archive, name).map_err(bad)?);
+                indices.push(entry_named(archive, name).map_err(bad)?);
             }
             for &index in by_index {
-                indices.push(select_index(archive, index).map_err(bad)?);
+                indices.push(entry_at(archive, index).map_err(bad)?);
             }
             indices.sort_unstable();
             indices.dedup();
@@ -59,8 +59,8 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
         }
         Edit::Rename { old, new } => {
             let index = match old {
-                Selected::Name(name) => select(archive, name).map_err(bad)?,
-                Selected::Index(index) => select_index(archive, *index).map_err(bad)?,
+                Selected::Name(name) => entry_named(archive, name).map_err(bad)?,
+                Selected::Index(index) => entry_at(archive, *index).map_err(bad)?,
                 Selected::Misused(why) => return Err(misused((*why).to_string())),
             };
             let name = names::parse_argument(&os_bytes(new));
@@ -125,26 +125,6 @@ pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
             "{}: exists and is not a regular file; not replaced",
             path.display()
         ))),
-    }
-}
-
-/// The entry NAME means in the archive as it was opened (the format's engine rules).
-fn select(archive: &ArchiveFile, name: &OsString) -> Result<usize, String> {
-    let query = names::parse_argument(&os_bytes(name));
-    archive
-        .find(&query)
-        .ok_or_else(|| format!("no entry named \"{}\"", names::display(&query)))
-}
-
-/// Entry `index`, if the archive has it.
-fn select_index(archive: &ArchiveFile, index: usize) -> Result<usize, String> {
-    if index < archive.len() {
-        Ok(index)
-    } else {
-        Err(format!(
-            "no entry with index {index} (the archive has {} entries)",
-            archive.len()
-        ))
     }
 }
 

@@ -68,24 +68,31 @@ pub fn select(
     name: Option<&std::ffi::OsStr>,
 ) -> Result<usize, Failure> {
     let path = options.archive.display();
-    if let Some(index) = options.index {
-        return if index < archive.len() {
-            Ok(index)
-        } else {
-            Err(Failure::Bad(format!(
-                "{path}: no entry with index {index} (the archive has {} entries)",
-                archive.len()
-            )))
-        };
+    match options.index {
+        Some(index) => entry_at(archive, index),
+        None => entry_named(archive, name.unwrap_or_default()),
     }
-    let name = name.map(os_bytes).unwrap_or_default();
-    let query = crate::names::parse_argument(&name);
-    archive.find(&query).ok_or_else(|| {
-        Failure::Bad(format!(
-            "{path}: no entry named \"{}\"",
-            crate::names::display(&query)
+    .map_err(|m| Failure::Bad(format!("{path}: {m}")))
+}
+
+/// Entry `index`, if the archive has it.
+pub fn entry_at(archive: &ArchiveFile, index: usize) -> Result<usize, String> {
+    if index < archive.len() {
+        Ok(index)
+    } else {
+        Err(format!(
+            "no entry with index {index} (the archive has {} entries)",
+            archive.len()
         ))
-    })
+    }
+}
+
+/// The entry a NAME argument means, by the format's engine rules.
+pub fn entry_named(archive: &ArchiveFile, name: &std::ffi::OsStr) -> Result<usize, String> {
+    let query = crate::names::parse_argument(&os_bytes(name));
+    archive
+        .find(&query)
+        .ok_or_else(|| format!("no entry named \"{}\"", crate::names::display(&query)))
 }
 
 #[cfg(unix)]
