@@ -111,10 +111,44 @@ impl AnyEditor {
 
     pub fn plan(&self) -> Result<Plan<'_>, String> {
         match self {
-            AnyEditor::Nres(e) => e.plan().map_err(|e| e.to_string()),
-            AnyEditor::Rsli(e) => e.plan().map_err(|e| e.to_string()),
+            AnyEditor::Nres(e) => e.plan().map_err(|e| {
+                let outside = matches!(e, nres::WriteError::OutsideNowInside { .. });
+                self.refusal(e.to_string(), outside)
+            }),
+            AnyEditor::Rsli(e) => e.plan().map_err(|e| {
+                let outside = matches!(e, rsli::BuildError::OutsideChanged { .. });
+                self.refusal(e.to_string(), outside)
+            }),
         }
     }
+
+    /// The plan's refusal `message` with the entry's name, and for an entry the editor
+    /// leaves outside the payloads (which the edit would change) what the user can do.
+    fn refusal(&self, message: String, outside: bool) -> String {
+        let named = with_entry_name(message, |index| self.name(index));
+        if outside {
+            format!("{named}; remove that entry first, or leave the archive as it is")
+        } else {
+            named
+        }
+    }
+}
+
+/// `message`, a core error about an entry ("entry N: ..."), with the entry's name after
+/// its index: the core's errors give the index alone, and an index after an edit is not
+/// the one `ngi list` showed. `name` gives the name of entry N as the plan numbers it.
+pub fn with_entry_name(message: String, name: impl FnOnce(usize) -> Option<Vec<u8>>) -> String {
+    let named = message
+        .strip_prefix("entry ")
+        .and_then(|rest| rest.split_once(':'))
+        .and_then(|(index, rest)| {
+            let name = name(index.parse().ok()?)?;
+            Some(format!(
+                "entry {index} (\"{}\"):{rest}",
+                crate::names::display(&name)
+            ))
+        });
+    named.unwrap_or(message)
 }
 
 /// Why a library that ends with an `AO` media trailer, opened without it, must not be

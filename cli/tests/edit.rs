@@ -1324,3 +1324,37 @@ fn the_later_of_two_entries_of_one_name_is_reached_by_index() {
     }
     assert_eq!(names(&archive).len(), 5);
 }
+
+/// `rename` of an entry whose record another entry's bytes lie in (an entry that points
+/// into the table) is refused, naming that entry, and the file is left as it was; an
+/// edit that leaves those bytes alone goes through. Before, the rename exited 0 and the
+/// other entry read other bytes.
+#[test]
+fn an_edit_that_would_change_an_entry_reading_the_table_is_refused() {
+    let dir = Scratch::new("edit-in-table");
+    let mut builder = Builder::new();
+    for (name, data) in [(&b"A.TXT"[..], &b"A's bytes"[..]), (b"B.TXT", b"B's bytes")] {
+        builder.add(name, ngi_core::Method::Stored, data).unwrap();
+    }
+    let mut bytes = builder.build().unwrap();
+    // B reads 8 bytes of A's record (its name, encrypted).
+    hostile::patch_rsli(&mut bytes, |i, e| {
+        if i == 1 {
+            (e.data_offset, e.packed_size, e.unpacked_size) = (32, 8, 8);
+        }
+    });
+    let archive = dir.join("lib.rlb");
+    fs::write(&archive, &bytes).unwrap();
+    let before = cat(&archive, "B.TXT");
+    assert_eq!(before, bytes[32..40]);
+
+    let err = fails(&["rename", s(&archive), "A.TXT", "Q.TXT"]);
+    assert!(
+        err.contains("entry 1 (\"B.TXT\"): its packed bytes at offset 32 lie outside")
+            && err.contains("remove that entry first"),
+        "{err}"
+    );
+    assert!(same_file(&archive, &bytes), "left as it was");
+    ok(&["rm", s(&archive), "B.TXT"]);
+    assert_eq!(cat(&archive, "A.TXT"), b"A's bytes");
+}

@@ -824,3 +824,177 @@ fn editors_refuse_what_they_cannot_edit_by_name() {
         assert_eq!(std::io::Error::from(e).kind(), ErrorKind::InvalidInput);
     }
 }
+
+/// Entry `index`'s bytes, or `None` when it does not decode.
+fn rsli_entry(bytes: &[u8], index: usize) -> Option<Vec<u8>> {
+    let lib = Library::open(bytes).expect("opens");
+    lib.unpack_to_vec(index, &Limits::DEFAULT).ok()
+}
+
+/// An RsLi entry whose bytes are no payload's (in the header or the table, or past the
+/// end) is left where it is by the editor; an edit that would change what it reads
+/// there (the bytes, or its XOR key) is refused and names it, one that would not goes
+/// through and the entry reads as before. Before, `rename` of entry 0 changed what an
+/// entry pointing into its record read, and the save passed `verify`.
+#[test]
+fn an_rsli_entry_outside_the_payloads_reads_as_before_or_the_edit_is_refused() {
+    let mut builder = Builder::new();
+    builder.add(b"A.TXT", Method::Stored, b"A's bytes").unwrap();
+    builder.add(b"B.TXT", Method::Stored, b"B's bytes").unwrap();
+    builder.add(b"C.TXT", Method::Xor, b"C's bytes").unwrap();
+    let base = builder.build().unwrap();
+    let len = base.len() as u32;
+    // Entry `who` pointed at `at`, 8 bytes.
+    let pointed = |who: usize, at: u32| {
+        let mut file = base.clone();
+        hostile::patch_rsli(&mut file, |i, e| {
+            if i == who {
+                (e.data_offset, e.packed_size, e.unpacked_size) = (at, 8, 8);
+            }
+        });
+        file
+    };
+    type Edit = fn(&mut rsli::Editor);
+    let rm_a: Edit = |e| e.remove(0).unwrap();
+    let rename_a: Edit = |e| e.rename(0, b"Q.TXT").unwrap();
+    let rename_a_first: Edit = |e| e.rename(0, b"AA.TXT").unwrap();
+    let rename_a_last: Edit = |e| e.rename(0, b"Z.TXT").unwrap();
+    let rename_c: Edit = |e| e.rename(2, b"Z.TXT").unwrap();
+    let add_small: Edit = |e| _ = e.add(b"D.TXT", Method::Stored, b"D").unwrap();
+    let add_large: Edit = |e| _ = e.add(b"D.TXT", Method::Stored, &[7; 100]).unwrap();
+    // (what, entry pointed, where, edit, the refusal as (entry after the edit, offset)).
+    type Case = (&'static str, usize, u32, Edit, Option<(u32, u64)>);
+    let cases: [Case; 8] = [
+        ("B in reserved header bytes, rm A", 1, 6, rm_a, None),
+        ("B over the entry count, rm A", 1, 4, rm_a, Some((0, 4))),
+        ("B in A's record, rename A", 1, 32, rename_a, Some((1, 32))),
+        ("B in A's record, rename C", 1, 32, rename_c, None),
+        (
+            "XOR C in the header, its key kept",
+            2,
+            6,
+            rename_a_first,
+            None,
+        ),
+        (
+            "XOR C in the header, its key moved",
+            2,
+            6,
+            rename_a_last,
+            Some((2, 6)),
+        ),
+        (
+            "B past the end, still past it",
+            1,
+            len + 64,
+            add_small,
+            None,
+        ),
+        (
+            "B past the end, then inside",
+            1,
+            len + 64,
+            add_large,
+            Some((1, u64::from(len) + 64)),
+        ),
+    ];
+    for (what, who, at, edit, refused) in cases {
+        let old = pointed(who, at);
+        let before = rsli_entry(&old, who);
+        assert_eq!(
+            before.is_some(),
+            at < len,
+            "{what}: reads before iff inside the file"
+        );
+        let mut editor = rsli::Editor::open(&Library::open(&old).unwrap()).unwrap();
+        assert_eq!(
+            saved(&editor.plan().unwrap(), &old),
+            old,
+            "{what}: untouched"
+        );
+        edit(&mut editor);
+        match (editor.plan(), refused) {
+            (Err(e), Some((entry, offset))) => {
+                assert_eq!(
+                    e,
+                    rsli::BuildError::OutsideChanged { entry, offset },
+                    "{what}"
+                );
+                assert!(e.to_string().contains("would change what it reads"), "{e}");
+            }
+            (Ok(plan), None) => {
+                let new = saved(&plan, &old);
+                let after = Library::open(&new).unwrap();
+                let name = Library::open(&old)
+                    .unwrap()
+                    .entry(who)
+                    .unwrap()
+                    .name()
+                    .to_vec();
+                let index = after.find(&name).expect("still listed");
+                assert_eq!(rsli_entry(&new, index), before, "{what}: reads as before");
+            }
+            (got, want) => panic!("{what}: {:?}, expected refusal {want:?}", got.err()),
+        }
+    }
+}
+
+/// An NRes record outside the data region cannot be read (SPEC 1.3); an edit that would
+/// bring its range inside the new data region, where it would read other payloads as
+/// its own, is refused.
+#[test]
+fn an_nres_record_outside_the_data_stays_unreadable_or_the_edit_is_refused() {
+    let mut writer = Writer::new();
+    for (name, data) in [
+        (&b"a"[..], &b"first"[..]),
+        (b"b", b"second"),
+        (b"c", b"third"),
+    ] {
+        let entry = NewEntry {
+            name,
+            type_id: 0,
+            attr1: 0,
+            attr2: 0,
+            attr3: 0,
+        };
+        writer.add(entry, data).unwrap();
+    }
+    let mut old = writer.finish();
+    // Entry 1 points into the directory (at the start of entry 2's record).
+    let directory = old.len() - 3 * 64;
+    let at = (directory + 2 * 64) as u32;
+    old[directory + 64 + 56..][..4].copy_from_slice(&at.to_le_bytes());
+    old[directory + 64 + 12..][..4].copy_from_slice(&8u32.to_le_bytes());
+    let archive = Archive::open(&old).unwrap();
+    assert!(archive.payload(1).is_err(), "outside: no payload");
+    let new_entry = NewEntry {
+        name: b"d",
+        type_id: 0,
+        attr1: 0,
+        attr2: 0,
+        attr3: 0,
+    };
+
+    let mut editor = nres::Editor::open(&archive).unwrap();
+    editor.remove(0).unwrap();
+    let new = saved(&editor.plan().unwrap(), &old);
+    let after = Archive::open(&new).unwrap();
+    assert!(
+        after.payload(0).is_err(),
+        "rm: still outside the data, unread"
+    );
+    assert_eq!(after.payload(1).unwrap(), b"third");
+
+    let mut editor = nres::Editor::open(&archive).unwrap();
+    editor.add(new_entry, vec![9; 300]).unwrap();
+    let e = editor.plan().unwrap_err();
+    assert_eq!(
+        e,
+        nres::WriteError::OutsideNowInside {
+            entry: 1,
+            data_offset: at,
+            size: 8
+        }
+    );
+    assert!(e.to_string().contains("read other bytes as its own"), "{e}");
+}

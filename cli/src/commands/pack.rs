@@ -28,7 +28,7 @@ use sha2::{Digest, Sha256};
 
 use super::edit::refuse_existing;
 use crate::args::method_by_name;
-use crate::editing::save_plan_checked;
+use crate::editing::{save_plan_checked, with_entry_name};
 use crate::manifest::{EntryRecord, FILE_NAME, Gap, Manifest, VERSION, from_hex};
 use crate::names;
 use crate::report::{Failure, done};
@@ -90,11 +90,27 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
         pack_rsli(&manifest, &planned, gaps, canonical)
     };
     let (editor, source) = built.map_err(&bad)?;
+    // A record left outside the payloads is one whose manifest fields no longer point
+    // at its bytes, as `check_written` says of others.
     let plan = match &editor {
-        Built::Nres(e) => e.plan().map_err(|e| e.to_string()),
-        Built::Rsli(e) => e.plan().map_err(|e| e.to_string()),
+        Built::Nres(e) => e.plan().map_err(|e| {
+            let outside = matches!(e, nres::WriteError::OutsideNowInside { .. });
+            (e.to_string(), outside)
+        }),
+        Built::Rsli(e) => e.plan().map_err(|e| {
+            let outside = matches!(e, rsli::BuildError::OutsideChanged { .. });
+            (e.to_string(), outside)
+        }),
     }
-    .map_err(|e| Failure::Bad(format!("{}: not written: {e}", output.display())))?;
+    .map_err(|(e, outside)| {
+        let named = with_entry_name(e, |i| planned.get(i).map(|p| p.name.clone()));
+        let hint = if outside {
+            format!(" (are {} as unpack wrote them?)", record_fields(nres))
+        } else {
+            String::new()
+        };
+        Failure::Bad(format!("{}: not written: {named}{hint}", output.display()))
+    })?;
     let media_trailer = manifest.media_overlay.is_some();
     save_plan_checked(&plan, &source, output, |written| {
         check_written(written, nres, media_trailer, &planned)
@@ -138,11 +154,7 @@ fn check_written(
             crate::open::after_entry(pos, &e)
         )
     };
-    let fields = if nres {
-        "its offset and size, and the manifest's data_end"
-    } else {
-        "its offset, size and unpacked_size, and the manifest's data_start and data_end"
-    };
+    let fields = record_fields(nres);
     let wrong = |pos: usize, p: &Planned, what: String| {
         std::io::Error::other(format!(
             "{}: {what} (are {fields} as unpack wrote them? an entry whose bytes lie in the \
@@ -941,6 +953,15 @@ struct Span {
 }
 
 /// How pack names an entry in its errors: `entry 3 ("NAME")`, escaped as `list` shows it.
+/// The manifest fields that place an entry's record on its bytes.
+fn record_fields(nres: bool) -> &'static str {
+    if nres {
+        "its offset and size, and the manifest's data_end"
+    } else {
+        "its offset, size and unpacked_size, and the manifest's data_start and data_end"
+    }
+}
+
 fn entry_label(pos: usize, name: &[u8]) -> String {
     format!("entry {pos} (\"{}\")", names::display(name))
 }

@@ -201,6 +201,9 @@ struct Item {
 ///   rebuilds `sort_index` as the engine does on close (SPEC 1.5);
 ///   [`rebuild_sort_index`](Editor::rebuild_sort_index) asks for it regardless.
 /// * `total_size` and the entry count are always recomputed.
+/// * A record whose range lies outside the data region (which no reader accepts) is kept
+///   as it is; a plan whose new data region would take that range in, so that the record
+///   read other bytes as its own, is refused ([`WriteError::OutsideNowInside`]).
 ///
 /// ```
 /// use ngi_core::edit::write_plan;
@@ -515,6 +518,7 @@ impl Editor {
             ALIGN,
         );
         let count = self.items.len();
+        self.check_outside(layout.end)?;
         let directory_len = (count as u64).saturating_mul(ENTRY_LEN as u64);
         let total = layout.end.saturating_add(directory_len);
         if total > u64::from(u32::MAX) {
@@ -571,6 +575,27 @@ impl Editor {
         }
         pieces.push(Piece::Owned(directory));
         Ok(Plan::new(pieces))
+    }
+
+    /// Refuses a plan whose new data region, ending at `data_end`, would take in a
+    /// record left where it is because it lay outside the old one: a record no reader
+    /// accepted would read other payloads' bytes, and `verify` would pass it.
+    fn check_outside(&self, data_end: u64) -> Result<(), WriteError> {
+        for (i, item) in self.items.iter().enumerate() {
+            let entry = item.entry();
+            let (start, len) = (u64::from(entry.data_offset), u64::from(entry.size));
+            if matches!(item.payload, Payload::Outside)
+                && start >= HEADER_LEN as u64
+                && start + len <= data_end
+            {
+                return Err(WriteError::OutsideNowInside {
+                    entry: u32::try_from(i).unwrap_or(u32::MAX),
+                    data_offset: entry.data_offset,
+                    size: entry.size,
+                });
+            }
+        }
+        Ok(())
     }
 
     fn item_mut(&mut self, index: usize) -> Result<&mut Item, WriteError> {

@@ -322,6 +322,17 @@ pub enum WriteError {
         /// Its `size`.
         size: u32,
     },
+    /// The entry's payload lies outside the data region, so it cannot be read (SPEC 1.3
+    /// read invariants), and after the edit its range would lie inside the new data
+    /// region: it would read other entries' bytes as its own.
+    OutsideNowInside {
+        /// The entry, as numbered after the edit.
+        entry: u32,
+        /// Its `data_offset`.
+        data_offset: u32,
+        /// Its `size`.
+        size: u32,
+    },
 }
 
 #[cfg(feature = "alloc")]
@@ -359,6 +370,16 @@ impl fmt::Display for WriteError {
             } => write!(
                 f,
                 "entry {entry}: its {size} bytes at offset {data_offset} are not inside the data region"
+            ),
+            WriteError::OutsideNowInside {
+                entry,
+                data_offset,
+                size,
+            } => write!(
+                f,
+                "entry {entry}: its {size} bytes at offset {data_offset} lie outside the data \
+                 region, so it cannot be read, but after this edit they would lie inside it \
+                 and read other bytes as its own"
             ),
         }
     }

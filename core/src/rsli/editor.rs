@@ -67,6 +67,10 @@ struct Item {
 ///   table may point two entries at the same bytes, each reading them with its key), it
 ///   is re-keyed in a copy of its own at the end of the payload region, and the shared
 ///   bytes stay as the other entry reads them.
+/// * An entry whose bytes lie outside the payload region (in the header or the table, or
+///   past the payloads) is kept as it is: its bytes are no payload's, so they do not move
+///   with it. A plan that would change what it reads (rewrite those table bytes, move the
+///   end of the file, change its XOR key) is refused ([`BuildError::OutsideChanged`]).
 ///
 /// ```
 /// use ngi_core::{Method, edit::write_plan, rsli::{Builder, Editor, Library}};
@@ -100,6 +104,11 @@ pub struct Editor {
     starts: Vec<u64>,
     /// The source's payload region (real offsets): after the table, before the trailer.
     region: Range<u64>,
+    /// The source's header and encrypted table, as the file holds them: what an entry
+    /// whose offset points into them reads there.
+    source_head: Vec<u8>,
+    /// The source's length.
+    source_len: u64,
     /// What the stored `data_offset`s are relative to: the media overlay when the
     /// library is read with it, else 0.
     overlay: u32,
@@ -187,6 +196,14 @@ impl Editor {
                 needed,
             });
         }
+        let mut source_head = Vec::with_capacity(usize::try_from(needed).unwrap_or(0));
+        source_head.extend_from_slice(&header.raw);
+        for e in &entries {
+            source_head.extend_from_slice(&e.to_bytes());
+        }
+        if let Some(table) = source_head.get_mut(HEADER_LEN..) {
+            XorStream::new(header.key()).apply(table);
+        }
         settle_sort_index(header, &mut entries);
         let overlay_value = overlay.unwrap_or(0);
         let real = |e: &Entry| {
@@ -240,6 +257,8 @@ impl Editor {
             items,
             starts,
             region,
+            source_head,
+            source_len: file_len,
             overlay: overlay_value,
             trailer,
             reindex: false,
@@ -538,7 +557,56 @@ impl Editor {
         if let Some(trailer) = self.trailer {
             pieces.push(Piece::Owned(trailer.to_vec()));
         }
-        Ok(Plan { pieces, rekeys })
+        let plan = Plan { pieces, rekeys };
+        // Nothing edited and nothing re-keyed: the plan is the source itself.
+        if edited || !plan.rekeys.is_empty() {
+            self.check_outside(&entries, &plan)?;
+        }
+        Ok(plan)
+    }
+
+    /// Refuses a plan under which an entry left where it is, outside the payload region,
+    /// would read other bytes than it did: the edit rewrites the header and table bytes
+    /// it points into, moves the trailer or the end of the file it points past, or gives
+    /// it another XOR key (its bytes are not re-keyed, being no payload's). An entry that
+    /// could not be read before or after (past the end of both files) loses nothing; an
+    /// empty one reads alike wherever both files hold its offset.
+    fn check_outside(&self, entries: &[Entry], plan: &Plan<'_>) -> Result<(), BuildError> {
+        let head = match plan.pieces.first() {
+            Some(Piece::Owned(head)) => head.as_slice(),
+            _ => &[],
+        };
+        let new_len = plan.len();
+        for (i, (item, entry)) in self.items.iter().zip(entries).enumerate() {
+            // What a read takes, not the span a save keeps together (`span_len`).
+            let len = u64::from(entry.stream_len());
+            if !matches!(item.payload, Payload::Outside) {
+                continue;
+            }
+            let start = u64::from(entry.data_offset) + u64::from(self.overlay);
+            let end = start + len;
+            // One byte of slack: a Deflate entry may read one byte past the end (SPEC 2.7).
+            if end > self.source_len + 1 && end > new_len + 1 {
+                continue;
+            }
+            let same_key = xor_len(entry) == 0 || entry.sort_index == item.entry.sort_index;
+            let range = usize::try_from(start).unwrap_or(usize::MAX)
+                ..usize::try_from(end).unwrap_or(usize::MAX);
+            let same_bytes = match (self.source_head.get(range.clone()), head.get(range)) {
+                (Some(old), Some(new)) => old == new,
+                // Past the payloads, in the trailer or beyond the end: the same bytes only
+                // when the file keeps its length (the trailer then stays where it was).
+                // Bytes that run from the table into the payloads may have moved.
+                _ => start >= self.region.end && new_len == self.source_len,
+            };
+            if !(same_key && same_bytes) {
+                return Err(BuildError::OutsideChanged {
+                    entry: entry_id(i),
+                    offset: start,
+                });
+            }
+        }
+        Ok(())
     }
 
     fn new_piece(&self, i: usize, entries: &[Entry]) -> Piece<'_> {

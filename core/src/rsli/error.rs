@@ -385,6 +385,16 @@ pub enum BuildError {
         /// The entry.
         entry: u32,
     },
+    /// The entry's packed bytes lie outside the payload region (in the header or the
+    /// table, or past the payloads) and the edit would change what it reads there: it
+    /// rewrites or moves those bytes, or changes the entry's XOR key. Such bytes are no
+    /// payload's, so the editor keeps the entry as it is rather than move them with it.
+    OutsideChanged {
+        /// The entry, as numbered after the edit.
+        entry: u32,
+        /// Where its bytes start in the file (with the media overlay).
+        offset: u64,
+    },
     /// The offsets are read with the media overlay, but the `AO` trailer that gives it
     /// overlaps the header or the table, so an edited library could not keep it last.
     TrailerInTable {
@@ -449,6 +459,12 @@ impl fmt::Display for BuildError {
                 f,
                 "the media trailer (overlay {overlay}) overlaps the table, so an edited \
                  library could not keep it at the end"
+            ),
+            BuildError::OutsideChanged { entry, offset } => write!(
+                f,
+                "entry {entry}: its packed bytes at offset {offset} lie outside the \
+                 payloads (in the header or table, or past the payloads), and this edit \
+                 would change what it reads there"
             ),
             BuildError::PayloadOutside { entry } => write!(
                 f,

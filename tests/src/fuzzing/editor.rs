@@ -5,8 +5,10 @@
 //! media trailer. The contracts: an untouched save is the input byte for byte; no edit
 //! panics; a save that succeeds gives an archive that opens, holds the entries the script
 //! leaves in the order it leaves them, and every entry that could be read before (or was
-//! written by the script) reads back as the same bytes; `write_plan` and `Plan::to_vec`
-//! agree; an RsLi save is never refused for a re-keyed payload that shares bytes.
+//! written by the script) reads back as the same bytes; an entry the editor leaves where
+//! it is (outside the payloads) reads as before or fails as before; `write_plan` and
+//! `Plan::to_vec` agree; an RsLi save is never refused for a re-keyed payload that shares
+//! bytes.
 
 use ngi_core::edit::{Plan, write_plan};
 use ngi_core::nres::{self, Archive, Fields, NewEntry, SortMode};
@@ -22,6 +24,9 @@ struct Model {
     name: Vec<u8>,
     data: Option<Vec<u8>>,
     fields: Fields,
+    /// Left where it is by the editor (its bytes are no payload's): it must then read as
+    /// `data`, or fail to read when that is `None`, as it did before.
+    outside: bool,
 }
 
 /// The body of the `editor` fuzz target.
@@ -75,17 +80,17 @@ fn edit_nres(archive: &[u8], steps: &[[u8; 4]]) {
         .entries()
         .map(|e| Model {
             name: e.name().to_vec(),
-            // Only what the editor can move: a payload inside the data region.
-            data: editor
-                .source_range(e.index as usize)
-                .and_then(|_| view.payload(e.index as usize).ok())
-                .map(<[u8]>::to_vec),
+            // What the editor moves (a payload inside the data region), or what it leaves
+            // where it is and must read as before (nothing: no reader takes a payload
+            // outside the data region, SPEC 1.3).
+            data: view.payload(e.index as usize).ok().map(<[u8]>::to_vec),
             fields: Fields {
                 type_id: e.type_id,
                 attr1: e.attr1,
                 attr2: e.attr2,
                 attr3: e.attr3,
             },
+            outside: editor.source_range(e.index as usize).is_none(),
         })
         .collect();
     for &[kind, a, b, c] in steps {
@@ -112,6 +117,7 @@ fn edit_nres(archive: &[u8], steps: &[[u8; 4]]) {
                         name,
                         data: Some(bytes),
                         fields,
+                        outside: false,
                     });
                 }
             }
@@ -119,6 +125,7 @@ fn edit_nres(archive: &[u8], steps: &[[u8; 4]]) {
                 let bytes = data_of(b, c);
                 if editor.replace(pick(a), bytes.clone()).is_ok() {
                     model[pick(a)].data = Some(bytes);
+                    model[pick(a)].outside = false;
                 }
             }
             2 if len > 0 => {
@@ -181,7 +188,13 @@ fn edit_nres(archive: &[u8], steps: &[[u8; 4]]) {
                 m.fields.attr3
             )
         );
-        if let Some(want) = &m.data {
+        if m.outside {
+            let got = reopened.payload(i).ok();
+            assert!(
+                got == m.data.as_deref(),
+                "entry {i}: left outside, read as before"
+            );
+        } else if let Some(want) = &m.data {
             let got = reopened
                 .payload(i)
                 .expect("a payload read before reads after");
@@ -222,28 +235,33 @@ fn edit_rsli(archive: &[u8], steps: &[[u8; 4]], options: OpenOptions) {
     drop(plan);
     let limits = Limits::DEFAULT.with_max_entry_size(super::MAX_ENTRY as u64);
     let mut model: Vec<Model> = (0..library.len())
-        .map(|i| Model {
-            name: library
-                .entry(i)
-                .map(|e| e.name().to_vec())
-                .unwrap_or_default(),
-            // Only what the editor can move: packed bytes in the payload region (a
-            // payload inside the table changes with the table). One cut at the region's
-            // end may have needed the bytes after it: only a Deflate stream one byte past
-            // the end of the file (SPEC 2.7) is known to decode without them.
-            data: editor
-                .source_range(i)
-                .filter(|r| {
-                    library.entry(i).is_some_and(|e| {
-                        let cut = rsli::span_len(e) - (r.end - r.start);
-                        cut == 0
-                            || cut == 1
-                                && e.method() == Ok(Method::Deflate)
-                                && editor.trailer().is_none()
-                    })
+        .map(|i| {
+            let range = editor.source_range(i);
+            // What the editor moves: packed bytes in the payload region. One cut at the
+            // region's end may have needed the bytes after it: only a Deflate stream one
+            // byte past the end of the file (SPEC 2.7) is known to decode without them.
+            // What it leaves where it is (in the header or table, or past the payloads)
+            // must read, or fail, as before.
+            let known = range.as_ref().is_none_or(|r| {
+                library.entry(i).is_some_and(|e| {
+                    let cut = rsli::span_len(e) - (r.end - r.start);
+                    cut == 0
+                        || cut == 1
+                            && e.method() == Ok(Method::Deflate)
+                            && editor.trailer().is_none()
                 })
-                .and_then(|_| library.unpack_to_vec(i, &limits).ok()),
-            fields: Fields::default(),
+            });
+            Model {
+                name: library
+                    .entry(i)
+                    .map(|e| e.name().to_vec())
+                    .unwrap_or_default(),
+                data: known
+                    .then(|| library.unpack_to_vec(i, &limits).ok())
+                    .flatten(),
+                fields: Fields::default(),
+                outside: range.is_none(),
+            }
         })
         .collect();
     for &[kind, a, b, c] in steps {
@@ -259,6 +277,7 @@ fn edit_rsli(archive: &[u8], steps: &[[u8; 4]], options: OpenOptions) {
                         name,
                         data: Some(bytes),
                         fields: Fields::default(),
+                        outside: false,
                     });
                 }
             }
@@ -266,6 +285,7 @@ fn edit_rsli(archive: &[u8], steps: &[[u8; 4]], options: OpenOptions) {
                 let bytes = data_of(b, c);
                 if editor.replace_with(pick(a), method, &bytes).is_ok() {
                     model[pick(a)].data = Some(bytes);
+                    model[pick(a)].outside = false;
                 }
             }
             2 if len > 0 => {
@@ -302,8 +322,13 @@ fn edit_rsli(archive: &[u8], steps: &[[u8; 4]], options: OpenOptions) {
     for (i, m) in model.iter().enumerate() {
         let e = reopened.entry(i).expect("in range");
         assert!(e.name() == m.name.as_slice(), "entry {i}: name");
-        if let Some(want) = &m.data {
-            let got = reopened.unpack_to_vec(i, &limits);
+        let got = reopened.unpack_to_vec(i, &limits);
+        if m.outside {
+            assert!(
+                got.as_ref().ok() == m.data.as_ref(),
+                "entry {i}: left outside, decodes as before: {got:?}"
+            );
+        } else if let Some(want) = &m.data {
             assert!(
                 got.as_deref() == Ok(want.as_slice()),
                 "entry {i}: decodes as before: {got:?}"
