@@ -55,7 +55,7 @@ pub struct Shared {
     /// Permits for the work a request may do in bulk: walking the folder for `/`, and
     /// rendering a listing (up to `--max-entries` rows). Requests wait for one, so that
     /// many at once queue rather than fill the blocking pool the entry reads use.
-    bulk: Semaphore,
+    bulk: Arc<Semaphore>,
     counters: Counters,
 }
 
@@ -135,7 +135,7 @@ pub fn run(settings: &Serve) -> Result<(), Failure> {
             .with_max_open(max_open)
             .with_options(options),
         streams: Arc::new(Semaphore::new(settings.max_streams)),
-        bulk: Semaphore::new(BULK_AT_ONCE),
+        bulk: Arc::new(Semaphore::new(BULK_AT_ONCE)),
         settings,
         counters: Counters::default(),
     });

@@ -11,7 +11,6 @@
 //! outside the folder is ever opened, and no FIFO or device is waited on.
 
 use std::ffi::OsStr;
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -123,7 +122,8 @@ fn is_plain_name(name: &[u8]) -> bool {
 /// Whether the file starts with a magic the core's opener knows (`NRes`, `NL`).
 fn archive_magic(path: &Path) -> std::io::Result<bool> {
     let mut head = Vec::with_capacity(4);
-    File::open(path).and_then(|f| f.take(4).read_to_end(&mut head))?;
+    // Not `File::open`: a file swapped for a FIFO since the walk saw it would block.
+    crate::regular::open(path).and_then(|f| f.take(4).read_to_end(&mut head))?;
     Ok(ngi_core::archive::detect(&head).is_some())
 }
 

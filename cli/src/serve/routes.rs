@@ -28,25 +28,56 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     let started = Instant::now();
     // The parts only: a body is not `Sync`, and nothing here reads one.
     let (request, _) = request.into_parts();
-    let method = request.method.clone();
-    let uri = request.uri.clone();
+    let mut abandoned = Abandoned {
+        method: request.method.clone(),
+        uri: request.uri.clone(),
+        started,
+        answered: false,
+    };
     let limit = shared.settings.request_timeout;
     let response = match tokio::time::timeout(limit, route(&shared, &request)).await {
         Ok(response) => response,
         Err(_) => error_response(
             StatusCode::SERVICE_UNAVAILABLE,
-            format!("{uri}: no response within the request timeout of {limit:?}"),
+            format!(
+                "{}: no response within the request timeout of {limit:?}",
+                abandoned.uri
+            ),
         ),
     };
+    abandoned.answered = true;
     tracing::info!(
         target: "ngi::serve",
-        method = %method,
-        uri = %uri,
+        method = %abandoned.method,
+        uri = %abandoned.uri,
         status = response.status().as_u16(),
         micros = started.elapsed().as_micros() as u64,
         "request"
     );
     response
+}
+
+/// Logs a request dropped before its response was made: hyper drops the request's future
+/// when the client hangs up, and such a request would otherwise leave no line at all.
+struct Abandoned {
+    method: axum::http::Method,
+    uri: axum::http::Uri,
+    started: Instant,
+    answered: bool,
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        if !self.answered {
+            tracing::info!(
+                target: "ngi::serve",
+                method = %self.method,
+                uri = %self.uri,
+                micros = self.started.elapsed().as_micros() as u64,
+                "request abandoned: the client went away before the response"
+            );
+        }
+    }
 }
 
 /// The query's `key=value` pairs, values percent-decoded (`None` for a bad encoding).
@@ -203,10 +234,17 @@ async fn index(shared: &Arc<Shared>, request: &Parts) -> Response {
     response
 }
 
-/// `work` on the blocking pool, under one of the bulk permits (waited for).
+/// `work` on the blocking pool, under one of the bulk permits (waited for). The permit
+/// goes with the work: a request dropped while it runs (the client gone, the request
+/// timeout) cannot cancel a blocking task, so the permit must not be freed before it ends.
 async fn bulk(shared: &Arc<Shared>, work: impl FnOnce() -> Response + Send + 'static) -> Response {
-    let Ok(_permit) = shared.bulk.acquire().await else {
+    let Ok(permit) = Arc::clone(&shared.bulk).acquire_owned().await else {
         return error_response(StatusCode::SERVICE_UNAVAILABLE, "shutting down".into());
+    };
+    let work = move || {
+        let response = work();
+        drop(permit);
+        response
     };
     match tokio::task::spawn_blocking(work).await {
         Ok(response) => response,
