@@ -164,10 +164,10 @@ pub fn wanted(range: &str, size: u64) -> Wanted {
     let Some((first, last)) = spec.split_once('-') else {
         return Wanted::Whole;
     };
+    // Digits past what a u64 holds are a position past any entry's end, not bad syntax.
     let number = |s: &str| -> Option<u64> {
         (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| s.parse().ok())
-            .flatten()
+            .then(|| s.parse().unwrap_or(u64::MAX))
     };
     match (first.trim(), last.trim()) {
         ("", suffix) => match number(suffix) {
@@ -245,7 +245,9 @@ pub async fn respond(
     let range = request
         .get(header::RANGE)
         .and_then(|v| v.to_str().ok())
-        .filter(|_| validators.range_applies(request))
+        // Range is defined for GET alone: HEAD says what a plain GET would (RFC 9110
+        // 14.2).
+        .filter(|_| !head && validators.range_applies(request))
         .map_or(Wanted::Whole, |r| wanted(r, size));
     let (start, end) = match range {
         Wanted::Whole => (0, size),
@@ -296,8 +298,10 @@ pub async fn respond(
         match archive.read(index).await {
             Ok(_) if changed(archive) => return rewritten(&about),
             Ok(_) if head => Body::empty(),
-            // The permit goes with the decoded bytes' last use here: nothing is decoding.
-            Ok(bytes) => Body::from(Bytes::from(bytes).slice(start as usize..end as usize)),
+            Ok(bytes) => Body::from_stream(Buffered {
+                bytes: Some(Bytes::from(bytes).slice(start as usize..end as usize)),
+                _permit: permit,
+            }),
             Err(e) => {
                 tracing::warn!(target: "ngi::serve", "{about}: {e}");
                 return error_response(StatusCode::INTERNAL_SERVER_ERROR, format!("{about}: {e}"));
@@ -381,6 +385,22 @@ fn content_type(name: &[u8]) -> HeaderValue {
         HeaderValue::from_static("application/octet-stream"),
         HeaderValue::from_static,
     )
+}
+
+/// A body decoded whole (up to `--buffer-up-to`), as one chunk, holding one of the
+/// server's stream permits until hyper drops it (sent, or the client gone): the bytes
+/// are in memory until then, and `--max-streams` is what bounds how many such bodies are.
+struct Buffered {
+    bytes: Option<Bytes>,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Stream for Buffered {
+    type Item = io::Result<Bytes>;
+
+    fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        Poll::Ready(self.get_mut().bytes.take().map(Ok))
+    }
 }
 
 /// A streamed body: the decoded bytes in chunks of [`STREAM_CHUNK`], holding one of the
@@ -529,6 +549,15 @@ mod tests {
             ("bytes=a-b", 100, Whole),
             ("bytes=+1-2", 100, Whole),
             ("bytes", 100, Whole),
+            // Past a u64: past the end (it was read as bad syntax, so the whole entry).
+            ("bytes=99999999999999999999999-", 100, Unsatisfiable),
+            (
+                "bytes=99999999999999999999999-99999999999999999999999",
+                100,
+                Unsatisfiable,
+            ),
+            ("bytes=0-99999999999999999999999", 100, Part(0, 100)),
+            ("bytes=-99999999999999999999999", 100, Part(0, 100)),
         ];
         for &(header, size, want) in cases {
             assert_eq!(wanted(header, size), want, "{header} of {size}");
