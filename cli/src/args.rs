@@ -276,11 +276,13 @@ pub enum CliCommand {
         #[arg(long, value_name = "N", default_value_t = 1024)]
         max_connections: usize,
         /// Seconds a request may take until its response starts (then 503), and a client
-        /// may take to send its request headers
-        #[arg(long, value_name = "SECS", value_parser = seconds, default_value = "30")]
+        /// may take to send its request headers (a kept-alive connection waiting for its
+        /// next request is closed after it)
+        #[arg(long, value_name = "SECS", value_parser = timeout, default_value = "30")]
         request_timeout: std::time::Duration,
-        /// Seconds a connection may go without sending or receiving a byte
-        #[arg(long, value_name = "SECS", value_parser = seconds, default_value = "60")]
+        /// Seconds a connection may go without sending or receiving a byte (a client that
+        /// stopped reading a body)
+        #[arg(long, value_name = "SECS", value_parser = timeout, default_value = "60")]
         idle_timeout: std::time::Duration,
         /// Seconds an unused archive stays open (the engine's 10)
         #[arg(long, value_name = "SECS", value_parser = seconds, default_value = "10")]
@@ -794,6 +796,15 @@ fn seconds(text: &str) -> Result<std::time::Duration, String> {
     }
 }
 
+/// A timeout: as [`seconds`], but above 0 (a timeout of 0 would end every request or
+/// connection at once; nothing here means "no timeout").
+fn timeout(text: &str) -> Result<std::time::Duration, String> {
+    match seconds(text) {
+        Ok(t) if !t.is_zero() => Ok(t),
+        _ => Err("takes a number of seconds above 0, at most 86400, such as 30 or 0.5".into()),
+    }
+}
+
 /// `--max-entries`: as [`size`], at most `u32::MAX`; `none` is `u32::MAX`.
 fn entry_count(text: &str) -> Result<u32, String> {
     match size(text)? {
@@ -951,6 +962,8 @@ mod tests {
             &["serve", "D", "--listen", "localhost"],
             &["serve", "D", "--idle-timeout", "-1"],
             &["serve", "D", "--request-timeout", "1e9"],
+            &["serve", "D", "--request-timeout", "0"],
+            &["serve", "D", "--idle-timeout", "0.0"],
             &["serve", "D", "--max-streams", "x"],
         ] {
             assert!(serve(bad).is_err(), "{bad:?}");

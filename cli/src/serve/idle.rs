@@ -1,8 +1,9 @@
 //! A connection's idle timer: a socket that has moved no byte either way for the idle time
 //! fails its pending read or write with `TimedOut`, which ends the connection. This is
 //! what frees a stream whose client stopped reading (hyper then waits on a write that
-//! never completes, and polls the body no more), and closes keep-alive connections
-//! nobody uses.
+//! never completes, and polls the body no more). A keep-alive connection nobody uses is
+//! closed by whichever comes first, this timer or hyper's header-read timer (the request
+//! timeout), which also runs while a connection waits for its next request.
 
 use std::future::Future;
 use std::io;
