@@ -1052,7 +1052,7 @@ async fn a_file_replaced_on_disk_is_served_fresh() {
     let (_, before, body) = get(&http, &url, &[]).await;
     assert_eq!(body, b"first version");
     let mut b = Builder::new();
-    b.add(b"A.TXT", Method::Deflate, b"second, longer version")
+    b.add(b"A.TXT", Method::Stored, b"second, longer version")
         .unwrap();
     fs::write(dir.join("a.rsli.new"), b.build().unwrap()).unwrap();
     fs::rename(dir.join("a.rsli.new"), dir.join("a.rsli")).unwrap();
@@ -1065,6 +1065,30 @@ async fn a_file_replaced_on_disk_is_served_fresh() {
     assert_eq!(status, StatusCode::OK, "the old tag no longer matches");
     assert_eq!(body, b"second, longer version");
     assert_ne!(before[header::ETAG], after[header::ETAG]);
+
+    // Rewritten in place to the same size with its modification time set back (as
+    // `rsync --inplace -t` does): the status-change time tells (it was served stale,
+    // under the old tag).
+    let path = dir.join("a.rsli");
+    let then = fs::metadata(&path).unwrap().modified().unwrap();
+    let mut b = Builder::new();
+    b.add(b"A.TXT", Method::Stored, b"third, same-size text!")
+        .unwrap();
+    let third = b.build().unwrap();
+    assert_eq!(third.len() as u64, fs::metadata(&path).unwrap().len());
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    fs::write(&path, &third).unwrap();
+    let file = fs::File::options().write(true).open(&path).unwrap();
+    file.set_modified(then).unwrap();
+    let etag = after[header::ETAG].to_str().unwrap();
+    let (status, last, body) = get(&http, &url, &[("if-none-match", etag)]).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "the tag before the rewrite no longer matches"
+    );
+    assert_eq!(body, b"third, same-size text!");
+    assert_ne!(after[header::ETAG], last[header::ETAG]);
     assert!(server.stop().success());
 }
 

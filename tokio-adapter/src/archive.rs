@@ -267,7 +267,10 @@ impl Archive {
     /// checks this after reading an entry, before it sends the last bytes. What it cannot
     /// see: a rewrite of the same size that leaves the modification time as it was (a
     /// tool that sets it back, or a file system whose clock is too coarse to tell two
-    /// writes apart).
+    /// writes apart). The status-change time would see the first, but a rename over the
+    /// file moves it too (the old file loses its link), and that is the way to update a
+    /// served file without disturbing its readers; [`Cache`](crate::Cache) looks at it
+    /// by path, for the requests to come.
     pub fn file_changed(&self) -> io::Result<bool> {
         let (Source::File { file, .. }, Some(then)) = (&self.shared.source, &self.shared.metadata)
         else {

@@ -21,12 +21,13 @@ pub const DEFAULT_IDLE: Duration = Duration::from_secs(10);
 pub const DEFAULT_MAX_OPEN: usize = 256;
 
 /// What tells a file on disk from the one that was opened: its size, its modification
-/// time and (on Unix) its device and inode.
+/// time and (on Unix) its device, inode and status-change time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Identity {
     len: u64,
     modified: Option<SystemTime>,
     inode: (u64, u64),
+    changed: Option<(i64, i64)>,
 }
 
 impl Identity {
@@ -42,7 +43,25 @@ impl Identity {
             len: meta.len(),
             modified: meta.modified().ok(),
             inode,
+            changed: status_changed(meta),
         }
+    }
+}
+
+/// The file's status-change time (`st_ctime`) on Unix, `None` elsewhere: every write
+/// moves it and no call can set it back, so it sees an in-place rewrite of the same size
+/// whose modification time was put back (`rsync --inplace -t`). A `chmod` or a new hard
+/// link moves it too, and costs one needless reopen.
+fn status_changed(meta: &std::fs::Metadata) -> Option<(i64, i64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.ctime(), meta.ctime_nsec()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
     }
 }
 

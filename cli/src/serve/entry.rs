@@ -29,8 +29,8 @@ use crate::names;
 const STREAM_CHUNK: usize = 64 * 1024;
 
 /// An archive's validators: a strong `ETag` from the identity of the file that was
-/// opened (device, inode, size, modification time) and what it names in it, and the
-/// file's modification time.
+/// opened (device, inode, size, modification time, and the status-change time that no
+/// tool sets back) and what it names in it, and the file's modification time.
 #[derive(Debug, Clone)]
 pub struct Validators {
     pub etag: String,
@@ -41,12 +41,14 @@ impl Validators {
     /// The validators of `what` (`"3"` for entry 3, `"list"` for the listing) in
     /// `archive`.
     pub fn of(archive: &Archive, what: &str) -> Validators {
-        let (mut dev, mut ino, mut len, mut modified) = (0, 0, 0, None);
+        let (mut dev, mut ino, mut len, mut modified, mut changed) = (0, 0, 0, None, 0);
         if let Some(meta) = archive.file_metadata() {
             #[cfg(unix)]
             {
                 use std::os::unix::fs::MetadataExt;
                 (dev, ino) = (meta.dev(), meta.ino());
+                // An in-place rewrite whose modification time was set back moves it.
+                changed = i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec());
             }
             len = meta.len();
             modified = meta.modified().ok();
@@ -61,7 +63,7 @@ impl Validators {
             ""
         };
         Validators {
-            etag: format!("\"{dev:x}-{ino:x}-{len:x}-{nanos:x}-{what}{options}\""),
+            etag: format!("\"{dev:x}-{ino:x}-{len:x}-{nanos:x}-{changed:x}-{what}{options}\""),
             // HTTP dates run from 1970 to 9999 (httpdate panics outside); a file time
             // outside them gets no Last-Modified, and the ETag alone validates.
             last_modified: modified.filter(|&t| http_date_range(t)),
