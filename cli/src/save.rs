@@ -60,6 +60,62 @@ fn fill_and_sync(
     file.sync_all()
 }
 
+/// Where a file a command makes is written: straight at its target when nothing is there,
+/// else (a regular file `--force` replaces) to a temporary file beside it that takes the
+/// target's place in [`finish`](Replacing::finish). Until then the old file stays as it
+/// was, so an entry that fails to decode, or a full disk, loses nothing. Not synced: the
+/// files made this way (extracted and unpacked entries) can be made again.
+#[derive(Debug)]
+pub struct Replacing {
+    target: PathBuf,
+    temp: Option<PathBuf>,
+}
+
+impl Replacing {
+    /// Opens the file to write for `target`; `replace` says whether a file there is to be
+    /// replaced (else the target is created new, failing on anything already there).
+    pub fn create(target: &Path, replace: bool) -> io::Result<(Replacing, File)> {
+        if replace {
+            let folder = match target.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            let (temp, file) = create_temp(folder, target)?;
+            let replacing = Replacing {
+                target: target.to_path_buf(),
+                temp: Some(temp),
+            };
+            return Ok((replacing, file));
+        }
+        // create_new fails on anything already there, links included: nothing is followed.
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(target)?;
+        let replacing = Replacing {
+            target: target.to_path_buf(),
+            temp: None,
+        };
+        Ok((replacing, file))
+    }
+
+    /// The file written (closed by the caller first) takes the target's place.
+    pub fn finish(self) -> io::Result<()> {
+        let Some(temp) = &self.temp else {
+            return Ok(());
+        };
+        fs::rename(temp, &self.target).inspect_err(|_| {
+            let _ = fs::remove_file(temp);
+        })
+    }
+
+    /// Removes what was written: the temporary file, or the new file at the target. An
+    /// old file at the target stays.
+    pub fn abandon(self) {
+        let _ = fs::remove_file(self.temp.as_ref().unwrap_or(&self.target));
+    }
+}
+
 /// A new file next to `target`, named after it, that no other run can be using.
 fn create_temp(folder: &Path, target: &Path) -> io::Result<(PathBuf, File)> {
     static COUNTER: AtomicU32 = AtomicU32::new(0);

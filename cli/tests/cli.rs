@@ -146,6 +146,40 @@ fn cat_decodes_every_method() {
     assert!(!out.join("LZHUF.TXT").exists());
 }
 
+/// `extract --force` over a file of the user's, of an entry that fails while it decodes
+/// (a Deflate block of the reserved type 3): that file stays as it was (it was deleted
+/// before the entry was decoded), no temporary file is left, and the good entry replaces
+/// its file.
+#[test]
+fn extract_force_keeps_the_old_file_when_the_entry_fails() {
+    let mut b = Builder::new();
+    b.add(b"GOOD.TXT", Method::Stored, b"good").unwrap();
+    b.add(b"BAD.TXT", Method::Stored, &[0b111, 0, 0, 0])
+        .unwrap();
+    let mut bytes = b.build().unwrap();
+    ngi_tests::hostile::patch_rsli(&mut bytes, |i, e| {
+        if i == 1 {
+            (e.flags, e.unpacked_size) = (0x100, 10);
+        }
+    });
+    let dir = Scratch::new("cli-force-fail");
+    let path = write(&dir, "bad.rsli", &bytes);
+    let out = dir.join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("BAD.TXT"), b"precious").unwrap();
+    std::fs::write(out.join("GOOD.TXT"), b"old").unwrap();
+    let o = ngi(&["extract", "--force", &path, "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("BAD.TXT"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(out.join("BAD.TXT")).unwrap(), b"precious");
+    assert_eq!(std::fs::read(out.join("GOOD.TXT")).unwrap(), b"good");
+    assert_eq!(
+        std::fs::read_dir(&out).unwrap().count(),
+        2,
+        "no temporary file"
+    );
+}
+
 #[test]
 fn cat_by_name_and_index() {
     let lib = sample("sample.rsli");

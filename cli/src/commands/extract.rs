@@ -18,7 +18,7 @@
 //! whose file then cannot be created counts as well; with any number of jobs alike.
 
 use std::collections::HashSet;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -30,6 +30,7 @@ use crate::names;
 use crate::open::{ArchiveFile, EntryError, after_entry};
 use crate::open_files::OpenFiles;
 use crate::report::{Failure, progress_bar, say, say_over};
+use crate::save::Replacing;
 
 pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let dir = options.output.clone().unwrap_or_else(|| PathBuf::from("."));
@@ -189,20 +190,32 @@ fn extract_one(
     files: &OpenFiles,
 ) -> Result<(), Skip> {
     let shown = job.path.display();
-    let create = || create(&job.path, job.force);
+    // The closure may run more than once (when no descriptor is free): the last open wins.
+    let made = std::cell::RefCell::new(None);
+    let create = || {
+        let (replacing, file) = create(&job.path, job.force)?;
+        *made.borrow_mut() = Some(replacing);
+        Ok(file)
+    };
     let mut held = files
         .create(create)
         .map_err(|e| Skip::Entry(format!("{shown}: {e}")))?;
+    let Some(replacing) = made.into_inner() else {
+        return Err(Skip::Entry(format!("{shown}: not created")));
+    };
     let file = held.file();
     let result = archive.stream_admitted(index, file);
-    match result.and_then(|_| file.flush().map_err(EntryError::Output)) {
-        Ok(()) => Ok(()),
+    let written = result.and_then(|_| file.flush().map_err(EntryError::Output));
+    drop(held);
+    let done = match written {
+        Ok(()) => replacing.finish().map_err(EntryError::Output),
         Err(e) => {
-            drop(held);
-            let _ = fs::remove_file(&job.path);
-            Err(Skip::from_entry(e, &job.path))
+            // A partial or empty file would pass for the entry.
+            replacing.abandon();
+            Err(e)
         }
-    }
+    };
+    done.map_err(|e| Skip::from_entry(e, &job.path))
 }
 
 /// Whether a file may be made at `path`: nothing is there, or (with `force`) a regular
@@ -227,23 +240,18 @@ fn already_exists() -> std::io::Error {
     )
 }
 
-pub(super) fn create(path: &Path, force: bool) -> std::io::Result<File> {
+/// Opens the file to write for `path`: a new one, or with `force` one that replaces the
+/// regular file there once [finished](Replacing::finish) (until then the old file stays).
+pub(super) fn create(path: &Path, force: bool) -> std::io::Result<(Replacing, File)> {
     // Without `force`, create_new alone refuses whatever is there.
-    if force && check_target(path, force)? {
-        fs::remove_file(path)?;
-    }
-    // create_new fails on anything already there, links included, so nothing is followed.
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|e| {
-            if e.kind() == std::io::ErrorKind::AlreadyExists {
-                already_exists()
-            } else {
-                e
-            }
-        })
+    let replace = force && check_target(path, force)?;
+    Replacing::create(path, replace).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            already_exists()
+        } else {
+            e
+        }
+    })
 }
 
 #[cfg(test)]

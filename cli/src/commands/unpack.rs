@@ -412,22 +412,27 @@ fn unpack_nres(
     record: &mut EntryRecord,
 ) -> Result<(), Stop> {
     let path = dir.join(file);
-    let mut out =
+    let (replacing, mut out) =
         create(&path, force).map_err(|e| Stop::All(format!("{}: {e}", path.display())))?;
     let mut hashing = Hashing {
         inner: &mut out,
         hasher: Sha256::new(),
     };
-    match archive.stream(index, &mut hashing, budget) {
-        Ok(_) => {
-            record.sha256 = Some(hex(&hashing.hasher.finalize()));
+    let streamed = archive.stream(index, &mut hashing, budget);
+    let digest = hex(&hashing.hasher.finalize());
+    let written = streamed.and_then(|_| out.flush().map_err(EntryError::Output));
+    drop(out);
+    match written {
+        Ok(()) => {
+            replacing
+                .finish()
+                .map_err(|e| Stop::All(format!("{}: {e}", path.display())))?;
+            record.sha256 = Some(digest);
             record.file = Some(file.to_string());
-            out.flush()
-                .map_err(|e| Stop::All(format!("{}: {e}", path.display())))
+            Ok(())
         }
         Err(e) => {
-            drop(out);
-            let _ = std::fs::remove_file(&path);
+            replacing.abandon();
             Err(match e {
                 // A payload in the data region is part of the archive's bytes: without
                 // its file, pack could not give them back.
@@ -558,16 +563,21 @@ fn tail_hex(field: &[u8], name_len: usize) -> Option<String> {
     tail.iter().any(|&b| b != 0).then(|| hex(tail))
 }
 
-/// Writes `bytes` to the new file `path`; a write that fails leaves no file behind.
+/// Writes `bytes` to the new file `path`; a write that fails leaves no new file behind,
+/// and a file `--force` would replace as it was.
 fn write_new(path: &Path, force: bool, bytes: &[u8]) -> Result<(), Failure> {
-    let mut file = create(path, force).map_err(|e| Failure::about(path.display(), e))?;
-    file.write_all(bytes)
-        .and_then(|()| file.flush())
-        .map_err(|e| {
-            drop(file);
-            let _ = std::fs::remove_file(path);
-            Failure::about(path.display(), e)
-        })
+    let (replacing, mut file) =
+        create(path, force).map_err(|e| Failure::about(path.display(), e))?;
+    let written = file.write_all(bytes).and_then(|()| file.flush());
+    drop(file);
+    match written {
+        Ok(()) => replacing.finish(),
+        Err(e) => {
+            replacing.abandon();
+            Err(e)
+        }
+    }
+    .map_err(|e| Failure::about(path.display(), e))
 }
 
 /// A writer that hashes what goes through it.
