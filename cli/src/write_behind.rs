@@ -23,15 +23,25 @@ use crate::open::Chunk;
 /// writer's), and the second value holds the writer's own error. Every byte handed over
 /// before a failure of `produce` is still written: the writer is waited for in any case,
 /// and a panic on either side is raised again here once both have stopped.
-pub fn write_behind<T>(
+///
+/// When the system gives no thread (`ulimit -u`, no memory for its stack), `produce` is
+/// handed back unrun, for the caller to write on its own thread.
+pub fn write_behind<T, P>(
     out: &mut (dyn Write + Send),
-    produce: impl FnOnce(&mut dyn FnMut(&mut Vec<u8>, Chunk) -> io::Result<()>) -> T,
-) -> (T, io::Result<()>) {
+    produce: P,
+) -> Result<(T, io::Result<()>), P>
+where
+    P: FnOnce(&mut dyn FnMut(&mut Vec<u8>, Chunk) -> io::Result<()>) -> T,
+{
     let (full_tx, full_rx) = sync_channel::<(Vec<u8>, Range<usize>)>(1);
     // At most one buffer waits here: the decoder holds the other.
     let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(1);
     std::thread::scope(|scope| {
-        let writer = scope.spawn(move || write_all(out, &full_rx, &empty_tx));
+        let spawned = std::thread::Builder::new()
+            .spawn_scoped(scope, move || write_all(out, &full_rx, &empty_tx));
+        let Ok(writer) = spawned else {
+            return Err(produce);
+        };
         let mut first = true;
         let mut hand_over = |buffer: &mut Vec<u8>, chunk: Chunk| {
             // The second buffer is made at the first hand-over, as long as the first, so
@@ -60,7 +70,7 @@ pub fn write_behind<T>(
         let written = writer
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (produced, written)
+        Ok((produced, written))
     })
 }
 
@@ -93,6 +103,14 @@ fn writer_gone() -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`write_behind`], which these tests need to have its thread.
+    fn behind<T>(
+        out: &mut (dyn Write + Send),
+        produce: impl FnOnce(&mut dyn FnMut(&mut Vec<u8>, Chunk) -> io::Result<()>) -> T,
+    ) -> (T, io::Result<()>) {
+        write_behind(out, produce).unwrap_or_else(|_| panic!("no thread for the writer"))
+    }
 
     /// Keeps what it is given; refuses any write after `fail_after` bytes.
     struct Recorder {
@@ -152,8 +170,7 @@ mod tests {
     #[test]
     fn every_chunk_is_written_in_order_through_two_buffers() {
         let mut out = recorder(usize::MAX);
-        let ((handed, seen, result), written) =
-            write_behind(&mut out, |h| produce_chunks(h, 200, 11));
+        let ((handed, seen, result), written) = behind(&mut out, |h| produce_chunks(h, 200, 11));
         assert!(result.is_ok() && written.is_ok());
         assert_eq!(handed, 200);
         let expected: Vec<u8> = (0..200u8).flat_map(|i| [i; 11]).collect();
@@ -168,7 +185,7 @@ mod tests {
     #[test]
     fn the_buffer_back_starts_with_the_carry() {
         let mut out = recorder(usize::MAX);
-        let (carried, written) = write_behind(&mut out, |h| {
+        let (carried, written) = behind(&mut out, |h| {
             let mut buffer: Vec<u8> = (0..16).collect();
             let mut carried = Vec::new();
             for i in 0..5u8 {
@@ -231,8 +248,7 @@ mod tests {
     fn a_failed_write_stops_the_hand_over_and_is_reported() {
         // The fourth chunk does not fit.
         let mut out = recorder(3 * 10 + 5);
-        let ((handed, _, result), written) =
-            write_behind(&mut out, |h| produce_chunks(h, 1000, 10));
+        let ((handed, _, result), written) = behind(&mut out, |h| produce_chunks(h, 1000, 10));
         assert_eq!(result.unwrap_err().kind(), io::ErrorKind::BrokenPipe);
         assert_eq!(written.unwrap_err().to_string(), "disk full");
         // Handing over chunk i takes back the buffer of chunk i - 1, so the decoder is
@@ -246,7 +262,7 @@ mod tests {
     #[test]
     fn chunks_handed_over_before_the_producer_fails_are_all_written() {
         let mut out = recorder(usize::MAX);
-        let (produced, written) = write_behind(&mut out, |h| {
+        let (produced, written) = behind(&mut out, |h| {
             produce_chunks(h, 5, 7).2?;
             Err::<(), _>(io::Error::other("bad entry"))
         });
@@ -260,7 +276,7 @@ mod tests {
     fn a_write_failing_after_the_last_hand_over_is_still_reported() {
         // The fifth and last chunk does not fit: the producer is done by then.
         let mut out = recorder(4 * 10 + 5);
-        let ((handed, _, result), written) = write_behind(&mut out, |h| produce_chunks(h, 5, 10));
+        let ((handed, _, result), written) = behind(&mut out, |h| produce_chunks(h, 5, 10));
         assert!(result.is_ok());
         assert_eq!(handed, 5);
         assert_eq!(written.unwrap_err().to_string(), "disk full");
@@ -283,7 +299,7 @@ mod tests {
     #[test]
     fn a_failed_flush_is_reported() {
         let mut out = FailingFlush(0);
-        let ((handed, _, result), written) = write_behind(&mut out, |h| produce_chunks(h, 3, 16));
+        let ((handed, _, result), written) = behind(&mut out, |h| produce_chunks(h, 3, 16));
         assert!(result.is_ok() && handed == 3);
         assert_eq!(written.unwrap_err().to_string(), "flush refused");
         assert_eq!(out.0, 48);
@@ -294,7 +310,7 @@ mod tests {
         use std::panic::{AssertUnwindSafe, catch_unwind};
         let mut out = recorder(usize::MAX);
         let caught = catch_unwind(AssertUnwindSafe(|| {
-            write_behind(&mut out, |h| {
+            behind(&mut out, |h| {
                 let _ = produce_chunks(h, 3, 4);
                 panic!("producer gave up");
             })
@@ -313,7 +329,7 @@ mod tests {
             }
         }
         let caught = catch_unwind(AssertUnwindSafe(|| {
-            write_behind(&mut Panicking, |h| produce_chunks(h, 100, 4))
+            behind(&mut Panicking, |h| produce_chunks(h, 100, 4))
         }));
         assert!(caught.is_err());
     }

@@ -28,20 +28,25 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         .admit_entry(index, &mut budget)
         .map_err(|e| failure(options, archive, index, e))?;
     let size = archive.entry(index).map_or(0, |e| e.size);
-    let (streamed, written) = if size > CHUNK as u64 && copies {
+    let behind = (size > CHUNK as u64 && copies).then(|| {
         write_behind(&mut *out, |hand_over| {
             archive.stream_chunks(index, CHUNK, hand_over)
         })
-    } else {
-        let streamed = archive.stream_chunks(index, CHUNK, &mut |buffer, chunk| {
-            chunk.write(buffer, &mut *out)
-        });
-        // Flushed unless a write failed, as on the writer thread.
-        let flushed = match streamed {
-            Err(EntryError::Output(_)) => Ok(()),
-            _ => out.flush(),
-        };
-        (streamed, flushed)
+    });
+    let (streamed, written) = match behind {
+        Some(Ok(done)) => done,
+        // One chunk, a device that copies nothing, or no thread to be had: on this one.
+        Some(Err(_)) | None => {
+            let streamed = archive.stream_chunks(index, CHUNK, &mut |buffer, chunk| {
+                chunk.write(buffer, &mut *out)
+            });
+            // Flushed unless a write failed, as on the writer thread.
+            let flushed = match streamed {
+                Err(EntryError::Output(_)) => Ok(()),
+                _ => out.flush(),
+            };
+            (streamed, flushed)
+        }
     };
     // The writer only ever had bytes from before the decoder's fault, so a failed write
     // came first in the entry's order, as it would have without the writer thread.
