@@ -90,8 +90,9 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
         pack_rsli(&manifest, &planned, gaps, canonical)
     };
     let (editor, source) = built.map_err(&bad)?;
-    // A record left outside the payloads is one whose manifest fields no longer point
-    // at its bytes, as `check_written` says of others.
+    // A record left outside the payloads is one whose manifest fields no longer point at
+    // its bytes (as `check_written` says of others), or one that lay outside them in the
+    // archive unpacked already.
     let plan = match &editor {
         Built::Nres(e) => e.plan().map_err(|e| {
             let outside = matches!(e, nres::WriteError::OutsideNowInside { .. });
@@ -105,7 +106,11 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     .map_err(|(e, outside)| {
         let named = with_entry_name(e, |i| planned.get(i).map(|p| p.name.clone()));
         let hint = if outside {
-            format!(" (are {} as unpack wrote them?)", record_fields(nres))
+            format!(
+                " (are {} as unpack wrote them? if so, the entry lay there in the archive \
+                 unpacked, and the changes made would alter it: remove it from the manifest)",
+                record_fields(nres)
+            )
         } else {
             String::new()
         };
@@ -952,7 +957,6 @@ struct Span {
     who: String,
 }
 
-/// How pack names an entry in its errors: `entry 3 ("NAME")`, escaped as `list` shows it.
 /// The manifest fields that place an entry's record on its bytes.
 fn record_fields(nres: bool) -> &'static str {
     if nres {
@@ -962,6 +966,7 @@ fn record_fields(nres: bool) -> &'static str {
     }
 }
 
+/// How pack names an entry in its errors: `entry 3 ("NAME")`, escaped as `list` shows it.
 fn entry_label(pos: usize, name: &[u8]) -> String {
     format!("entry {pos} (\"{}\")", names::display(name))
 }

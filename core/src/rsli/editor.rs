@@ -69,7 +69,7 @@ struct Item {
 ///   bytes stay as the other entry reads them.
 /// * An entry whose bytes lie outside the payload region (in the header or the table, or
 ///   past the payloads) is kept as it is: its bytes are no payload's, so they do not move
-///   with it. A plan that would change what it reads (rewrite those table bytes, move the
+///   with it. A plan that may change what it reads (rewrite those table bytes, move the
 ///   end of the file, change its XOR key) is refused ([`BuildError::OutsideChanged`]).
 ///
 /// ```
@@ -566,11 +566,12 @@ impl Editor {
     }
 
     /// Refuses a plan under which an entry left where it is, outside the payload region,
-    /// would read other bytes than it did: the edit rewrites the header and table bytes
-    /// it points into, moves the trailer or the end of the file it points past, or gives
-    /// it another XOR key (its bytes are not re-keyed, being no payload's). An entry that
-    /// could not be read before or after (past the end of both files) loses nothing; an
-    /// empty one reads alike wherever both files hold its offset.
+    /// may read other bytes than it did: the edit rewrites the header and table bytes it
+    /// points into, moves the trailer or the end of the file it points past, or gives it
+    /// another XOR key (its bytes are not re-keyed, being no payload's). A range that runs
+    /// from the table into the payloads is refused once anything is edited, as the check
+    /// does not follow the payloads. An entry that could not be read before nor after
+    /// loses nothing; an empty one reads alike wherever both files hold its offset.
     fn check_outside(&self, entries: &[Entry], plan: &Plan<'_>) -> Result<(), BuildError> {
         let head = match plan.pieces.first() {
             Some(Piece::Owned(head)) => head.as_slice(),
@@ -578,15 +579,19 @@ impl Editor {
         };
         let new_len = plan.len();
         for (i, (item, entry)) in self.items.iter().zip(entries).enumerate() {
-            // What a read takes, not the span a save keeps together (`span_len`).
-            let len = u64::from(entry.stream_len());
             if !matches!(item.payload, Payload::Outside) {
                 continue;
             }
+            // What a read takes, not the span a save keeps together (`span_len`), by the
+            // reader's rule: within the file, but for the one byte past it a Deflate
+            // entry may read (SPEC 2.7).
+            let len = u64::from(entry.stream_len());
             let start = u64::from(entry.data_offset) + u64::from(self.overlay);
             let end = start + len;
-            // One byte of slack: a Deflate entry may read one byte past the end (SPEC 2.7).
-            if end > self.source_len + 1 && end > new_len + 1 {
+            let slack = u64::from(len > 0 && entry.method() == Ok(Method::Deflate));
+            let readable = |file_len: u64| end <= file_len + slack;
+            let (before, after) = (readable(self.source_len), readable(new_len));
+            if !before && !after || len == 0 && before == after {
                 continue;
             }
             let same_key = xor_len(entry) == 0 || entry.sort_index == item.entry.sort_index;
@@ -599,7 +604,7 @@ impl Editor {
                 // Bytes that run from the table into the payloads may have moved.
                 _ => start >= self.region.end && new_len == self.source_len,
             };
-            if !(same_key && same_bytes) {
+            if before != after || !(same_key && same_bytes) {
                 return Err(BuildError::OutsideChanged {
                     entry: entry_id(i),
                     offset: start,

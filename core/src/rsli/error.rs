@@ -386,9 +386,10 @@ pub enum BuildError {
         entry: u32,
     },
     /// The entry's packed bytes lie outside the payload region (in the header or the
-    /// table, or past the payloads) and the edit would change what it reads there: it
+    /// table, or past the payloads) and the edit may change what it reads there: it
     /// rewrites or moves those bytes, or changes the entry's XOR key. Such bytes are no
     /// payload's, so the editor keeps the entry as it is rather than move them with it.
+    /// (Bytes that run from the table into the payloads count as moved by any edit.)
     OutsideChanged {
         /// The entry, as numbered after the edit.
         entry: u32,
@@ -463,8 +464,8 @@ impl fmt::Display for BuildError {
             BuildError::OutsideChanged { entry, offset } => write!(
                 f,
                 "entry {entry}: its packed bytes at offset {offset} lie outside the \
-                 payloads (in the header or table, or past the payloads), and this edit \
-                 would change what it reads there"
+                 payloads (in the header or table, or past the payloads), where this edit \
+                 may change what it reads"
             ),
             BuildError::PayloadOutside { entry } => write!(
                 f,
