@@ -45,8 +45,10 @@ pub fn parse_argument(arg: &[u8]) -> Vec<u8> {
                 continue;
             }
             if arg.get(i + 1) == Some(&b'x') {
+                // Two hex digits exactly (`from_str_radix` alone would take `+f`).
                 let hex = arg
                     .get(i + 2..i + 4)
+                    .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
                     .and_then(|h| std::str::from_utf8(h).ok());
                 if let Some(v) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
                     out.push(v);
@@ -122,6 +124,12 @@ mod tests {
         assert_eq!(shown, "A\\\\B\\x00\\xff z\"");
         assert_eq!(parse_argument(shown.as_bytes()), name);
         assert_eq!(parse_argument(b"C:\\q"), b"C:\\q");
+        assert_eq!(
+            parse_argument(b"\\x+f"),
+            b"\\x+f",
+            "no escape: a sign is no digit"
+        );
+        assert_eq!(parse_argument(b"\\x0f"), b"\x0f");
     }
 
     #[test]

@@ -563,6 +563,37 @@ fn options_only_where_they_apply_are_usage_errors() {
     }
 }
 
+/// Non-zero bytes in the padding after the last NRes payload are a note, as between
+/// payloads (they passed without one).
+#[test]
+fn non_zero_padding_before_the_directory_is_a_note() {
+    let mut w = Writer::new();
+    for (name, data) in [(&b"a"[..], &b"abcde"[..]), (b"b", b"xyz")] {
+        let entry = NewEntry {
+            name,
+            ..NewEntry::default()
+        };
+        w.add(entry, data).unwrap();
+    }
+    let mut bytes = w.finish();
+    // Payloads at 16 (5 bytes, padded to 24) and 24 (3 bytes, padded to 32).
+    let dir = Scratch::new("cli-tail-padding");
+    let clean = write(&dir, "clean.nres", &bytes);
+    let o = ngi(&["verify", &clean]);
+    assert!(
+        o.status.success() && o.stdout.ends_with(b"(NRes)\n"),
+        "{o:?}"
+    );
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("note"));
+    bytes[27..32].copy_from_slice(b"GARBG");
+    let path = write(&dir, "tail.nres", &bytes);
+    let o = ngi(&["verify", &path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let notes = String::from_utf8(o.stdout).unwrap();
+    let expected = format!("{path}: note: offset 27: non-zero padding before the directory");
+    assert_eq!(notes.lines().next(), Some(expected.as_str()), "{notes}");
+}
+
 /// Bytes after the NUL of an NRes name field (which a canonical writer zeroes) are a note
 /// of `verify`, naming the entry and the field's offset; `repack` zeroes them, and the
 /// note goes.

@@ -227,24 +227,8 @@ fn nres_layout(archive: &ArchiveFile, findings: &mut Findings) {
                 ));
             }
         } else if start >= end {
-            let padded = end.next_multiple_of(8);
-            if start > padded {
-                findings.note(format_args!(
-                    "offset {end}: {} bytes between payloads before entry {index}",
-                    start - end
-                ));
-            } else {
-                // At most 7 bytes of padding: read them from the file.
-                match archive.read_at(end, (start - end) as usize) {
-                    Ok(bytes) if bytes.iter().any(|&b| b != 0) => findings.note(format_args!(
-                        "offset {end}: non-zero padding before entry {index}"
-                    )),
-                    Ok(_) => {}
-                    Err(e) => findings.problem(format_args!(
-                        "offset {end}: cannot read the padding before entry {index}: {e}"
-                    )),
-                }
-            }
+            let next = format!("entry {index}");
+            nres_gap(archive, findings, end..start, "payloads before", &next);
         }
         if stop > end {
             end = stop;
@@ -252,11 +236,44 @@ fn nres_layout(archive: &ArchiveFile, findings: &mut Findings) {
         }
     }
     let dir = archive.catalog.directory_offset();
-    if dir > end.next_multiple_of(8) {
+    if dir >= end {
+        nres_gap(
+            archive,
+            findings,
+            end..dir,
+            "the last payload and",
+            "the directory",
+        );
+    }
+}
+
+/// Notes the bytes `gap` between two payloads (`between`), or a payload and the
+/// directory, before `next`: more than the padding to the next multiple of 8, or padding
+/// that is not zeros (the canonical writer writes zeros).
+fn nres_gap(
+    archive: &ArchiveFile,
+    findings: &mut Findings,
+    gap: std::ops::Range<u64>,
+    between: &str,
+    next: &str,
+) {
+    let (end, start) = (gap.start, gap.end);
+    if start > end.next_multiple_of(8) {
         findings.note(format_args!(
-            "offset {end}: {} bytes between the last payload and the directory",
-            dir - end
+            "offset {end}: {} bytes between {between} {next}",
+            start - end
         ));
+        return;
+    }
+    // At most 7 bytes of padding: read them from the file.
+    match archive.read_at(end, (start - end) as usize) {
+        Ok(bytes) if bytes.iter().any(|&b| b != 0) => {
+            findings.note(format_args!("offset {end}: non-zero padding before {next}"))
+        }
+        Ok(_) => {}
+        Err(e) => findings.problem(format_args!(
+            "offset {end}: cannot read the padding before {next}: {e}"
+        )),
     }
 }
 
