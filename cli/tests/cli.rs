@@ -594,6 +594,48 @@ fn non_zero_padding_before_the_directory_is_a_note() {
     assert_eq!(notes.lines().next(), Some(expected.as_str()), "{notes}");
 }
 
+/// Where an RsLi library's packed bytes lie is checked as for NRes: bytes in the table,
+/// payloads that overlap and bytes no entry reads are notes (all passed without one).
+#[test]
+fn rsli_layout_notes() {
+    let mut b = Builder::new();
+    for (name, data) in [
+        (&b"A"[..], &b"0123456789"[..]),
+        (b"B", b"bbbb"),
+        (b"C", b"cccc"),
+    ] {
+        b.add(name, Method::Stored, data).unwrap();
+    }
+    let mut bytes = b.build().unwrap();
+    // Payloads at 128 (A, 10 bytes), 138 (B) and 142 (C); the file is 146 bytes.
+    assert_eq!(bytes.len(), 146);
+    ngi_tests::hostile::patch_rsli(&mut bytes, |i, e| match i {
+        1 => e.data_offset = 40,
+        2 => e.data_offset = 130,
+        _ => {}
+    });
+    let dir = Scratch::new("cli-rsli-layout");
+    let path = write(&dir, "odd.rsli", &bytes);
+    let o = ngi(&["verify", &path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let notes = String::from_utf8(o.stdout).unwrap();
+    for want in [
+        "entry 1 at offset 40: its packed bytes lie in the header or table",
+        "entry 2 at offset 130: packed bytes overlap entry 0's",
+        "offset 138: 8 bytes no entry reads, after entry 0",
+    ] {
+        assert!(
+            notes.contains(&format!("{path}: note: {want}\n")),
+            "{want}: {notes}"
+        );
+    }
+    let o = ngi(&["verify", &sample("sample.rsli")]);
+    assert!(
+        !String::from_utf8_lossy(&o.stdout).contains("note"),
+        "{o:?}"
+    );
+}
+
 /// Bytes after the NUL of an NRes name field (which a canonical writer zeroes) are a note
 /// of `verify`, naming the entry and the field's offset; `repack` zeroes them, and the
 /// note goes.

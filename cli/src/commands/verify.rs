@@ -315,7 +315,65 @@ fn rsli_structure(
             ));
         }
     }
+    rsli_layout(archive, findings);
     archive.catalog.is_searchable()
+}
+
+/// Notes on where an RsLi library's packed bytes lie, as for NRes: bytes that lie in the
+/// header or the encrypted table (an edit of other entries may rewrite them, and `ngi`'s
+/// editors refuse such edits), payloads that overlap (shared bytes, each read with its
+/// entry's key), and bytes no entry reads, between the table and the payloads, between
+/// payloads or after the last (before a trailer).
+fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings) {
+    let catalog = &archive.catalog;
+    let table_end = catalog.directory_offset();
+    let mut spans: Vec<(u64, u64, usize)> = (0..archive.len())
+        .filter_map(|i| catalog.packed_range(i).ok().map(|r| (r.start, r.end, i)))
+        .filter(|&(start, end, _)| end > start)
+        .collect();
+    if spans.is_empty() {
+        return;
+    }
+    spans.sort_unstable();
+    // The end of the payloads so far, and the entry that reaches it.
+    let mut end = table_end;
+    let mut last: Option<usize> = None;
+    for &(start, stop, index) in &spans {
+        if start < table_end {
+            findings.note(format_args!(
+                "entry {index} at offset {start}: its packed bytes lie in the header or table"
+            ));
+        } else if start < end {
+            if let Some(other) = last {
+                findings.note(format_args!(
+                    "entry {index} at offset {start}: packed bytes overlap entry {other}'s"
+                ));
+            }
+        } else if start > end {
+            let after = last.map_or("the table".to_string(), |l| format!("entry {l}"));
+            findings.note(format_args!(
+                "offset {end}: {} bytes no entry reads, between {after} and entry {index}",
+                start - end
+            ));
+        }
+        if stop > end {
+            end = stop;
+            last = Some(index);
+        }
+    }
+    let len = catalog.file_len();
+    let trailer = rsli::TRAILER_LEN as u64;
+    let region_end = if catalog.trailer().is_some() && end <= len - trailer {
+        len - trailer
+    } else {
+        len
+    };
+    if let (true, Some(l)) = (region_end > end, last) {
+        findings.note(format_args!(
+            "offset {end}: {} bytes no entry reads, after entry {l}",
+            region_end - end
+        ));
+    }
 }
 
 /// What decoding entry `index` in full showed (`None`: it was not decoded) and, where the
