@@ -687,6 +687,19 @@ fn an_output_folder_that_is_a_file_is_one_line() {
             assert_eq!(std::fs::read(&file).unwrap(), b"mine");
         }
     }
+    // A symbolic link to nothing was "File exists".
+    #[cfg(unix)]
+    {
+        let link = dir.join("dangling");
+        std::os::unix::fs::symlink(dir.join("missing"), &link).unwrap();
+        let link = link.to_str().unwrap();
+        for command in ["extract", "unpack"] {
+            let err = assert_bad(&ngi(&[command, &lib, "-o", link]));
+            let expected = format!("ngi: {link}: a symbolic link to nothing");
+            assert!(err.starts_with(&expected), "{command}: {err}");
+            assert!(!dir.join("missing").exists(), "{command}: not followed");
+        }
+    }
 }
 
 /// A FIFO given as the archive or as a file to add is refused at once, by every command

@@ -54,9 +54,18 @@ pub fn output_folder(dir: &std::path::Path) -> Result<(), Failure> {
         let file = dir
             .ancestors()
             .find(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_dir()));
-        match file {
-            Some(file) => Failure::Bad(format!("{}: not a folder", file.display())),
-            None => Failure::about(dir.display(), e),
+        // A symbolic link to nothing: "File exists" too, as the link is there.
+        let dangling = dir.ancestors().find(|a| {
+            std::fs::symlink_metadata(a).is_ok_and(|m| m.file_type().is_symlink())
+                && std::fs::metadata(a).is_err()
+        });
+        match (file, dangling) {
+            (Some(file), _) => Failure::Bad(format!("{}: not a folder", file.display())),
+            (None, Some(link)) => Failure::Bad(format!(
+                "{}: a symbolic link to nothing (its target is not there)",
+                link.display()
+            )),
+            (None, None) => Failure::about(dir.display(), e),
         }
     })
 }
