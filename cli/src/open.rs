@@ -191,7 +191,13 @@ impl ArchiveFile {
         hand_over: &mut dyn FnMut(&mut Vec<u8>, Chunk) -> std::io::Result<()>,
     ) -> Result<(u64, u64), EntryError> {
         let range = self.catalog.packed_range(index).map_err(archive_error)?;
-        let chunk_len = chunk_len.max(1);
+        // No larger than the entry: a buffer is zeroed when it is made, and an archive of
+        // many small entries paid for 256 KiB of zeros each (a decoder makes no more than
+        // the entry's size; one that would is refused before it hands over more).
+        let size = self.entry(index).map_or(0, |e| e.size);
+        let chunk_len = chunk_len
+            .min(usize::try_from(size).unwrap_or(usize::MAX))
+            .max(1);
         let in_place = self
             .catalog
             .in_place_decoder(index)

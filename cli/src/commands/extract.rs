@@ -90,7 +90,12 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
             }
         }
     };
-    jobs::in_order(options.jobs, plan, work, report);
+    // What a job decodes: the entry's size when its file is made at all.
+    let weight = |(_, index, _, job): &(usize, usize, String, Result<Job, Skip>)| {
+        let size = archive.entry(*index).map_or(0, |e| e.size);
+        if job.is_ok() { size } else { 0 }
+    };
+    jobs::in_order(options.jobs, plan, weight, work, report);
     bar.finish();
     if failed > 0 {
         say(format_args!(

@@ -81,7 +81,16 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         let decoded = admitted.map(|a| a.and_then(|()| archive.stream_admitted(index, &mut Sink)));
         (index, decoded)
     };
-    jobs::in_order(options.jobs, plan, work, |(index, decoded)| {
+    // What a job decodes: the entry's size when it is decoded at all.
+    let weight = |(index, admitted): &(usize, Option<Result<(), EntryError>>)| {
+        let size = archive.entry(*index).map_or(0, |e| e.size);
+        if matches!(admitted, Some(Ok(()))) {
+            size
+        } else {
+            0
+        }
+    };
+    jobs::in_order(options.jobs, plan, weight, work, |(index, decoded)| {
         entry(archive, index, decoded, searchable, &mut findings);
         findings.bar.inc(1);
     });
