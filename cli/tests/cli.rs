@@ -249,7 +249,20 @@ fn info_reports_the_header() {
     assert_eq!(info["methods"]["lzss"], 1);
     assert_eq!(info["methods"]["xor-lzhuf"], 1);
     assert_eq!(info["methods"]["deflate"], 1);
-    assert_eq!(info["media_trailer"], "absent");
+    // Numbers as numbers, states as fixed words (they were sentences, and the version
+    // a number for RsLi but "0x100" for NRes).
+    assert_eq!(info["version"], 1);
+    assert_eq!(info["seed"]["seed"], 0x5EED_1998);
+    assert_eq!(info["seed"]["key"], 0x1998);
+    assert_eq!(info["presorted_flag"]["value"], 0);
+    assert_eq!(info["presorted_flag"]["presorted"], false);
+    assert_eq!(info["lookup_table"]["state"], "computed");
+    assert_eq!(info["lookup_table"]["search"], "binary");
+    assert!(info["media_trailer"].is_null());
+    let o = ngi(&["info", "--json", &sample("sample.nres")]);
+    let info: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(info["version"], 0x100);
+    assert_eq!(info["lookup_table"]["state"], "canonical");
     let o = ngi(&["info", &sample("sample.nres")]);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(

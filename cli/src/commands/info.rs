@@ -13,36 +13,13 @@ use crate::args::Options;
 use crate::open::{ArchiveFile, method_name};
 use crate::report::{Failure, output_failed};
 
-/// One fact: its label for people, its key for JSON, and its value.
+/// One fact: its label for people and what they read, its key for JSON and the value
+/// there (numbers as numbers, states as fixed words: what a program can match on).
 struct Fact {
     label: &'static str,
+    shown: String,
     key: &'static str,
-    value: Value,
-}
-
-/// A fact's value: a JSON number, string or object of counts.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum Value {
-    Number(u64),
-    Text(String),
-    Counts(BTreeMap<&'static str, u64>),
-}
-
-impl std::fmt::Display for Value {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Value::Number(n) => write!(f, "{n}"),
-            Value::Text(t) => f.write_str(t),
-            Value::Counts(counts) => {
-                for (i, (name, n)) in counts.iter().enumerate() {
-                    let comma = if i == 0 { "" } else { ", " };
-                    write!(f, "{comma}{name} {n}")?;
-                }
-                Ok(())
-            }
-        }
-    }
+    json: serde_json::Value,
 }
 
 /// The facts as one JSON object, in their order.
@@ -50,24 +27,89 @@ struct Facts<'a>(&'a [Fact]);
 
 impl Serialize for Facts<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.0.iter().map(|f| (f.key, &f.value)))
+        serializer.collect_map(self.0.iter().map(|f| (f.key, &f.json)))
     }
 }
 
 fn number(label: &'static str, key: &'static str, value: u64) -> Fact {
     Fact {
         label,
+        shown: value.to_string(),
         key,
-        value: Value::Number(value),
+        json: value.into(),
     }
 }
 
 fn text(label: &'static str, key: &'static str, value: String) -> Fact {
     Fact {
         label,
+        shown: value.clone(),
         key,
-        value: Value::Text(value),
+        json: value.into(),
     }
+}
+
+/// A fact shown as `shown`, given in JSON as `json`.
+fn fact(label: &'static str, key: &'static str, shown: String, json: serde_json::Value) -> Fact {
+    Fact {
+        label,
+        shown,
+        key,
+        json,
+    }
+}
+
+/// The lookup table's state in JSON: a fixed word, the search the lookups run, where the
+/// table breaks the rule (when it does), and the sentence `info` shows.
+fn lookup_json(state: &str, binary: bool, at: serde_json::Value, shown: &str) -> serde_json::Value {
+    let mut object = serde_json::json!({
+        "state": state,
+        "search": if binary { "binary" } else { "linear" },
+        "description": shown,
+    });
+    if let (Some(object), serde_json::Value::Object(at)) = (object.as_object_mut(), at) {
+        object.extend(at);
+    }
+    object
+}
+
+fn nres_lookup_fact(table: nres::LookupTable) -> Fact {
+    use serde_json::json;
+    let shown = nres_lookup(table);
+    let json = match table {
+        nres::LookupTable::Canonical => lookup_json("canonical", true, json!({}), &shown),
+        nres::LookupTable::Sorted => lookup_json("sorted", true, json!({}), &shown),
+        nres::LookupTable::Unsorted { slot } => {
+            lookup_json("unsorted", false, json!({ "slot": slot }), &shown)
+        }
+        nres::LookupTable::OutOfRange { entry, sort_index } => lookup_json(
+            "out-of-range",
+            false,
+            json!({ "entry": entry, "sort_index": sort_index }),
+            &shown,
+        ),
+    };
+    fact("lookup table", "lookup_table", shown, json)
+}
+
+fn rsli_lookup_fact(table: rsli::LookupTable) -> Fact {
+    use serde_json::json;
+    let shown = rsli_lookup(table);
+    let json = match table {
+        rsli::LookupTable::Computed => lookup_json("computed", true, json!({}), &shown),
+        rsli::LookupTable::Presorted => lookup_json("presorted", true, json!({}), &shown),
+        // Binary search first, then the linear scan rsFind falls back to.
+        rsli::LookupTable::PresortedDiffers => {
+            lookup_json("presorted-differs", true, json!({}), &shown)
+        }
+        rsli::LookupTable::PresortedOutOfRange { entry, sort_index } => lookup_json(
+            "presorted-out-of-range",
+            false,
+            json!({ "entry": entry, "sort_index": sort_index }),
+            &shown,
+        ),
+    };
+    fact("lookup table", "lookup_table", shown, json)
 }
 
 pub fn nres_lookup(table: nres::LookupTable) -> String {
@@ -114,23 +156,29 @@ fn facts(options: &Options, archive: &ArchiveFile) -> Vec<Fact> {
     facts.push(number("file size", "file_size", catalog.file_len()));
     match (catalog.header(), catalog.lookup_table()) {
         (Header::Nres(h), Lookup::Nres(table)) => {
-            facts.push(text("version", "version", format!("{:#x}", nres::VERSION)));
+            facts.push(fact(
+                "version",
+                "version",
+                format!("{:#x}", nres::VERSION),
+                nres::VERSION.into(),
+            ));
             facts.push(number("total size", "total_size", h.total_size.into()));
             facts.push(number(
                 "directory offset",
                 "directory_offset",
                 catalog.directory_offset(),
             ));
-            facts.push(text("lookup table", "lookup_table", nres_lookup(table)));
+            facts.push(nres_lookup_fact(table));
         }
         (Header::Rsli(h), Lookup::Rsli(table)) => {
             facts.push(number("version", "version", h.raw[3].into()));
-            facts.push(text(
+            facts.push(fact(
                 "seed",
                 "seed",
                 format!("{:#010x} (key {:#06x})", h.seed, h.key()),
+                serde_json::json!({ "seed": h.seed, "key": h.key() }),
             ));
-            facts.push(text(
+            facts.push(fact(
                 "presorted flag",
                 "presorted_flag",
                 format!(
@@ -138,16 +186,20 @@ fn facts(options: &Options, archive: &ArchiveFile) -> Vec<Fact> {
                     h.presorted_flag,
                     if h.is_presorted() { " (0xABBA)" } else { "" }
                 ),
+                serde_json::json!({ "value": h.presorted_flag, "presorted": h.is_presorted() }),
             ));
-            facts.push(text("lookup table", "lookup_table", rsli_lookup(table)));
-            let trailer = match (catalog.trailer(), options.media_trailer) {
-                (None, _) => "absent".to_string(),
-                (Some(o), true) => format!("present, overlay {o} (honoured)"),
-                (Some(o), false) => {
-                    format!("present, overlay {o} (ignored; --media-trailer honours it)")
-                }
+            facts.push(rsli_lookup_fact(table));
+            let honoured = options.media_trailer;
+            let trailer = match catalog.trailer() {
+                None => "absent".to_string(),
+                Some(o) if honoured => format!("present, overlay {o} (honoured)"),
+                Some(o) => format!("present, overlay {o} (ignored; --media-trailer honours it)"),
             };
-            facts.push(text("media trailer", "media_trailer", trailer));
+            let json = catalog.trailer().map_or(
+                serde_json::Value::Null,
+                |overlay| serde_json::json!({ "overlay": overlay, "honoured": honoured }),
+            );
+            facts.push(fact("media trailer", "media_trailer", trailer, json));
         }
         // Raw mode: no header, one entry.
         (_, lookup) => {
@@ -157,15 +209,21 @@ fn facts(options: &Options, archive: &ArchiveFile) -> Vec<Fact> {
                 catalog.directory_offset(),
             ));
             if let Lookup::Nres(table) = lookup {
-                facts.push(text("lookup table", "lookup_table", nres_lookup(table)));
+                facts.push(nres_lookup_fact(table));
             }
         }
     }
-    facts.push(Fact {
-        label: "methods",
-        key: "methods",
-        value: Value::Counts(methods),
-    });
+    let shown = methods
+        .iter()
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    facts.push(fact(
+        "methods",
+        "methods",
+        shown,
+        serde_json::json!(methods),
+    ));
     facts.push(number("packed bytes", "packed_bytes", packed));
     facts.push(number("unpacked bytes", "unpacked_bytes", unpacked));
     facts
@@ -179,7 +237,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     } else {
         facts
             .iter()
-            .try_for_each(|f| writeln!(out, "{:<17} {}", format!("{}:", f.label), f.value))
+            .try_for_each(|f| writeln!(out, "{:<17} {}", format!("{}:", f.label), f.shown))
     };
     written.and_then(|()| out.flush()).map_err(output_failed)
 }
