@@ -99,12 +99,20 @@ impl Replacing {
         Ok((replacing, file))
     }
 
-    /// The file written (closed by the caller first) takes the target's place.
+    /// The file written (closed by the caller first) takes the target's place. The old
+    /// file is removed first, then the new one renamed to its name: a rename over an
+    /// existing file makes ext4 (`auto_da_alloc`) flush the new file's data at once,
+    /// which made `extract --force` of 200 entries of 256 KiB 1.5 times slower. These
+    /// files are not the atomic replacements [`write_atomic`] makes.
     pub fn finish(self) -> io::Result<()> {
         let Some(temp) = &self.temp else {
             return Ok(());
         };
-        fs::rename(temp, &self.target).inspect_err(|_| {
+        let replaced = match fs::remove_file(&self.target) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => fs::rename(temp, &self.target),
+        };
+        replaced.inspect_err(|_| {
             let _ = fs::remove_file(temp);
         })
     }
@@ -125,13 +133,20 @@ fn create_temp(folder: &Path, target: &Path) -> io::Result<(PathBuf, File)> {
         .unwrap_or_else(|| "out".into());
     loop {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp = folder.join(format!(".{stem}.ngi-{}-{n}.tmp", std::process::id()));
+        let temp = folder.join(format!(".{stem}.ngi-{}-{n}.tmp", process_id()));
         match OpenOptions::new().write(true).create_new(true).open(&temp) {
             Ok(file) => return Ok((temp, file)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
     }
+}
+
+/// The process's id, asked of the system once (`extract --force` names a temporary file
+/// per entry, and `getpid` is a system call each time).
+fn process_id() -> u32 {
+    static ID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *ID.get_or_init(std::process::id)
 }
 
 /// Makes the rename itself durable.
