@@ -113,9 +113,13 @@ pub enum CliCommand {
         read: ReadFlags,
         #[command(flatten)]
         decode: DecodeFlags,
+        /// Also extract entry N (in directory order; may be given more than once): the
+        /// way to an entry no NAME reaches, such as the later of two the engine takes as one
+        #[arg(long = "index", value_name = "N")]
+        indices: Vec<usize>,
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
-        /// Entries to extract (default: all)
+        /// Entries to extract (default: all, unless --index is given)
         #[arg(value_name = "NAME")]
         names: Vec<OsString>,
     },
@@ -352,6 +356,8 @@ pub struct Options {
     pub media_trailer: bool,
     pub json: bool,
     pub index: Option<usize>,
+    /// `extract --index`: entries chosen by index, after those chosen by NAME.
+    pub indices: Vec<usize>,
     pub output: Option<PathBuf>,
     pub force: bool,
     /// Entries `extract` and `verify` decode at once (1: one after another, as before).
@@ -529,12 +535,14 @@ impl CliCommand {
                 jobs,
                 read,
                 decode,
+                indices,
                 archive,
                 names,
             } => Options {
                 output: Some(output),
                 force,
                 names,
+                indices,
                 jobs: jobs_or_cores(jobs),
                 ..read.options(Command::Extract, decode, archive)
             },
@@ -697,6 +705,7 @@ impl ReadFlags {
             media_trailer: self.media_trailer,
             json: false,
             index: None,
+            indices: Vec::new(),
             output: None,
             force: false,
             jobs: 1,

@@ -371,6 +371,34 @@ fn extract_never_overwrites_its_own_files_even_with_force() {
     assert_eq!(std::fs::read(out.join("X.DAT")).unwrap(), b"zero");
     assert_eq!(std::fs::read(out.join("X~2.DAT")).unwrap(), b"one");
     assert_eq!(std::fs::read(out.join("X~2~2.DAT")).unwrap(), b"two");
+    // --index reaches what no NAME may: each of two entries the engine takes as one
+    // ("X.DAT" twice), once however often it is given.
+    let by_index = dir.join("by-index");
+    let o = ngi(&[
+        "extract",
+        &path,
+        "-o",
+        by_index.to_str().unwrap(),
+        "--index",
+        "0",
+        "--index",
+        "2",
+        "--index",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(by_index.join("X.DAT")).unwrap(), b"zero");
+    assert_eq!(std::fs::read(by_index.join("X~2.DAT")).unwrap(), b"two");
+    assert_eq!(std::fs::read_dir(&by_index).unwrap().count(), 2);
+    let err = assert_bad(&ngi(&[
+        "extract",
+        &path,
+        "-o",
+        by_index.to_str().unwrap(),
+        "--index",
+        "3",
+    ]));
+    assert!(err.contains("no entry with index 3"), "{err}");
     // The same entry named twice is written once.
     let again = dir.join("again");
     let o = ngi(&[

@@ -108,14 +108,23 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
 }
 
 /// The entries to extract, in order, each once: all of them, or those the NAMEs select.
+/// The entries to extract: those NAME and `--index` choose, in that order, each once; all
+/// when neither is given.
 fn selection(options: &Options, archive: &ArchiveFile) -> Result<Vec<usize>, Failure> {
-    if options.names.is_empty() {
+    if options.names.is_empty() && options.indices.is_empty() {
         return Ok((0..archive.len()).collect());
     }
     let mut seen = HashSet::new();
     let mut chosen = Vec::new();
     for name in &options.names {
         let index = super::select(options, archive, Some(name))?;
+        if seen.insert(index) {
+            chosen.push(index);
+        }
+    }
+    for &index in &options.indices {
+        let index = super::entry_at(archive, index)
+            .map_err(|m| Failure::Bad(format!("{}: {m}", options.archive.display())))?;
         if seen.insert(index) {
             chosen.push(index);
         }
