@@ -201,6 +201,44 @@ fn needs_overlay(archive: &ArchiveFile, editor: &rsli::Editor) -> Option<String>
     })
 }
 
+/// Takes `archive` (read from `path`) for an edit in place, so that two edits at once
+/// cannot both read the old file and each put back its own version (the second save
+/// silently dropping the first one's change): on Linux an exclusive advisory lock
+/// (`flock`) on the file read, taken without waiting, and then the check that `path`
+/// still names that file (an edit that finished meanwhile has renamed a new one over
+/// it). The lock lasts until the file is closed, after the save. Elsewhere nothing is
+/// locked. Programs that take no such lock are not kept out.
+pub fn hold_for_edit(archive: &ArchiveFile, path: &Path) -> Result<(), Failure> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{FlockOperation, flock};
+        use std::os::unix::fs::MetadataExt;
+        let shown = path.display();
+        let file = archive.file();
+        flock(file, FlockOperation::NonBlockingLockExclusive).map_err(|e| {
+            if e == rustix::io::Errno::WOULDBLOCK {
+                Failure::Bad(format!(
+                    "{shown}: another edit of this archive is under way (it is locked); \
+                     nothing written, try again when it is done"
+                ))
+            } else {
+                Failure::about(&shown, std::io::Error::from(e))
+            }
+        })?;
+        let opened = file.metadata().map_err(|e| Failure::about(&shown, e))?;
+        let now = std::fs::metadata(path).map_err(|e| Failure::about(&shown, e))?;
+        if (opened.dev(), opened.ino()) != (now.dev(), now.ino()) {
+            return Err(Failure::Bad(format!(
+                "{shown}: the archive was replaced while it was read (another edit \
+                 finished); nothing written, try again"
+            )));
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (archive, path);
+    Ok(())
+}
+
 /// Writes `plan` to `target` atomically, copying the old payloads from `source`.
 pub fn save_plan<S: ReadAt + ?Sized>(
     plan: &Plan<'_>,

@@ -1362,3 +1362,39 @@ fn an_edit_that_would_change_an_entry_reading_the_table_is_refused() {
     ok(&["rm", s(&archive), "C.TXT"]);
     assert_eq!(cat(&archive, "A.TXT"), b"A's bytes");
 }
+
+/// Two edits of one archive at once: the second is refused while the first holds the
+/// file (an advisory lock), instead of both reading the old archive and the later save
+/// dropping the earlier one's entry with both exiting 0. The test holds the lock itself.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_edit_under_way_keeps_others_out() {
+    use rustix::fs::{FlockOperation, flock};
+    let dir = Scratch::new("edit-locked");
+    let archive = dir.join("a.nres");
+    fs::write(&archive, samples::nres()).unwrap();
+    let file = dir.join("new.txt");
+    fs::write(&file, b"new").unwrap();
+    let before = fs::read(&archive).unwrap();
+    let held = fs::File::open(&archive).unwrap();
+    flock(&held, FlockOperation::NonBlockingLockExclusive).unwrap();
+    for args in [
+        &["add", s(&archive), s(&file)][..],
+        &["rm", s(&archive), "sky.tex"],
+        &["rename", s(&archive), "sky.tex", "sea.tex"],
+        &["sort", s(&archive), "1"],
+        &["repack", s(&archive)],
+    ] {
+        let err = fails(args);
+        assert!(
+            err.contains("another edit of this archive is under way"),
+            "{err}"
+        );
+        assert!(same_file(&archive, &before), "{args:?}");
+    }
+    // Repacking into another file reads the archive alone.
+    ok(&["repack", s(&archive), "-o", s(&dir.join("copy.nres"))]);
+    drop(held);
+    ok(&["add", s(&archive), s(&file)]);
+    assert_eq!(cat(&archive, "new.txt"), b"new");
+}

@@ -10,7 +10,7 @@ use ngi_core::{Method, rsli};
 
 use super::{entry_at, entry_named, os_bytes};
 use crate::args::{Edit, Selected, Source};
-use crate::editing::{AnyEditor, save_plan};
+use crate::editing::{AnyEditor, hold_for_edit, save_plan};
 use crate::names;
 use crate::open::ArchiveFile;
 use crate::report::{Failure, done};
@@ -18,6 +18,16 @@ use crate::report::{Failure, done};
 pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Failure> {
     let path = &source.archive;
     let shown = path.display();
+    // Repack to another file leaves this one as it is.
+    if !matches!(
+        edit,
+        Edit::Repack {
+            output: Some(_),
+            ..
+        }
+    ) {
+        hold_for_edit(archive, path)?;
+    }
     let mut editor = AnyEditor::open(archive, path)?;
     let bad = |message: String| Failure::Bad(format!("{shown}: {message}"));
     let misused = |message: String| Failure::Usage(format!("{shown}: {message}"));
