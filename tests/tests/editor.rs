@@ -980,10 +980,7 @@ fn an_nres_record_outside_the_data_stays_unreadable_or_the_edit_is_refused() {
     ] {
         let entry = NewEntry {
             name,
-            type_id: 0,
-            attr1: 0,
-            attr2: 0,
-            attr3: 0,
+            ..NewEntry::default()
         };
         writer.add(entry, data).unwrap();
     }
@@ -997,10 +994,7 @@ fn an_nres_record_outside_the_data_stays_unreadable_or_the_edit_is_refused() {
     assert!(archive.payload(1).is_err(), "outside: no payload");
     let new_entry = NewEntry {
         name: b"d",
-        type_id: 0,
-        attr1: 0,
-        attr2: 0,
-        attr3: 0,
+        ..NewEntry::default()
     };
 
     let mut editor = nres::Editor::open(&archive).unwrap();
