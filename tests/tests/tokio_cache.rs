@@ -79,6 +79,15 @@ async fn idle_archives_close_after_the_idle_time_unless_held_or_pinned() {
     assert!(cache.unpin(&b));
     wait(14).await;
     assert!(cache.is_empty(), "unpinned, then idle: closed");
+    // A reader keeps its archive open though every `Archive` value is gone (it holds the
+    // file, which the cache did not count: the archive was closed under it, and opened
+    // again by the next request).
+    let reader = cache.get(&a).await.unwrap().reader(0).unwrap();
+    wait(30).await;
+    assert!(cache.contains(&a), "held by a reader alone: stays");
+    drop(reader);
+    wait(14).await;
+    assert!(!cache.contains(&a), "the reader gone, then idle: closed");
     // A shorter idle time is honoured too.
     let quick = Cache::new().with_idle(Duration::from_secs(1));
     drop(quick.get(&a).await.unwrap());

@@ -73,9 +73,17 @@ impl Archive {
         Arc::ptr_eq(&self.shared, &other.shared)
     }
 
-    /// How many `Archive` values share this open archive (the cache's included).
+    /// How many `Archive` values and readers share this open archive (the cache's value
+    /// included): a reader holds the file, not the `Archive`, and an archive read by one
+    /// is not idle (closing it would only make the next request open the file again
+    /// while the reader still holds it).
     pub(crate) fn holders(&self) -> usize {
-        Arc::strong_count(&self.shared)
+        let readers = match &self.shared.source {
+            // The shared part holds one of the file's counts.
+            Source::File { file, .. } => Arc::strong_count(file) - 1,
+            Source::Memory(_) => 0,
+        };
+        Arc::strong_count(&self.shared) + readers
     }
 }
 

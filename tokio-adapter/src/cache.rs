@@ -96,7 +96,8 @@ struct Inner {
 ///
 /// * [`get`](Cache::get) gives the archive at a path, opening it if needed; tasks that ask
 ///   for it at the same moment share one open (one read of the header and directory).
-/// * An archive that nobody but the cache holds is closed once it has been idle for the
+/// * An archive that nobody but the cache holds (no other `Archive` value, and no reader
+///   of its entries) is closed once it has been idle for the
 ///   idle time ([`DEFAULT_IDLE`], 10 s as in the engine, or
 ///   [`with_idle`](Cache::with_idle)), checked by a task on the runtime every quarter of
 ///   it; a [`pin`](Cache::pin)ned one stays.
