@@ -97,12 +97,11 @@ struct Inner {
 /// * [`get`](Cache::get) gives the archive at a path, opening it if needed; tasks that ask
 ///   for it at the same moment share one open (one read of the header and directory).
 /// * An archive that nobody but the cache holds (no other `Archive` value, and no reader
-///   of its entries) is closed once it has been idle for the
-///   idle time ([`DEFAULT_IDLE`], 10 s as in the engine, or
-///   [`with_idle`](Cache::with_idle)), checked by a task on the runtime every quarter of
-///   it; a [`pin`](Cache::pin)ned one stays.
-/// * Every `get` compares the file's size, modification time and inode with the open
-///   one's: a file replaced or rewritten on disk is opened again for new requests. Readers
+///   of its entries) is closed once it has been idle for the idle time ([`DEFAULT_IDLE`],
+///   10 s as in the engine, or [`with_idle`](Cache::with_idle)), checked by a task on the
+///   runtime every quarter of it; a [`pin`](Cache::pin)ned one stays.
+/// * Every `get` compares the file's size, modification time, inode and (on Unix)
+///   status-change time with the open one's: a file replaced or rewritten on disk is opened again for new requests. Readers
 ///   of the old archive go on reading the file they opened: the old bytes if it was
 ///   replaced (renamed over, the way to update a served file), but whatever is there now
 ///   if it was rewritten in place (see [`Archive::file_changed`]).
