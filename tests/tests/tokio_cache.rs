@@ -211,3 +211,53 @@ async fn a_file_rewritten_in_place_reads_as_changed() {
     let memory = Archive::from_bytes(archive_with(b"x").into()).unwrap();
     assert!(!memory.file_changed().unwrap());
 }
+
+/// A pin is the path's: a file renamed over a pinned path is opened afresh and stays
+/// pinned (the new open was unpinned, swept when idle, and `unpin` said it was not
+/// pinned).
+#[tokio::test(start_paused = true)]
+async fn a_pin_outlasts_a_new_file_at_its_path() {
+    let dir = Scratch::new("cache-pin-new");
+    let path = dir.join("a.res");
+    std::fs::write(&path, archive_with(b"old")).unwrap();
+    let cache = Cache::new();
+    drop(cache.pin(&path).await.unwrap());
+    std::fs::write(dir.join("b.res"), archive_with(b"new!")).unwrap();
+    std::fs::rename(dir.join("b.res"), &path).unwrap();
+    assert_eq!(read(&cache.get(&path).await.unwrap()).await, b"new!");
+    wait(30).await;
+    assert!(cache.contains(&path), "still pinned");
+    assert!(cache.unpin(&path));
+}
+
+/// A `get` dropped while its open is under way leaves a slot with nothing in it; the
+/// sweep removes it once no `get` is opening it (it stayed for good, counted by `len` and
+/// against the bound on open archives).
+#[tokio::test(start_paused = true)]
+async fn an_open_given_up_leaves_nothing_behind() {
+    let dir = Scratch::new("cache-given-up");
+    let path = dir.join("a.res");
+    std::fs::write(&path, archive_with(b"a")).unwrap();
+    let cache = Cache::new();
+    let task = tokio::spawn({
+        let (cache, path) = (cache.clone(), path.clone());
+        async move { cache.get(&path).await.map(drop) }
+    });
+    // The slot is made once the file's metadata is in; the open follows on the blocking
+    // pool, and this (current-thread) runtime runs the test until the task is woken.
+    for _ in 0..10_000 {
+        if cache.contains(&path) {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert!(cache.contains(&path), "the get made its slot");
+    task.abort();
+    assert!(
+        task.await.unwrap_err().is_cancelled(),
+        "given up before the open ended"
+    );
+    assert_eq!(cache.sweep(), 1, "the empty slot goes");
+    assert!(cache.is_empty());
+    assert_eq!(read(&cache.get(&path).await.unwrap()).await, b"a");
+}

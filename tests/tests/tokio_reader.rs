@@ -398,3 +398,27 @@ async fn lookups_and_metadata_are_the_cores() {
         fixtures()[0].expected.iter().map(|e| e.method).collect();
     assert_eq!(methods.len(), Method::ALL.len());
 }
+
+/// `Archive::read` holds no more than the entry: its `Vec`'s capacity is its length
+/// (`read_to_end` doubled the buffer, so an entry of 3 MiB and a byte held 4 MiB), from a
+/// file and from memory, stored and packed alike.
+#[tokio::test]
+async fn read_whole_holds_no_more_than_the_entry() {
+    let mut rng = Rng::new(31);
+    let data = rng.bytes((3 << 20) + 1);
+    let mut builder = ngi_core::rsli::Builder::new();
+    builder.add(b"STORED", Method::Stored, &data).unwrap();
+    builder.add(b"PACKED", Method::Lzss, &data).unwrap();
+    builder.add(b"EMPTY", Method::Deflate, b"").unwrap();
+    let bytes = builder.build().unwrap();
+    let file = lasting_file("read-whole.rsli", &bytes);
+    let from_file = Archive::open(&file).await.unwrap();
+    let from_memory = Archive::from_bytes(bytes.into()).unwrap();
+    for archive in [from_file, from_memory] {
+        for (index, want) in [(0, &data[..]), (1, &data[..]), (2, &[][..])] {
+            let got = archive.read(index).await.unwrap();
+            assert!(got == want, "entry {index}");
+            assert_eq!(got.capacity(), got.len(), "entry {index}");
+        }
+    }
+}

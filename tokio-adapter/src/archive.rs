@@ -401,14 +401,29 @@ impl Archive {
 
     /// Entry `index`'s decoded bytes, read whole (its size is bounded by the limits;
     /// memory is reserved as bytes arrive, at most 1 MiB ahead, so that a size the file
-    /// claims is not taken on trust).
+    /// claims is not taken on trust, and never past that size: the `Vec`'s capacity is
+    /// its length).
     pub async fn read(&self, index: usize) -> io::Result<Vec<u8>> {
         use tokio::io::AsyncReadExt;
         let mut reader = self.reader(index)?;
         let size = usize::try_from(reader.unpacked_size()).unwrap_or(0);
-        let mut out = Vec::with_capacity(size.min(crate::entry::RESERVE_AHEAD));
-        reader.read_to_end(&mut out).await?;
-        Ok(out)
+        let mut out = Vec::new();
+        // Not `read_to_end`, whose buffer doubles: a 129 MiB entry held 256 MiB.
+        while out.len() < size {
+            out.reserve_exact((size - out.len()).min(crate::entry::RESERVE_AHEAD));
+            if reader.read_buf(&mut out).await? == 0 {
+                break;
+            }
+        }
+        // The reader confirms the end of the stream (or fails) on a read that gives
+        // nothing; it never gives more than the size.
+        let mut probe = [0u8; 64];
+        loop {
+            match reader.read(&mut probe).await? {
+                0 => return Ok(out),
+                n => out.extend_from_slice(&probe[..n]),
+            }
+        }
     }
 }
 

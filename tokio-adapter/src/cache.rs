@@ -96,17 +96,24 @@ struct Inner {
 ///
 /// * [`get`](Cache::get) gives the archive at a path, opening it if needed; tasks that ask
 ///   for it at the same moment share one open (one read of the header and directory).
+///   An open that fails is not shared: each waiting task tries again in turn.
 /// * An archive that nobody but the cache holds (no other `Archive` value, and no reader
 ///   of its entries) is closed once it has been idle for the idle time ([`DEFAULT_IDLE`],
 ///   10 s as in the engine, or [`with_idle`](Cache::with_idle)), checked by a task on the
 ///   runtime every quarter of it; a [`pin`](Cache::pin)ned one stays.
 /// * Every `get` compares the file's size, modification time, inode and (on Unix)
-///   status-change time with the open one's: a file replaced or rewritten on disk is opened again for new requests. Readers
-///   of the old archive go on reading the file they opened: the old bytes if it was
-///   replaced (renamed over, the way to update a served file), but whatever is there now
-///   if it was rewritten in place (see [`Archive::file_changed`]).
+///   status-change time with the open one's: a file replaced or rewritten on disk is
+///   opened again for new requests (a pin on its path stays). Readers of the old archive
+///   go on reading the file they opened: the old bytes if it was replaced (renamed over,
+///   the way to update a served file), but whatever is there now if it was rewritten in
+///   place (see [`Archive::file_changed`]).
 /// * Beyond [`with_max_open`](Cache::with_max_open) archives, the least recently used ones
 ///   that are not pinned are dropped from the cache (their holders keep them).
+/// * A cache belongs to the runtime it is first used on, as an [`Archive`] does: its
+///   archives read on that runtime's blocking pool and its sweeping task runs there.
+///   Once that runtime has shut down, its archives fail every read that is not served
+///   from memory; make a cache per runtime (a `static` cache shared by several
+///   `#[tokio::test]` runtimes is the case to avoid).
 ///
 /// ```no_run
 /// # async fn serve() -> std::io::Result<()> {
@@ -226,13 +233,14 @@ impl Cache {
                 .is_some_and(|s| s.identity == identity);
             if !reuse {
                 // Not cached, or the file changed: a new open for new requests; holders
-                // of the old archive keep it.
+                // of the old archive keep it. A pin is the path's, so it carries over.
+                let pinned = state.slots.get(path).is_some_and(|s| s.pinned);
                 state.slots.insert(
                     path.to_path_buf(),
                     Slot {
                         cell: Arc::new(OnceCell::new()),
                         identity,
-                        pinned: false,
+                        pinned,
                         last_used: now,
                         idle_since: None,
                     },
@@ -313,7 +321,9 @@ fn sweep(inner: &Inner, now: Instant) -> usize {
     let before = state.slots.len();
     state.slots.retain(|_, slot| {
         let Some(archive) = slot.cell.get() else {
-            return true; // still opening
+            // Still opening while a `get` holds the cell; one whose every `get` was
+            // dropped before the open finished would otherwise stay for good.
+            return Arc::strong_count(&slot.cell) > 1;
         };
         if slot.pinned || archive.holders() > 1 {
             slot.idle_since = None;
