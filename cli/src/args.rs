@@ -91,7 +91,7 @@ pub enum CliCommand {
         #[arg(value_name = "NAME", required_unless_present = "index")]
         name: Option<OsString>,
     },
-    /// Entries as files in DIR (all of them, or the NAMEs given)
+    /// Entries as files in DIR (all of them, or those NAME and --index give)
     #[command(visible_alias = "x")]
     Extract {
         /// Target folder

@@ -206,8 +206,9 @@ fn needs_overlay(archive: &ArchiveFile, editor: &rsli::Editor) -> Option<String>
 /// silently dropping the first one's change): on Linux an exclusive advisory lock
 /// (`flock`) on the file read, taken without waiting, and then the check that `path`
 /// still names that file (an edit that finished meanwhile has renamed a new one over
-/// it). The lock lasts until the file is closed, after the save. Elsewhere nothing is
-/// locked. Programs that take no such lock are not kept out.
+/// it). The lock lasts until the file is closed, after the save. Elsewhere, or on a file
+/// system that takes no locks, nothing is locked. Programs that take no such lock are
+/// not kept out.
 pub fn hold_for_edit(archive: &ArchiveFile, path: &Path) -> Result<(), Failure> {
     #[cfg(target_os = "linux")]
     {
@@ -215,16 +216,18 @@ pub fn hold_for_edit(archive: &ArchiveFile, path: &Path) -> Result<(), Failure> 
         use std::os::unix::fs::MetadataExt;
         let shown = path.display();
         let file = archive.file();
-        flock(file, FlockOperation::NonBlockingLockExclusive).map_err(|e| {
-            if e == rustix::io::Errno::WOULDBLOCK {
-                Failure::Bad(format!(
+        match flock(file, FlockOperation::NonBlockingLockExclusive) {
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK => {
+                return Err(Failure::Bad(format!(
                     "{shown}: another edit of this archive is under way (it is locked); \
                      nothing written, try again when it is done"
-                ))
-            } else {
-                Failure::about(&shown, std::io::Error::from(e))
+                )));
             }
-        })?;
+            // A file system without locks (NFS without its lock service, some FUSE
+            // mounts): the edit goes on unguarded, as elsewhere than Linux.
+            Err(_) => return Ok(()),
+            Ok(()) => {}
+        }
         let opened = file.metadata().map_err(|e| Failure::about(&shown, e))?;
         let now = std::fs::metadata(path).map_err(|e| Failure::about(&shown, e))?;
         if (opened.dev(), opened.ino()) != (now.dev(), now.ino()) {

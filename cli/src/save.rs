@@ -81,6 +81,16 @@ impl Replacing {
                 _ => Path::new("."),
             };
             let (temp, file) = create_temp(folder, target)?;
+            // The new file takes the old one's permissions, as an edit's does: a private
+            // file must not come back readable by all.
+            if let Ok(meta) = fs::metadata(target) {
+                let kept = file.set_permissions(meta.permissions());
+                if let Err(e) = kept {
+                    drop(file);
+                    let _ = fs::remove_file(&temp);
+                    return Err(e);
+                }
+            }
             let replacing = Replacing {
                 target: target.to_path_buf(),
                 temp: Some(temp),
@@ -103,18 +113,26 @@ impl Replacing {
     /// file is removed first, then the new one renamed to its name: a rename over an
     /// existing file makes ext4 (`auto_da_alloc`) flush the new file's data at once,
     /// which made `extract --force` of 200 entries of 256 KiB 1.5 times slower. These
-    /// files are not the atomic replacements [`write_atomic`] makes.
+    /// files are not the atomic replacements [`write_atomic`] makes: should the rename
+    /// fail once the old file is gone, the new one stays where it was written, and the
+    /// error says where.
     pub fn finish(self) -> io::Result<()> {
         let Some(temp) = &self.temp else {
             return Ok(());
         };
-        let replaced = match fs::remove_file(&self.target) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => fs::rename(temp, &self.target),
-        };
-        replaced.inspect_err(|_| {
-            let _ = fs::remove_file(temp);
-        })
+        match fs::remove_file(&self.target) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                let _ = fs::remove_file(temp);
+                Err(e)
+            }
+            // The old file is gone: the new one is kept, wherever it is, and said where.
+            _ => fs::rename(temp, &self.target).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("{e}; the new file is left at {}", temp.display()),
+                )
+            }),
+        }
     }
 
     /// Removes what was written: the temporary file, or the new file at the target. An

@@ -168,6 +168,13 @@ fn extract_force_keeps_the_old_file_when_the_entry_fails() {
     std::fs::create_dir(&out).unwrap();
     std::fs::write(out.join("BAD.TXT"), b"precious").unwrap();
     std::fs::write(out.join("GOOD.TXT"), b"old").unwrap();
+    // A private file stays private when replaced.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let private = std::fs::Permissions::from_mode(0o600);
+        std::fs::set_permissions(out.join("GOOD.TXT"), private).unwrap();
+    }
     let o = ngi(&["extract", "--force", &path, "-o", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("BAD.TXT"), "{}", stderr(&o));
@@ -178,6 +185,15 @@ fn extract_force_keeps_the_old_file_when_the_entry_fails() {
         2,
         "no temporary file"
     );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(out.join("GOOD.TXT"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "the replaced file's mode");
+    }
 }
 
 #[test]
@@ -263,6 +279,9 @@ fn info_reports_the_header() {
     let info: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(info["version"], 0x100);
     assert_eq!(info["lookup_table"]["state"], "canonical");
+    let o = ngi(&["info", "--json", "--raw", &sample("sample.nres")]);
+    let info: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(info["format"], "raw", "a word, not \"NRes (raw mode)\"");
     let o = ngi(&["info", &sample("sample.nres")]);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(
@@ -675,6 +694,21 @@ fn rsli_layout_notes() {
         !String::from_utf8_lossy(&o.stdout).contains("note"),
         "{o:?}"
     );
+    // The bytes of an `AO` trailer are no entry's, even where the last payload runs into
+    // them (the rest of the trailer was "bytes no entry reads").
+    let mut b = Builder::new();
+    b.add(b"A", Method::Stored, b"0123456789").unwrap();
+    let mut bytes = b.build().unwrap();
+    bytes.extend_from_slice(b"AO\0\0\0\0");
+    ngi_tests::hostile::patch_rsli(&mut bytes, |_, e| {
+        (e.unpacked_size, e.packed_size) = (13, 13);
+    });
+    let path = write(&dir, "into-trailer.rsli", &bytes);
+    let o = ngi(&["verify", &path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let notes = String::from_utf8(o.stdout).unwrap();
+    assert!(!notes.contains("no entry reads"), "{notes}");
+    assert!(notes.contains("media trailer"), "{notes}");
 }
 
 /// Bytes after the NUL of an NRes name field (which a canonical writer zeroes) are a note
@@ -740,6 +774,12 @@ fn an_output_folder_that_is_a_file_is_one_line() {
             assert!(err.starts_with(&expected), "{command}: {err}");
             assert!(!dir.join("missing").exists(), "{command}: not followed");
         }
+        // A loop of links is not one to nothing: the system's own words.
+        let (a, b) = (dir.join("loop-a"), dir.join("loop-b"));
+        std::os::unix::fs::symlink(&b, &a).unwrap();
+        std::os::unix::fs::symlink(&a, &b).unwrap();
+        let err = assert_bad(&ngi(&["extract", &lib, "-o", a.to_str().unwrap()]));
+        assert!(!err.contains("link to nothing"), "{err}");
     }
 }
 

@@ -1384,6 +1384,8 @@ fn an_edit_under_way_keeps_others_out() {
         &["rename", s(&archive), "sky.tex", "sea.tex"],
         &["sort", s(&archive), "1"],
         &["repack", s(&archive)],
+        // `-o` naming the archive itself is an edit in place too.
+        &["repack", s(&archive), "-o", s(&archive), "--force"],
     ] {
         let err = fails(args);
         assert!(

@@ -18,14 +18,14 @@ use crate::report::{Failure, done};
 pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Failure> {
     let path = &source.archive;
     let shown = path.display();
-    // Repack to another file leaves this one as it is.
-    if !matches!(
-        edit,
+    // Repack to another file leaves this one as it is (but `-o` may name this one).
+    let elsewhere = match edit {
         Edit::Repack {
-            output: Some(_),
-            ..
-        }
-    ) {
+            output: Some(out), ..
+        } => !names_file(out, archive.file()),
+        _ => false,
+    };
+    if !elsewhere {
         hold_for_edit(archive, path)?;
     }
     let mut editor = AnyEditor::open(archive, path)?;
@@ -199,4 +199,22 @@ fn add(
         }
     }
     Ok(())
+}
+
+/// Whether `path` names the file `file` is open on (links followed): `repack -o` given the
+/// archive itself is an edit in place.
+fn names_file(path: &Path, file: &std::fs::File) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(path), file.metadata()) {
+            (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (path, file);
+        false
+    }
 }

@@ -107,7 +107,6 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The entries to extract, in order, each once: all of them, or those the NAMEs select.
 /// The entries to extract: those NAME and `--index` choose, in that order, each once; all
 /// when neither is given.
 fn selection(options: &Options, archive: &ArchiveFile) -> Result<Vec<usize>, Failure> {

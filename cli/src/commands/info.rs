@@ -40,15 +40,6 @@ fn number(label: &'static str, key: &'static str, value: u64) -> Fact {
     }
 }
 
-fn text(label: &'static str, key: &'static str, value: String) -> Fact {
-    Fact {
-        label,
-        shown: value.clone(),
-        key,
-        json: value.into(),
-    }
-}
-
 /// A fact shown as `shown`, given in JSON as `json`.
 fn fact(label: &'static str, key: &'static str, shown: String, json: serde_json::Value) -> Fact {
     Fact {
@@ -61,10 +52,10 @@ fn fact(label: &'static str, key: &'static str, shown: String, json: serde_json:
 
 /// The lookup table's state in JSON: a fixed word, the search the lookups run, where the
 /// table breaks the rule (when it does), and the sentence `info` shows.
-fn lookup_json(state: &str, binary: bool, at: serde_json::Value, shown: &str) -> serde_json::Value {
+fn lookup_json(state: &str, search: &str, at: serde_json::Value, shown: &str) -> serde_json::Value {
     let mut object = serde_json::json!({
         "state": state,
-        "search": if binary { "binary" } else { "linear" },
+        "search": search,
         "description": shown,
     });
     if let (Some(object), serde_json::Value::Object(at)) = (object.as_object_mut(), at) {
@@ -77,14 +68,14 @@ fn nres_lookup_fact(table: nres::LookupTable) -> Fact {
     use serde_json::json;
     let shown = nres_lookup(table);
     let json = match table {
-        nres::LookupTable::Canonical => lookup_json("canonical", true, json!({}), &shown),
-        nres::LookupTable::Sorted => lookup_json("sorted", true, json!({}), &shown),
+        nres::LookupTable::Canonical => lookup_json("canonical", "binary", json!({}), &shown),
+        nres::LookupTable::Sorted => lookup_json("sorted", "binary", json!({}), &shown),
         nres::LookupTable::Unsorted { slot } => {
-            lookup_json("unsorted", false, json!({ "slot": slot }), &shown)
+            lookup_json("unsorted", "linear", json!({ "slot": slot }), &shown)
         }
         nres::LookupTable::OutOfRange { entry, sort_index } => lookup_json(
             "out-of-range",
-            false,
+            "linear",
             json!({ "entry": entry, "sort_index": sort_index }),
             &shown,
         ),
@@ -96,15 +87,15 @@ fn rsli_lookup_fact(table: rsli::LookupTable) -> Fact {
     use serde_json::json;
     let shown = rsli_lookup(table);
     let json = match table {
-        rsli::LookupTable::Computed => lookup_json("computed", true, json!({}), &shown),
-        rsli::LookupTable::Presorted => lookup_json("presorted", true, json!({}), &shown),
+        rsli::LookupTable::Computed => lookup_json("computed", "binary", json!({}), &shown),
+        rsli::LookupTable::Presorted => lookup_json("presorted", "binary", json!({}), &shown),
         // Binary search first, then the linear scan rsFind falls back to.
         rsli::LookupTable::PresortedDiffers => {
-            lookup_json("presorted-differs", true, json!({}), &shown)
+            lookup_json("presorted-differs", "binary-then-linear", json!({}), &shown)
         }
         rsli::LookupTable::PresortedOutOfRange { entry, sort_index } => lookup_json(
             "presorted-out-of-range",
-            false,
+            "linear",
             json!({ "entry": entry, "sort_index": sort_index }),
             &shown,
         ),
@@ -142,7 +133,17 @@ pub fn rsli_lookup(table: rsli::LookupTable) -> String {
 
 fn facts(options: &Options, archive: &ArchiveFile) -> Vec<Fact> {
     let mut facts = vec![
-        text("format", "format", archive.format_name().into()),
+        fact(
+            "format",
+            "format",
+            archive.format_name().into(),
+            match archive.catalog.header() {
+                Header::Nres(_) => "NRes",
+                Header::Rsli(_) => "RsLi",
+                Header::Raw => "raw",
+            }
+            .into(),
+        ),
         number("entries", "entries", archive.len() as u64),
     ];
     let mut methods: BTreeMap<&'static str, u64> = BTreeMap::new();

@@ -57,7 +57,7 @@ pub fn output_folder(dir: &std::path::Path) -> Result<(), Failure> {
         // A symbolic link to nothing: "File exists" too, as the link is there.
         let dangling = dir.ancestors().find(|a| {
             std::fs::symlink_metadata(a).is_ok_and(|m| m.file_type().is_symlink())
-                && std::fs::metadata(a).is_err()
+                && std::fs::metadata(a).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
         });
         match (file, dangling) {
             (Some(file), _) => Failure::Bad(format!("{}: not a folder", file.display())),

@@ -370,12 +370,11 @@ fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings) {
             last = Some(index);
         }
     }
+    // A trailer's bytes are no entry's to read, even where a payload runs into them.
     let len = catalog.file_len();
-    let trailer = rsli::TRAILER_LEN as u64;
-    let region_end = if catalog.trailer().is_some() && end <= len - trailer {
-        len - trailer
-    } else {
-        len
+    let region_end = match catalog.trailer() {
+        Some(_) => (len - rsli::TRAILER_LEN as u64).max(end),
+        None => len,
     };
     if let (true, Some(l)) = (region_end > end, last) {
         findings.note(format_args!(
