@@ -1207,7 +1207,8 @@ fn a_failed_unpack_leaves_nothing_behind() {
     fs::create_dir(folder.join("LZSS.TXT")).unwrap();
     let err = fails(&["unpack", s(&lib), "-o", s(&folder), "--force"]);
     assert!(
-        err.contains("the 4 files replaced under --force left as written"),
+        err.contains("the 4 files replaced under --force left as written")
+            && err.contains("ngi.toml is still the archive unpacked there before"),
         "{err}"
     );
     for file in [

@@ -189,6 +189,15 @@ impl Written<'_> {
                 1 => "the 1 file replaced under --force left as written".to_string(),
                 n => format!("the {n} files replaced under --force left as written"),
             };
+            // The folder's manifest, if it had one, is the archive unpacked there before:
+            // `pack` would take the replaced files for edits of that archive's entries.
+            if self.before.contains(std::ffi::OsStr::new(FILE_NAME)) {
+                said += &format!(
+                    "; the folder's {} is still the archive unpacked there before, which \
+                     these files do not belong to: unpack again before packing it",
+                    FILE_NAME
+                );
+            }
         }
         if !said.is_empty() {
             said.push(')');
