@@ -265,3 +265,45 @@ async fn an_open_given_up_leaves_nothing_behind() {
     assert!(cache.is_empty());
     assert_eq!(read(&cache.get(&path).await.unwrap()).await, b"a");
 }
+
+/// A cache that outlives the runtime it was first used on, as a `static` one does across
+/// `#[tokio::test]` runtimes: the next runtime gets archives of its own, which read on its
+/// blocking pool, and its idle ones are swept again. (It handed out the dead runtime's
+/// archives, whose every read on the pool failed, and its sweeper was gone for good.)
+#[test]
+fn a_cache_serves_the_runtime_after_the_one_it_began_on() {
+    let dir = Scratch::new("cache-runtimes");
+    let path = dir.join("a.res");
+    std::fs::write(&path, archive_with(b"kept")).unwrap();
+    let cache = Cache::new().with_idle(Duration::from_millis(100));
+    let runtime = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    let first = runtime().block_on(async {
+        let archive = cache.get(&path).await.unwrap();
+        assert_eq!(read(&archive).await, b"kept");
+        archive
+    });
+    // The first runtime is gone.
+    runtime().block_on(async {
+        let archive = cache.get(&path).await.unwrap();
+        assert!(
+            !archive.is_same_open(&first),
+            "opened again on this runtime"
+        );
+        // Every read on the blocking pool, where the dead runtime's archive failed.
+        let pooled = archive.clone().with_cached_reads_inline(false);
+        assert_eq!(read(&pooled).await, b"kept");
+        drop((archive, pooled));
+        for _ in 0..100 {
+            if cache.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(cache.is_empty(), "swept on this runtime");
+    });
+}

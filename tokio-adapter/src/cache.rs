@@ -89,7 +89,15 @@ struct Inner {
     max_open: usize,
     options: OpenOptions,
     state: Mutex<State>,
-    sweeper: std::sync::Once,
+    sweeper: Mutex<Sweeper>,
+}
+
+/// The sweeping task's life: a token the task holds, dropped with it when its runtime
+/// shuts down (tokio drops every task then), and whether one was ever started.
+#[derive(Debug, Default)]
+struct Sweeper {
+    alive: Weak<()>,
+    started: bool,
 }
 
 /// A cache of open archives, shared by cloning (`Clone + Send + Sync`).
@@ -109,11 +117,13 @@ struct Inner {
 ///   place (see [`Archive::file_changed`]).
 /// * Beyond [`with_max_open`](Cache::with_max_open) archives, the least recently used ones
 ///   that are not pinned are dropped from the cache (their holders keep them).
-/// * A cache belongs to the runtime it is first used on, as an [`Archive`] does: its
-///   archives read on that runtime's blocking pool and its sweeping task runs there.
-///   Once that runtime has shut down, its archives fail every read that is not served
-///   from memory; make a cache per runtime (a `static` cache shared by several
-///   `#[tokio::test]` runtimes is the case to avoid).
+/// * Its archives read on the blocking pool of the runtime they were opened on, and its
+///   sweeping task runs on the runtime it was first used on. When that runtime shuts
+///   down, the next `get` (on another runtime) drops every archive the cache holds and
+///   opens them again there, so that a cache kept in a `static` serves one
+///   `#[tokio::test]` runtime after another. A cache used from several runtimes at once
+///   keeps the archives each opened: one opened on a runtime that shut down while the
+///   sweeper's lives fails its reads (those not served from memory).
 ///
 /// ```no_run
 /// # async fn serve() -> std::io::Result<()> {
@@ -153,7 +163,7 @@ impl Cache {
                 state: Mutex::new(State {
                     slots: HashMap::new(),
                 }),
-                sweeper: std::sync::Once::new(),
+                sweeper: Mutex::new(Sweeper::default()),
             }),
         }
     }
@@ -279,25 +289,45 @@ impl Cache {
         }
     }
 
+    /// Starts the sweeping task on the current runtime, unless one runs. One that ran and
+    /// is gone went with its runtime, and so did the blocking pool the archives opened
+    /// there read on: they are dropped, to be opened again on this runtime (a cache kept
+    /// in a `static` across `#[tokio::test]` runtimes handed out archives whose every
+    /// read failed, and was never swept again).
     fn start_sweeper(&self) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
+        let mut sweeper = self
+            .inner
+            .sweeper
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if sweeper.alive.upgrade().is_some() {
+            return;
+        }
+        if sweeper.started {
+            self.lock().slots.clear();
+        }
+        let alive = Arc::new(());
+        *sweeper = Sweeper {
+            alive: Arc::downgrade(&alive),
+            started: true,
+        };
         let weak: Weak<Inner> = Arc::downgrade(&self.inner);
         let every = (self.inner.idle / 4).max(Duration::from_millis(10));
-        self.inner.sweeper.call_once(|| {
-            runtime.spawn(async move {
-                let mut tick = tokio::time::interval(every);
-                tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-                loop {
-                    tick.tick().await;
-                    // The cache is gone: so is the task.
-                    let Some(inner) = weak.upgrade() else {
-                        return;
-                    };
-                    sweep(&inner, Instant::now());
-                }
-            });
+        runtime.spawn(async move {
+            let _alive = alive;
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                // The cache is gone: so is the task.
+                let Some(inner) = weak.upgrade() else {
+                    return;
+                };
+                sweep(&inner, Instant::now());
+            }
         });
     }
 
