@@ -866,7 +866,7 @@ fn an_rsli_entry_outside_the_payloads_reads_as_before_or_the_edit_is_refused() {
     // edit, offset)).
     type Case = (&'static str, usize, u64, u32, Edit, Option<(u32, u64)>);
     let len = u64::from(len);
-    let cases: [Case; 11] = [
+    let cases: [Case; 13] = [
         ("B in reserved header bytes, rm A", 1, 6, 8, rm_a, None),
         ("B over the entry count, rm A", 1, 4, 8, rm_a, Some((0, 4))),
         (
@@ -925,6 +925,18 @@ fn an_rsli_entry_outside_the_payloads_reads_as_before_or_the_edit_is_refused() {
         // A stored byte just past the end cannot be read before nor after (the one byte
         // of slack is Deflate's alone).
         ("B's one byte past the end, rm A", 1, len, 1, rm_a, None),
+        // A stored entry starting inside the payloads whose read runs past the end: no
+        // reader takes it, and moved with the bytes it has it would read those laid after
+        // them (an `add` made it readable, with the new entry's bytes as its own).
+        (
+            "B running past the end, add",
+            1,
+            len - 4,
+            8,
+            add_small,
+            Some((1, len - 4)),
+        ),
+        ("B running past the end, rm A", 1, len - 4, 8, rm_a, None),
     ];
     for (what, who, at, size, edit, refused) in cases {
         let old = pointed(who, at, size);

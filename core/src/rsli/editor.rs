@@ -229,10 +229,19 @@ impl Editor {
             .into_iter()
             .map(|entry| {
                 let (start, end) = real(&entry);
-                // A payload that runs past the end of the region keeps the bytes that
-                // exist: a Deflate stream that decodes without its declared last byte
-                // (SPEC 2.7, a retail entry) moves with its bytes like any other.
-                let inside = start >= region.start && start < region.end
+                // A payload whose span runs past the end of the region keeps the bytes
+                // that exist, when what a read takes lies within them (a stored entry's
+                // `packed_size` larger than its `unpacked_size`), or is the Deflate stream
+                // that decodes without its declared last byte, past the end of the file
+                // (SPEC 2.7, a retail entry). Any other read past the end is an entry no
+                // reader takes: moved with the bytes it has, it would read those laid
+                // after them, so it stays as it is (outside).
+                let read_end = start + u64::from(entry.stream_len());
+                let reads_inside = read_end <= region.end
+                    || read_end == file_len + 1
+                        && region.end == file_len
+                        && entry.method() == Ok(Method::Deflate);
+                let inside = start >= region.start && start < region.end && reads_inside
                     || start == region.end && end == start;
                 // An empty payload cuts no block: it would split the bytes around it.
                 if inside && end > start {

@@ -464,7 +464,7 @@ impl fmt::Display for BuildError {
             BuildError::OutsideChanged { entry, offset } => write!(
                 f,
                 "entry {entry}: its packed bytes at offset {offset} lie outside the \
-                 payloads (in the header or table, or past the payloads), where this edit \
+                 payloads (in the header or table, or reaching past their end), where this edit \
                  may change what it reads"
             ),
             BuildError::PayloadOutside { entry } => write!(
