@@ -151,27 +151,35 @@ pub fn with_entry_name(message: String, name: impl FnOnce(usize) -> Option<Vec<u
     named.unwrap_or(message)
 }
 
-/// Why a library that ends with an `AO` media trailer, opened without it, must not be
-/// edited that way: an entry that lies outside the payloads read from the start of the
-/// file, and inside them read from the overlay, is one the engine reads with flag 2 (and
-/// a library built for it). Edited without the overlay, such records are kept as they are
-/// while the table and the payloads move under them, and every entry of the library
-/// would then read wrong with the flag. `None` when the trailer is honoured, absent or
-/// zero, when no entry with bytes says so (an empty one reads alike anywhere), or when an
-/// entry says the opposite (inside the payloads only without the overlay).
+/// Why a library that ends with an `AO` media trailer must not be edited as it was
+/// opened. Opened without the trailer: an entry that lies outside the payloads read from
+/// the start of the file, and inside them read from the overlay, is one the engine reads
+/// with flag 2 (and a library built for it); edited without the overlay, such records are
+/// kept as they are while the table and the payloads move under them, and every entry
+/// would then read wrong with the flag. Opened with it (`--media-trailer`): the mirror
+/// case, a library whose trailer only happens to be there, whose entries lie in the
+/// payloads read from the start of the file and nowhere read from the overlay; edited
+/// with it, they would all be left behind as bytes no record points at. `None` when the
+/// trailer is absent or zero, when no entry with bytes says so (an empty one reads alike
+/// anywhere), or when an entry says the opposite.
 fn needs_overlay(archive: &ArchiveFile, editor: &rsli::Editor) -> Option<String> {
     let catalog = &archive.catalog;
-    let overlay = catalog
-        .trailer()
-        .filter(|&v| v != 0 && catalog.overlay().is_none())?;
+    let overlay = catalog.trailer().filter(|&v| v != 0)?;
+    let honoured = catalog.overlay().is_some();
     let region = editor.payload_region();
     let inside =
         |start: u64, len: u64| start >= region.start && start.saturating_add(len) <= region.end;
-    // Per entry with bytes: (inside read from the start of the file, inside read from the
-    // overlay).
+    // Per entry with bytes: (inside as opened, inside read the other way). As opened, the
+    // effective offset includes the overlay when it is honoured.
     let fits = |e: &rsli::Entry| {
-        let (start, len) = (u64::from(e.data_offset), rsli::span_len(e));
-        (len > 0).then(|| (inside(start, len), inside(start + u64::from(overlay), len)))
+        let len = rsli::span_len(e);
+        let stored = u64::from(e.data_offset);
+        let (opened, other) = if honoured {
+            (stored + u64::from(overlay), stored)
+        } else {
+            (stored, stored + u64::from(overlay))
+        };
+        (len > 0).then(|| (inside(opened, len), inside(other, len)))
     };
     let rsli_entries = || {
         catalog
@@ -187,16 +195,27 @@ fn needs_overlay(archive: &ArchiveFile, editor: &rsli::Editor) -> Option<String>
     }
     rsli_entries().find_map(|(entry, e)| {
         (fits(e) == Some((false, true))).then(|| {
-            format!(
-                "entry {} (\"{}\") lies at offset {}, outside the payloads ({}..{}), unless \
-                 the file's \"AO\" media trailer (overlay {overlay}) is honoured: give \
-                 --media-trailer to edit the library as the engine reads it with flag 2",
-                entry.index,
-                crate::names::display(entry.name()),
-                e.data_offset,
-                region.start,
-                region.end
-            )
+            let name = crate::names::display(entry.name());
+            if honoured {
+                format!(
+                    "entry {} (\"{name}\") lies at offset {} read from the \"AO\" media \
+                     trailer's overlay ({overlay}), outside the payloads ({}..{}), and \
+                     inside them without it: the trailer seems not to be meant for this \
+                     library; edit it without --media-trailer",
+                    entry.index,
+                    u64::from(e.data_offset) + u64::from(overlay),
+                    region.start,
+                    region.end
+                )
+            } else {
+                format!(
+                    "entry {} (\"{name}\") lies at offset {}, outside the payloads ({}..{}), \
+                     unless the file's \"AO\" media trailer (overlay {overlay}) is honoured: \
+                     give --media-trailer to edit the library as the engine reads it with \
+                     flag 2",
+                    entry.index, e.data_offset, region.start, region.end
+                )
+            }
         })
     })
 }
@@ -240,6 +259,36 @@ pub fn hold_for_edit(archive: &ArchiveFile, path: &Path) -> Result<(), Failure> 
     #[cfg(not(target_os = "linux"))]
     let _ = (archive, path);
     Ok(())
+}
+
+/// Takes an existing `output` that a command replaces whole (`pack -o`, `repack -o` to
+/// another file) as [`hold_for_edit`] takes an archive edited in place, so that an edit
+/// of it under way cannot rename its own version over this command's afterwards: the
+/// file there is opened and locked, and the lock held while the returned file is. `None`
+/// when there is nothing there to guard, or no lock to be had (as for an edit).
+pub fn hold_output(output: &Path) -> Result<Option<std::fs::File>, Failure> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{FlockOperation, flock};
+        let Ok(file) = crate::regular::open(output) else {
+            return Ok(None);
+        };
+        if flock(&file, FlockOperation::NonBlockingLockExclusive)
+            == Err(rustix::io::Errno::WOULDBLOCK)
+        {
+            return Err(Failure::Bad(format!(
+                "{}: another edit of this archive is under way (it is locked); nothing written, \
+                 try again when it is done",
+                output.display()
+            )));
+        }
+        Ok(Some(file))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = output;
+        Ok(None)
+    }
 }
 
 /// Writes `plan` to `target` atomically, copying the old payloads from `source`.

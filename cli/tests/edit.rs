@@ -200,6 +200,27 @@ fn a_library_read_through_its_media_trailer_is_edited_only_with_it() {
     bytes.extend_from_slice(&256u32.to_le_bytes());
     fs::write(&plain, &bytes).unwrap();
     let readme = cat(&plain, "README.TXT");
+    // The mirror case: given --media-trailer, every entry of such a library lies past the
+    // payloads, and an edit left them all behind as bytes no record points at (exit 0;
+    // rename re-keyed an XOR entry whose bytes it did not touch, rm broke every offset).
+    for args in [
+        &["rename", s(&plain), "README.TXT", "READ.ME"][..],
+        &["rm", s(&plain), "SECRET.TXT"],
+        &["unpack", s(&plain), "-o", s(&out)],
+    ] {
+        let err = fails(&[args, &["--media-trailer"]].concat());
+        assert!(
+            err.contains("read from the \"AO\" media trailer's overlay (256)")
+                && err.contains("without --media-trailer"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(
+            fs::read(&plain).unwrap(),
+            bytes,
+            "{args:?} changed the file"
+        );
+        assert!(!out.exists());
+    }
     ok(&["add", s(&plain), s(&added)]);
     ok(&["verify", s(&plain)]);
     assert_eq!(cat(&plain, "README.TXT"), readme);
@@ -338,11 +359,25 @@ fn every_hostile_archive_the_engine_accepts_round_trips() {
             continue;
         }
         broken += usize::from(!opens.entries.iter().all(|e| matches!(e, Produce::Bytes(_))));
-        let flags: &[&str] = if case.media_trailer {
+        let mut flags: &[&str] = if case.media_trailer {
             &["--media-trailer"]
         } else {
             &[]
         };
+        // A library whose entries lie in its payloads only without the overlay of its
+        // trailer is refused with the flag (it was unpacked, and an edit then left every
+        // entry behind); it round trips without.
+        if case.media_trailer {
+            let probe = dir.join(format!("probe{i}"));
+            fs::write(&probe, &case.bytes).unwrap();
+            let folder = dir.join(format!("probe{i}.d"));
+            let o = ngi(&["unpack", s(&probe), "-o", s(&folder), "--media-trailer"]);
+            let err = String::from_utf8_lossy(&o.stderr);
+            if !o.status.success() && err.contains("edit it without --media-trailer") {
+                assert!(!folder.exists(), "{}: {err}", case.name);
+                flags = &[];
+            }
+        }
         let (_, packed) = round_trip(&dir, &format!("case{i}"), &case.bytes, flags);
         assert_same(&case.name, &packed, &case.bytes);
         tried += 1;
@@ -1377,6 +1412,10 @@ fn an_edit_under_way_keeps_others_out() {
     let file = dir.join("new.txt");
     fs::write(&file, b"new").unwrap();
     let before = fs::read(&archive).unwrap();
+    let other = dir.join("other.nres");
+    fs::write(&other, samples::nres()).unwrap();
+    let folder = dir.join("unpacked");
+    ok(&["unpack", s(&other), "-o", s(&folder)]);
     let held = fs::File::open(&archive).unwrap();
     flock(&held, FlockOperation::NonBlockingLockExclusive).unwrap();
     for args in [
@@ -1387,6 +1426,9 @@ fn an_edit_under_way_keeps_others_out() {
         &["repack", s(&archive)],
         // `-o` naming the archive itself is an edit in place too.
         &["repack", s(&archive), "-o", s(&archive), "--force"],
+        // Replacing it whole while it is edited: the edit's save would come after.
+        &["repack", s(&other), "-o", s(&archive), "--force"],
+        &["pack", s(&folder), "-o", s(&archive), "--force"],
     ] {
         let err = fails(args);
         assert!(
@@ -1399,5 +1441,17 @@ fn an_edit_under_way_keeps_others_out() {
     ok(&["repack", s(&archive), "-o", s(&dir.join("copy.nres"))]);
     drop(held);
     ok(&["add", s(&archive), s(&file)]);
+    assert_eq!(cat(&archive, "new.txt"), b"new");
+    // `-o` a link to the archive itself, with --force: repacked in place through the link
+    // (it was refused as "not a regular file").
+    let link = dir.join("link.nres");
+    std::os::unix::fs::symlink(&archive, &link).unwrap();
+    ok(&["repack", s(&archive), "-o", s(&link), "--force"]);
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert_eq!(cat(&archive, "new.txt"), b"new");
 }

@@ -10,7 +10,7 @@ use ngi_core::{Method, rsli};
 
 use super::{entry_at, entry_named, os_bytes};
 use crate::args::{Edit, Selected, Source};
-use crate::editing::{AnyEditor, hold_for_edit, save_plan};
+use crate::editing::{AnyEditor, hold_for_edit, hold_output, save_plan};
 use crate::names;
 use crate::open::ArchiveFile;
 use crate::report::{Failure, done};
@@ -28,6 +28,8 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
     if !elsewhere {
         hold_for_edit(archive, path)?;
     }
+    // An existing output of `repack -o`, locked until it is replaced.
+    let mut held_output = None;
     let mut editor = AnyEditor::open(archive, path)?;
     let bad = |message: String| Failure::Bad(format!("{shown}: {message}"));
     let misused = |message: String| Failure::Usage(format!("{shown}: {message}"));
@@ -99,7 +101,14 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
         Edit::Repack { output, force } => {
             editor.canonicalize().map_err(bad)?;
             if let Some(out) = output {
-                refuse_existing(out, *force)?;
+                // Given the archive itself (through a link too), it is an edit in place,
+                // held above; another file there is held while it is replaced.
+                if !*force || elsewhere {
+                    refuse_existing(out, *force)?;
+                }
+                if elsewhere {
+                    held_output = hold_output(out)?;
+                }
                 target = out.clone();
             }
             "rebuilt canonically".to_string()
@@ -108,6 +117,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
     };
     let plan = editor.plan().map_err(bad)?;
     save_plan(&plan, archive.file(), &target)?;
+    drop(held_output);
     done(format_args!(
         "{}: {what}; {} (was {before}), {} bytes",
         target.display(),

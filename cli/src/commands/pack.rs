@@ -28,7 +28,7 @@ use sha2::{Digest, Sha256};
 
 use super::edit::refuse_existing;
 use crate::args::method_by_name;
-use crate::editing::{save_plan_checked, with_entry_name};
+use crate::editing::{hold_output, save_plan_checked, with_entry_name};
 use crate::manifest::{EntryRecord, FILE_NAME, Gap, Manifest, VERSION, from_hex};
 use crate::names;
 use crate::report::{Failure, done};
@@ -84,6 +84,8 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     let planned = check_entries(&manifest.entry, dir, nres).map_err(&bad)?;
     let gaps = gap_spans(&manifest, dir).map_err(&bad)?;
     refuse_existing(output, force)?;
+    // An edit of the archive there under way must not put its version back over this.
+    let held_output = hold_output(output)?;
     let built = if nres {
         pack_nres(&manifest, &planned, gaps, canonical)
     } else {
@@ -120,6 +122,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     save_plan_checked(&plan, &source, output, |written| {
         check_written(written, nres, media_trailer, &planned)
     })?;
+    drop(held_output);
     let changed = planned
         .iter()
         .filter(|p| p.original.is_some() && p.changed)
