@@ -38,8 +38,14 @@ fn main() -> ExitCode {
     };
     let result = match action {
         Action::Read(options) => commands::run(&options),
-        Action::Edit(source, edit) => commands::edit(&source, &edit),
-        Action::Pack { dir, output, force } => commands::pack::run(&dir, &output, force),
+        Action::Edit(source, edit) => {
+            save::stop_on_signals();
+            commands::edit(&source, &edit)
+        }
+        Action::Pack { dir, output, force } => {
+            save::stop_on_signals();
+            commands::pack::run(&dir, &output, force)
+        }
         Action::Serve(settings) => serve::run(&settings),
         Action::Completions(shell) => return print_or_fail(&args::completion_script(shell)),
     };

@@ -38,6 +38,7 @@ pub fn write_atomic_checked(
     let (temp, file) = create_temp(&folder, path)?;
     let result = fill_and_sync(file, fill, path)
         .and_then(|()| check(&temp))
+        .and_then(|()| stopped())
         .and_then(|()| fs::rename(&temp, path))
         .and_then(|()| sync_folder(&folder));
     if result.is_err() {
@@ -54,10 +55,58 @@ fn fill_and_sync(
     if let Ok(meta) = fs::metadata(target) {
         file.set_permissions(meta.permissions())?;
     }
-    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let mut out = BufWriter::with_capacity(1 << 20, Stoppable(file));
     fill(&mut out)?;
-    let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
+    let Stoppable(file) = out.into_inner().map_err(io::IntoInnerError::into_error)?;
     file.sync_all()
+}
+
+/// Set by SIGINT, SIGTERM or SIGHUP once [`stop_on_signals`] has run.
+static STOP: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicBool>> =
+    std::sync::OnceLock::new();
+
+/// Makes SIGINT (Ctrl-C), SIGTERM and SIGHUP stop an atomic write instead of killing the
+/// process: the write fails at its next chunk, the temporary file is removed and the
+/// target is as it was (a kill left a temporary file as large as the archive). A second
+/// signal while the first is being handled ends the process at once, as one expects of
+/// a second Ctrl-C. For the commands that write; `serve` handles signals its own way.
+pub fn stop_on_signals() {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        use signal_hook::flag;
+        let stop = STOP.get_or_init(Default::default);
+        for signal in [SIGINT, SIGTERM, SIGHUP] {
+            // The order matters: the shutdown, registered first, sees the flag the first
+            // signal set only from the second on.
+            let _ = flag::register_conditional_shutdown(signal, 1, std::sync::Arc::clone(stop));
+            let _ = flag::register(signal, std::sync::Arc::clone(stop));
+        }
+    }
+}
+
+/// An error once a signal asked the command to stop.
+pub fn stopped() -> io::Result<()> {
+    match STOP.get() {
+        Some(stop) if stop.load(std::sync::atomic::Ordering::Relaxed) => {
+            Err(io::Error::other("stopped by a signal"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A file written by an atomic write, which stops at the next chunk once a signal asked.
+struct Stoppable(File);
+
+impl Write for Stoppable {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        stopped()?;
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
 }
 
 /// Where a file a command makes is written: straight at its target when nothing is there,

@@ -1139,6 +1139,45 @@ fn add_to_a_2_gib_archive_stays_under_64_mib() {
     assert_eq!(fs::metadata(&path).unwrap().len(), len + 8 + 64);
     assert_eq!(cat(&path, "added.txt"), b"one more");
     assert_eq!(cat(&path, "small.bin"), small);
+
+    // SIGTERM while the 2 GiB are copied: the edit stops, its temporary file goes and the
+    // archive is as it was (the kill left a temporary file as large as the archive).
+    #[cfg(unix)]
+    {
+        let before = fs::metadata(&path).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_ngi"))
+            .args(["add", s(&path), s(&added), "--name", "again.txt"])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        signal(child.id(), "TERM");
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains("stopped by a signal"), "{err}");
+        let after = fs::metadata(&path).unwrap();
+        assert_eq!(
+            (after.len(), after.modified().unwrap()),
+            (before.len(), before.modified().unwrap())
+        );
+        let left: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n.to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+}
+
+/// Sends signal `name` (`TERM`, `INT`) to process `pid`.
+#[cfg(unix)]
+fn signal(pid: u32, name: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
 }
 
 #[cfg(unix)]

@@ -228,6 +228,8 @@ fn unpack_entries(
     let mut payloads: Vec<(u64, u64)> = Vec::new();
     let bar = progress_bar(catalog.len());
     for (index, entry) in catalog.entries().iter().enumerate() {
+        // Ctrl-C: the files written so far are removed, as for any failure.
+        crate::save::stopped().map_err(|e| (index, e.to_string()))?;
         let file = unique_file_name(&mut taken, &names::file_name(entry.name()), index);
         bar.set_message(file.clone());
         let (mut record, (start, len)) = record_of(entry, layout.overlay);
