@@ -633,17 +633,8 @@ impl CliCommand {
                 index,
                 read,
                 archive,
-                mut names,
-            } => {
-                let new = names.pop().unwrap_or_default();
-                let old = match (index, names.pop()) {
-                    (Some(index), None) => Selected::Index(index),
-                    (None, Some(name)) => Selected::Name(name),
-                    (Some(_), Some(_)) => Selected::Misused("--index takes the place of OLD"),
-                    (None, None) => Selected::Misused("rename needs OLD NEW, or --index N NEW"),
-                };
-                return read.edit(archive, Edit::Rename { old, new });
-            }
+                names,
+            } => return read.edit(archive, rename(index, names)),
             CliCommand::Sort {
                 read,
                 archive,
@@ -651,6 +642,18 @@ impl CliCommand {
             } => return read.edit(archive, Edit::Sort { mode }),
         })
     }
+}
+
+/// `rename`'s edit: OLD NEW, or NEW alone with `--index`.
+fn rename(index: Option<usize>, mut names: Vec<OsString>) -> Edit {
+    let new = names.pop().unwrap_or_default();
+    let old = match (index, names.pop()) {
+        (Some(index), None) => Selected::Index(index),
+        (None, Some(name)) => Selected::Name(name),
+        (Some(_), Some(_)) => Selected::Misused("--index takes the place of OLD"),
+        (None, None) => Selected::Misused("rename needs OLD NEW, or --index N NEW"),
+    };
+    Edit::Rename { old, new }
 }
 
 /// `ngi serve`'s flags as parsed, before defaults and clamps.

@@ -52,13 +52,20 @@ fn fill_and_sync(
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     target: &Path,
 ) -> io::Result<()> {
-    if let Ok(meta) = fs::metadata(target) {
-        file.set_permissions(meta.permissions())?;
-    }
+    keep_permissions(&file, target)?;
     let mut out = BufWriter::with_capacity(1 << 20, Stoppable(file));
     fill(&mut out)?;
     let Stoppable(file) = out.into_inner().map_err(io::IntoInnerError::into_error)?;
     file.sync_all()
+}
+
+/// Gives `file`, which is to take `target`'s place, the permissions of the file there
+/// (none when there is none).
+fn keep_permissions(file: &File, target: &Path) -> io::Result<()> {
+    match fs::metadata(target) {
+        Ok(meta) => file.set_permissions(meta.permissions()),
+        Err(_) => Ok(()),
+    }
 }
 
 /// Set by SIGINT, SIGTERM or SIGHUP once [`stop_on_signals`] has run.
@@ -130,15 +137,11 @@ impl Replacing {
                 _ => Path::new("."),
             };
             let (temp, file) = create_temp(folder, target)?;
-            // The new file takes the old one's permissions, as an edit's does: a private
-            // file must not come back readable by all.
-            if let Ok(meta) = fs::metadata(target) {
-                let kept = file.set_permissions(meta.permissions());
-                if let Err(e) = kept {
-                    drop(file);
-                    let _ = fs::remove_file(&temp);
-                    return Err(e);
-                }
+            // A private file must not come back readable by all.
+            if let Err(e) = keep_permissions(&file, target) {
+                drop(file);
+                let _ = fs::remove_file(&temp);
+                return Err(e);
             }
             let replacing = Replacing {
                 target: target.to_path_buf(),

@@ -64,6 +64,12 @@ fn lookup_json(state: &str, search: &str, at: serde_json::Value, shown: &str) ->
     object
 }
 
+/// A table with an entry whose `sort_index` is out of range: the linear scan.
+fn out_of_range(state: &str, entry: u32, sort_index: u64, shown: &str) -> serde_json::Value {
+    let at = serde_json::json!({ "entry": entry, "sort_index": sort_index });
+    lookup_json(state, "linear", at, shown)
+}
+
 fn nres_lookup_fact(table: nres::LookupTable) -> Fact {
     use serde_json::json;
     let shown = nres_lookup(table);
@@ -73,12 +79,9 @@ fn nres_lookup_fact(table: nres::LookupTable) -> Fact {
         nres::LookupTable::Unsorted { slot } => {
             lookup_json("unsorted", "linear", json!({ "slot": slot }), &shown)
         }
-        nres::LookupTable::OutOfRange { entry, sort_index } => lookup_json(
-            "out-of-range",
-            "linear",
-            json!({ "entry": entry, "sort_index": sort_index }),
-            &shown,
-        ),
+        nres::LookupTable::OutOfRange { entry, sort_index } => {
+            out_of_range("out-of-range", entry, sort_index.into(), &shown)
+        }
     };
     fact("lookup table", "lookup_table", shown, json)
 }
@@ -93,12 +96,9 @@ fn rsli_lookup_fact(table: rsli::LookupTable) -> Fact {
         rsli::LookupTable::PresortedDiffers => {
             lookup_json("presorted-differs", "binary-then-linear", json!({}), &shown)
         }
-        rsli::LookupTable::PresortedOutOfRange { entry, sort_index } => lookup_json(
-            "presorted-out-of-range",
-            "linear",
-            json!({ "entry": entry, "sort_index": sort_index }),
-            &shown,
-        ),
+        rsli::LookupTable::PresortedOutOfRange { entry, sort_index } => {
+            out_of_range("presorted-out-of-range", entry, sort_index.into(), &shown)
+        }
     };
     fact("lookup table", "lookup_table", shown, json)
 }
