@@ -37,7 +37,14 @@ fn main() -> ExitCode {
         }
     };
     let result = match action {
-        Action::Read(options) => commands::run(&options),
+        Action::Read(options) => {
+            // The one reading command that makes files: a signal removes the one it was
+            // writing instead of leaving it partial.
+            if options.command == args::Command::Extract {
+                save::stop_on_signals();
+            }
+            commands::run(&options)
+        }
         Action::Edit(source, edit) => {
             save::stop_on_signals();
             commands::edit(&source, &edit)

@@ -102,10 +102,11 @@ pub fn stopped() -> io::Result<()> {
     }
 }
 
-/// A file written by an atomic write, which stops at the next chunk once a signal asked.
-struct Stoppable(File);
+/// A file being written (by an atomic write, or an extracted entry), which stops at the
+/// next chunk once a signal asked.
+pub struct Stoppable<W>(pub W);
 
-impl Write for Stoppable {
+impl<W: Write> Write for Stoppable<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         stopped()?;
         self.0.write(buf)

@@ -1085,51 +1085,20 @@ fn pack_killed_at_any_moment_leaves_the_old_archive_or_the_new() {
 
 #[test]
 fn add_to_a_2_gib_archive_stays_under_64_mib() {
-    use std::io::{Seek, SeekFrom, Write};
     let dir = Scratch::new("edit-big");
     let path = dir.join("big.nres");
     // Sparse: a 2 GiB payload of zeros, then a 1 KiB one, then the directory.
     const BIG: u64 = 2 << 30;
     let small: Vec<u8> = (0..1024u32).map(|i| (i * 7) as u8).collect();
     let len = 16 + BIG + 1024 + 2 * 64;
-    {
-        let mut f = fs::File::create(&path).unwrap();
-        f.set_len(len).unwrap();
-        let header = nres::Header {
-            entry_count: 2,
-            total_size: len as u32,
-        };
-        f.write_all(&header.to_bytes()).unwrap();
-        f.seek(SeekFrom::Start(16 + BIG)).unwrap();
-        f.write_all(&small).unwrap();
-        for (name, size, at) in [
-            (&b"zeros.bin"[..], BIG as u32, 16u32),
-            (b"small.bin", 1024, (16 + BIG) as u32),
-        ] {
-            let mut field = [0u8; 36];
-            field[..name.len()].copy_from_slice(name);
-            let e = nres::Entry {
-                index: 0,
-                type_id: 0,
-                attr1: 0,
-                attr2: 0,
-                size,
-                attr3: 0,
-                name_field: &field,
-                data_offset: at,
-                sort_index: 0,
-            };
-            f.write_all(&e.to_bytes()).unwrap();
-        }
-    }
-    // Names: small.bin < zeros.bin, so slot 0 is entry 1.
-    {
-        let mut f = fs::OpenOptions::new().write(true).open(&path).unwrap();
-        f.seek(SeekFrom::Start(len - 128 + 60)).unwrap();
-        f.write_all(&1u32.to_le_bytes()).unwrap();
-        f.seek(SeekFrom::Start(len - 64 + 60)).unwrap();
-        f.write_all(&0u32.to_le_bytes()).unwrap();
-    }
+    write_sparse_nres(
+        &path,
+        len,
+        &[
+            (b"zeros.bin", BIG as u32, 16, &[]),
+            (b"small.bin", 1024, (16 + BIG) as u32, &small),
+        ],
+    );
     let added = dir.join("added.txt");
     fs::write(&added, b"one more").unwrap();
     let (_, peak) =
@@ -1167,6 +1136,84 @@ fn add_to_a_2_gib_archive_stays_under_64_mib() {
             .filter(|n| n.to_string_lossy().ends_with(".tmp"))
             .collect();
         assert!(left.is_empty(), "{left:?}");
+    }
+}
+
+/// Ctrl-C or SIGTERM during `extract`: the file being written goes (under `--force` the
+/// old one stays as it was), the files done stay, and the run says it stopped.
+#[cfg(unix)]
+#[test]
+fn extract_stopped_by_a_signal_leaves_no_partial_file() {
+    let dir = Scratch::new("extract-signal");
+    let path = dir.join("big.nres");
+    // Sparse: a small entry, then 2 GiB of zeros.
+    const BIG: u64 = 2 << 30;
+    let len = 16 + 8 + BIG + 64 * 2;
+    write_sparse_nres(
+        &path,
+        len,
+        &[
+            (b"a.txt", 5, 16, b"first"),
+            (b"zeros.bin", BIG as u32, 24, &[]),
+        ],
+    );
+    for (force, signal_name, jobs) in [(false, "INT", "1"), (true, "TERM", "2")] {
+        let out = dir.join(format!("out-{force}"));
+        fs::create_dir_all(&out).unwrap();
+        let target = out.join("zeros.bin");
+        if force {
+            fs::write(&target, b"old").unwrap();
+        }
+        let mut args = vec![
+            "extract",
+            s(&path),
+            "-o",
+            s(&out),
+            "-j",
+            jobs,
+            "--max-entry-size",
+            "4G",
+        ];
+        if force {
+            args.push("--force");
+        }
+        let child = Command::new(env!("CARGO_BIN_EXE_ngi"))
+            .args(&args)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Once 64 MiB of the large entry are written, at most 10 s from now.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let written = || {
+            fs::read_dir(&out)
+                .unwrap()
+                .filter_map(|e| e.unwrap().metadata().ok())
+                .any(|m| m.len() >= 64 << 20)
+        };
+        while !written() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        signal(child.id(), signal_name);
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("extraction stopped at entry 1 (\"zeros.bin\"): stopped by a signal")
+                && err.contains("1 of 2 entries not extracted"),
+            "{err}"
+        );
+        assert_eq!(fs::read(out.join("a.txt")).unwrap(), b"first");
+        let mut left: Vec<_> = fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        if force {
+            assert_eq!(left, ["a.txt", "zeros.bin"]);
+            assert_eq!(fs::read(&target).unwrap(), b"old");
+        } else {
+            assert_eq!(left, ["a.txt"]);
+        }
     }
 }
 
@@ -1493,4 +1540,42 @@ fn an_edit_under_way_keeps_others_out() {
             .is_symlink()
     );
     assert_eq!(cat(&archive, "new.txt"), b"new");
+}
+
+/// Writes a sparse NRes archive of `len` bytes at `path`: `entries` are (name, size,
+/// data_offset, the bytes written at data_offset; the rest of each payload reads as
+/// zeros), the directory at the end and its sort slots in name order.
+fn write_sparse_nres(path: &Path, len: u64, entries: &[(&[u8], u32, u32, &[u8])]) {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut f = fs::File::create(path).unwrap();
+    f.set_len(len).unwrap();
+    let header = nres::Header {
+        entry_count: entries.len() as u32,
+        total_size: len as u32,
+    };
+    f.write_all(&header.to_bytes()).unwrap();
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(|&i| entries[i].0.to_ascii_lowercase());
+    f.seek(SeekFrom::Start(len - 64 * entries.len() as u64))
+        .unwrap();
+    for (slot, &(name, size, at, _)) in entries.iter().enumerate() {
+        let mut field = [0u8; 36];
+        field[..name.len()].copy_from_slice(name);
+        let e = nres::Entry {
+            index: 0,
+            type_id: 0,
+            attr1: 0,
+            attr2: 0,
+            size,
+            attr3: 0,
+            name_field: &field,
+            data_offset: at,
+            sort_index: order[slot] as u32,
+        };
+        f.write_all(&e.to_bytes()).unwrap();
+    }
+    for &(_, _, at, bytes) in entries {
+        f.seek(SeekFrom::Start(u64::from(at))).unwrap();
+        f.write_all(bytes).unwrap();
+    }
 }

@@ -16,6 +16,11 @@
 //! as not extracted. An entry counts toward the total once its file name is found free,
 //! before its file is created (creating runs with the decoding, on the workers), so one
 //! whose file then cannot be created counts as well; with any number of jobs alike.
+//!
+//! Ctrl-C, SIGTERM or SIGHUP stop the extraction as the total limit does: the files of
+//! the entries done stay, the one being written is removed (under `--force` the old file
+//! it was to replace stays as it was), and the entries left are reported as not
+//! extracted.
 
 use std::collections::HashSet;
 use std::fs::{self, File};
@@ -30,7 +35,7 @@ use crate::names;
 use crate::open::{ArchiveFile, EntryError, after_entry};
 use crate::open_files::OpenFiles;
 use crate::report::{Failure, progress_bar, say, say_over};
-use crate::save::Replacing;
+use crate::save::{self, Replacing, Stoppable};
 
 pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let dir = options.output.clone().unwrap_or_else(|| PathBuf::from("."));
@@ -49,7 +54,10 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         let entry = archive.entry(index)?;
         let file = unique_file_name(&mut taken, &names::file_name(entry.name()), index);
         let path = dir.join(&file);
-        let job = plan_one(archive, index, path, options.force, &mut budget);
+        let job = match save::stopped() {
+            Ok(()) => plan_one(archive, index, path, options.force, &mut budget),
+            Err(e) => Err(Skip::Total(e.to_string())),
+        };
         stopped = matches!(job, Err(Skip::Total(_)));
         Some((n, index, file, job))
     });
@@ -58,14 +66,18 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         let outcome = job.and_then(|job| extract_one(archive, index, job, &files));
         (n, index, file, outcome)
     };
-    let mut failed = 0usize;
-    let report = |(n, index, file, outcome): (usize, usize, String, Result<(), Skip>)| {
+    let mut extracted = 0usize;
+    let mut stopped_at = None;
+    let report = |(_, index, file, outcome): (usize, usize, String, Result<(), Skip>)| {
         bar.set_message(file);
         let name = archive.entry(index).map(|e| names::display(e.name()));
         let name = name.unwrap_or_default();
         let shown = options.archive.display();
         match outcome {
-            Ok(()) => bar.inc(1),
+            Ok(()) => {
+                bar.inc(1);
+                extracted += 1;
+            }
             Err(Skip::Entry(message)) => {
                 say_over(
                     &bar,
@@ -75,8 +87,9 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
                     ),
                 );
                 bar.inc(1);
-                failed += 1;
             }
+            // Said once: after a signal, the entries the workers had in hand stop too.
+            Err(Skip::Total(_)) if stopped_at.is_some() => {}
             Err(Skip::Total(message)) => {
                 say_over(
                     &bar,
@@ -85,8 +98,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
                         after_entry(index, &message)
                     ),
                 );
-                // It and every entry after it.
-                failed += indices.len() - n;
+                stopped_at = Some(index);
             }
         }
     };
@@ -97,6 +109,8 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     };
     jobs::in_order(options.jobs, plan, weight, work, report);
     bar.finish();
+    // The entries skipped, and those a limit or a signal stopped before.
+    let failed = indices.len() - extracted;
     if failed > 0 {
         say(format_args!(
             "{failed} of {} entries not extracted",
@@ -203,6 +217,7 @@ fn extract_one(
     files: &OpenFiles,
 ) -> Result<(), Skip> {
     let shown = job.path.display();
+    save::stopped().map_err(|e| Skip::Total(e.to_string()))?;
     // The closure may run more than once (when no descriptor is free): the last open wins.
     let made = std::cell::RefCell::new(None);
     let create = || {
@@ -216,8 +231,8 @@ fn extract_one(
     let Some(replacing) = made.into_inner() else {
         return Err(Skip::Entry(format!("{shown}: not created")));
     };
-    let file = held.file();
-    let result = archive.stream_admitted(index, file);
+    let mut file = Stoppable(held.file());
+    let result = archive.stream_admitted(index, &mut file);
     let written = result.and_then(|_| file.flush().map_err(EntryError::Output));
     drop(held);
     let done = match written {
@@ -228,7 +243,11 @@ fn extract_one(
             Err(e)
         }
     };
-    done.map_err(|e| Skip::from_entry(e, &job.path))
+    done.map_err(|e| match save::stopped() {
+        // Not this entry's fault: the extraction stops here.
+        Err(stop) => Skip::Total(stop.to_string()),
+        Ok(()) => Skip::from_entry(e, &job.path),
+    })
 }
 
 /// Whether a file may be made at `path`: nothing is there, or (with `force`) a regular
