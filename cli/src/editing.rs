@@ -10,7 +10,7 @@ use ngi_core::edit::{Plan, write_plan};
 use ngi_core::io::ReadAt;
 use ngi_core::{nres, rsli};
 
-use crate::open::ArchiveFile;
+use crate::open::{ArchiveFile, after_entry};
 use crate::report::Failure;
 
 /// The core's editor of the archive's format.
@@ -113,19 +113,20 @@ impl AnyEditor {
         match self {
             AnyEditor::Nres(e) => e.plan().map_err(|e| {
                 let outside = matches!(e, nres::WriteError::OutsideNowInside { .. });
-                self.refusal(e.to_string(), outside)
+                self.refusal(e.to_string(), e.entry(), outside)
             }),
             AnyEditor::Rsli(e) => e.plan().map_err(|e| {
                 let outside = matches!(e, rsli::BuildError::OutsideChanged { .. });
-                self.refusal(e.to_string(), outside)
+                self.refusal(e.to_string(), e.entry(), outside)
             }),
         }
     }
 
-    /// The plan's refusal `message` with the entry's name, and for an entry the editor
-    /// leaves outside the payloads (which the edit would change) what the user can do.
-    fn refusal(&self, message: String, outside: bool) -> String {
-        let named = with_entry_name(message, |index| self.name(index));
+    /// The plan's refusal `message` (about `entry`, if it names one) with the entry's
+    /// name, and for an entry the editor leaves outside the payloads (which the edit would
+    /// change) what the user can do.
+    fn refusal(&self, message: String, entry: Option<u32>, outside: bool) -> String {
+        let named = with_entry_name(&message, entry, |index| self.name(index));
         if outside {
             format!("{named}; remove that entry first, or leave the archive as it is")
         } else {
@@ -134,21 +135,23 @@ impl AnyEditor {
     }
 }
 
-/// `message`, a core error about an entry ("entry N: ..."), with the entry's name after
-/// its index: the core's errors give the index alone, and an index after an edit is not
-/// the one `ngi list` showed. `name` gives the name of entry N as the plan numbers it.
-pub fn with_entry_name(message: String, name: impl FnOnce(usize) -> Option<Vec<u8>>) -> String {
-    let named = message
-        .strip_prefix("entry ")
-        .and_then(|rest| rest.split_once(':'))
-        .and_then(|(index, rest)| {
-            let name = name(index.parse().ok()?)?;
-            Some(format!(
-                "entry {index} (\"{}\"):{rest}",
-                crate::names::display(&name)
-            ))
-        });
-    named.unwrap_or(message)
+/// `message`, a core error about entry `entry` ("entry N: ..."), with the entry's name
+/// after its index: the core's errors give the index alone, and an index after an edit is
+/// not the one `ngi list` showed. `name` gives the name of entry N as the plan numbers it.
+pub fn with_entry_name(
+    message: &str,
+    entry: Option<u32>,
+    name: impl FnOnce(usize) -> Option<Vec<u8>>,
+) -> String {
+    let named = entry.and_then(|entry| {
+        let index = usize::try_from(entry).ok()?;
+        let name = crate::names::display(&name(index)?);
+        Some(format!(
+            "entry {index} (\"{name}\"): {}",
+            after_entry(index, message)
+        ))
+    });
+    named.unwrap_or_else(|| message.to_string())
 }
 
 /// Why a library that ends with an `AO` media trailer must not be edited as it was

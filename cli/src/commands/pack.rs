@@ -98,15 +98,15 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     let plan = match &editor {
         Built::Nres(e) => e.plan().map_err(|e| {
             let outside = matches!(e, nres::WriteError::OutsideNowInside { .. });
-            (e.to_string(), outside)
+            (e.to_string(), e.entry(), outside)
         }),
         Built::Rsli(e) => e.plan().map_err(|e| {
             let outside = matches!(e, rsli::BuildError::OutsideChanged { .. });
-            (e.to_string(), outside)
+            (e.to_string(), e.entry(), outside)
         }),
     }
-    .map_err(|(e, outside)| {
-        let named = with_entry_name(e, |i| planned.get(i).map(|p| p.name.clone()));
+    .map_err(|(e, entry, outside)| {
+        let named = with_entry_name(&e, entry, |i| planned.get(i).map(|p| p.name.clone()));
         let hint = if outside {
             format!(
                 " (are {} as unpack wrote them? if so, the entry lay there in the archive \

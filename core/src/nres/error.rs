@@ -336,6 +336,33 @@ pub enum WriteError {
 }
 
 #[cfg(feature = "alloc")]
+impl WriteError {
+    /// The index of the entry the error is about, as the writer or the edited archive
+    /// numbers it (not always its index before the edit); `None` for the errors about the
+    /// whole archive, and for [`WriteError::NoSuchEntry`], which names no entry there is.
+    ///
+    /// ```
+    /// use ngi_core::nres::{NewEntry, WriteError, Writer};
+    ///
+    /// let mut writer = Writer::new();
+    /// let e = writer.add(NewEntry { name: b"", ..NewEntry::default() }, b"").unwrap_err();
+    /// assert_eq!(e, WriteError::NameEmpty { entry: 0 });
+    /// assert_eq!(e.entry(), Some(0));
+    /// ```
+    pub fn entry(&self) -> Option<u32> {
+        match *self {
+            WriteError::NameEmpty { entry }
+            | WriteError::NameTooLong { entry, .. }
+            | WriteError::NameHasNul { entry }
+            | WriteError::TooLarge { entry }
+            | WriteError::PayloadOutside { entry, .. }
+            | WriteError::OutsideNowInside { entry, .. } => Some(entry),
+            WriteError::TooManyEntries | WriteError::NoSuchEntry { .. } => None,
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
 impl fmt::Display for WriteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use super::MAX_NAME_LEN;
@@ -476,6 +503,45 @@ mod tests {
             .offset(),
             Some(12)
         );
+    }
+
+    /// `entry()` names the entry exactly when the message starts with it (the CLI puts
+    /// the entry's name after that prefix).
+    #[cfg(feature = "std")]
+    #[test]
+    fn write_error_entry_matches_its_message() {
+        use std::string::ToString;
+        let all = [
+            WriteError::NameEmpty { entry: 1 },
+            WriteError::NameTooLong { entry: 2, len: 36 },
+            WriteError::NameHasNul { entry: 3 },
+            WriteError::TooLarge { entry: 4 },
+            WriteError::TooManyEntries,
+            WriteError::NoSuchEntry { index: 5, count: 1 },
+            WriteError::PayloadOutside {
+                entry: 6,
+                data_offset: 0,
+                size: 1,
+            },
+            WriteError::OutsideNowInside {
+                entry: 7,
+                data_offset: 0,
+                size: 1,
+            },
+        ];
+        let named: std::vec::Vec<_> = all.iter().filter_map(WriteError::entry).collect();
+        assert_eq!(named, [1, 2, 3, 4, 6, 7]);
+        for e in all {
+            let prefix = e.entry().map(|n| std::format!("entry {n}: "));
+            let message = e.to_string();
+            assert_eq!(
+                prefix.as_deref(),
+                message
+                    .starts_with("entry ")
+                    .then(|| &message[..message.find(": ").unwrap() + 2]),
+                "{e:?}"
+            );
+        }
     }
 
     #[cfg(feature = "std")]

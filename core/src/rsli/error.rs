@@ -405,6 +405,39 @@ pub enum BuildError {
 }
 
 #[cfg(feature = "alloc")]
+impl BuildError {
+    /// The index of the entry the error is about, as the builder or the edited library
+    /// numbers it (not always its index before the edit); `None` for the errors about the
+    /// whole library, and for [`BuildError::NoSuchEntry`], which names no entry there is.
+    ///
+    /// ```
+    /// use ngi_core::{Method, rsli::{BuildError, Builder}};
+    ///
+    /// let mut builder = Builder::new();
+    /// let e = builder.add(b"readme.txt", Method::Stored, b"").unwrap_err();
+    /// assert_eq!(e, BuildError::NameNotUpperCase { entry: 0 });
+    /// assert_eq!(e.entry(), Some(0));
+    /// ```
+    pub fn entry(&self) -> Option<u32> {
+        match *self {
+            BuildError::NameEmpty { entry }
+            | BuildError::NameTooLong { entry, .. }
+            | BuildError::NameHasNul { entry }
+            | BuildError::NameNotUpperCase { entry }
+            | BuildError::TooLarge { entry }
+            | BuildError::MethodNotImplemented { entry, .. }
+            | BuildError::SharedKeyedPayload { entry, .. }
+            | BuildError::PayloadOutside { entry }
+            | BuildError::OutsideChanged { entry, .. } => Some(entry),
+            BuildError::TooManyEntries
+            | BuildError::OverlayTooLarge { .. }
+            | BuildError::NoSuchEntry { .. }
+            | BuildError::TrailerInTable { .. } => None,
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -606,6 +639,48 @@ mod tests {
             e.to_string(),
             "entry 2: packing with method deflate (0x100) needs ngi-core's `deflate` feature"
         );
+    }
+
+    /// `entry()` names the entry exactly when the message starts with it (the CLI puts
+    /// the entry's name after that prefix).
+    #[cfg(feature = "std")]
+    #[test]
+    fn build_error_entry_matches_its_message() {
+        use std::string::ToString;
+        let all = [
+            BuildError::NameEmpty { entry: 1 },
+            BuildError::NameTooLong { entry: 2, len: 13 },
+            BuildError::NameHasNul { entry: 3 },
+            BuildError::NameNotUpperCase { entry: 4 },
+            BuildError::TooManyEntries,
+            BuildError::TooLarge { entry: 5 },
+            BuildError::MethodNotImplemented {
+                entry: 6,
+                method: Method::Deflate,
+            },
+            BuildError::OverlayTooLarge { overlay: 7 },
+            BuildError::NoSuchEntry { index: 8, count: 1 },
+            BuildError::SharedKeyedPayload { entry: 9, other: 1 },
+            BuildError::PayloadOutside { entry: 10 },
+            BuildError::OutsideChanged {
+                entry: 11,
+                offset: 12,
+            },
+            BuildError::TrailerInTable { overlay: 13 },
+        ];
+        let named: std::vec::Vec<_> = all.iter().filter_map(BuildError::entry).collect();
+        assert_eq!(named, [1, 2, 3, 4, 5, 6, 9, 10, 11]);
+        for e in all {
+            let prefix = e.entry().map(|n| std::format!("entry {n}: "));
+            let message = e.to_string();
+            assert_eq!(
+                prefix.as_deref(),
+                message
+                    .starts_with("entry ")
+                    .then(|| &message[..message.find(": ").unwrap() + 2]),
+                "{e:?}"
+            );
+        }
     }
 
     #[cfg(feature = "std")]
