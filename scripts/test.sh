@@ -66,6 +66,9 @@ TMPDIR="$tests_tmp" cargo test --workspace --locked
 # ngi-tokio alone, without the futures-io feature the workspace build turns on (its doc
 # tests, the README's among them).
 TMPDIR="$tests_tmp" cargo test -p ngi-tokio --locked
+# ngi-core alone without its default features: its no-alloc unit and doc tests (the
+# workspace build turns alloc and std on for it).
+TMPDIR="$tests_tmp" cargo test -p ngi-core --no-default-features --locked
 left=$(find "$tests_tmp" -mindepth 1 -maxdepth 1 -name 'ngi-*')
 if [ -n "$left" ]; then
   printf 'the tests left these behind in the temporary folder:\n%s\n' "$left"

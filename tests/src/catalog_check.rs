@@ -83,7 +83,7 @@ pub fn compare(
                     .limits
                     .check_count(1)
                     .map(|()| a)
-                    .map_err(|error| nres::NresError::Limit { error, offset: 8 })
+                    .map_err(|error| nres::NresError::RawOverLimit { error })
             })
         } else {
             nres::Archive::open_with(bytes, options)

@@ -21,10 +21,12 @@ use crate::rsli;
 /// file is [`Catalog::packed_range`](super::Catalog::packed_range)'s to say.
 ///
 /// ```
-/// use ngi_core::archive::{Catalog, Native};
+/// use ngi_core::archive::{Catalog, Entry, Native, Slots};
 /// use ngi_core::{Method, OpenOptions};
 ///
-/// let catalog = Catalog::open(b"any bytes", OpenOptions::DEFAULT.with_raw(true))?;
+/// let mut storage = [Entry::EMPTY; 1];
+/// let options = OpenOptions::DEFAULT.with_raw(true);
+/// let catalog = Catalog::open_in(b"any bytes", Slots::new(&mut storage), options)?;
 /// let entry = catalog.entry(0).unwrap();
 /// assert_eq!((entry.name(), entry.size, entry.offset), (&b"RAW"[..], 9, 0));
 /// assert_eq!(entry.method, Some(Method::Stored));

@@ -17,10 +17,11 @@ use crate::rsli::RsliError;
 /// [`offset`]: Error::offset
 ///
 /// ```
-/// use ngi_core::archive::{Catalog, Error};
+/// use ngi_core::archive::{Catalog, Error, Slots};
 /// use ngi_core::OpenOptions;
 ///
-/// let err = Catalog::open(b"PK\x03\x04...", OpenOptions::DEFAULT).unwrap_err();
+/// let store = Slots::new(&mut []);
+/// let err = Catalog::open_in(b"PK\x03\x04...", store, OpenOptions::DEFAULT).unwrap_err();
 /// assert_eq!(err, Error::UnknownFormat { found: *b"PK\x03\x04", len: 4 });
 /// assert_eq!(err.to_string(), "not an NRes or RsLi archive: it starts with 50 4B 03 04");
 /// ```
@@ -93,7 +94,7 @@ impl Error {
     /// refused it.
     pub fn limit(&self) -> Option<LimitError> {
         match *self {
-            Error::Nres(NresError::Limit { error, .. })
+            Error::Nres(NresError::Limit { error, .. } | NresError::RawOverLimit { error })
             | Error::Rsli(RsliError::Limit { error, .. }) => Some(error),
             _ => None,
         }

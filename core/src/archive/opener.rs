@@ -409,7 +409,7 @@ impl<S: EntryStore> Opener<S> {
     fn open_raw(&mut self) -> Result<Option<State>, Error> {
         let size = u32::try_from(self.file_len)
             .map_err(|_| NresError::RawTooLarge { len: self.file_len })?;
-        nres::archive::check_count(1, &self.options.limits)?;
+        (self.options.limits.check_count(1)).map_err(|error| NresError::RawOverLimit { error })?;
         self.begin(1)?;
         let record = Record {
             index: 0,

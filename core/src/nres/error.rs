@@ -114,6 +114,13 @@ pub enum NresError {
         /// The header field or the payload the value belongs to.
         offset: u64,
     },
+    /// Raw mode's file, one entry, is more than
+    /// [`max_entries`](crate::limits::Limits::max_entries) allows (a limit of 0). The
+    /// [`LimitError`] is also the error's [`source`](core::error::Error::source).
+    RawOverLimit {
+        /// The count (1) and the limit.
+        error: LimitError,
+    },
 }
 
 impl NresError {
@@ -149,6 +156,7 @@ impl NresError {
             }
             NresError::NoSuchEntry { .. }
             | NresError::RawMode
+            | NresError::RawOverLimit { .. }
             | NresError::DirectoryLength { .. } => None,
         }
     }
@@ -245,6 +253,13 @@ impl fmt::Display for NresError {
                 ),
                 _ => write!(f, "{error} (at offset {offset})"),
             },
+            NresError::RawOverLimit { error } => match error {
+                LimitError::TooManyEntries { limit, .. } => write!(
+                    f,
+                    "raw mode: the file, read as one entry, exceeds the limit of {limit} entries"
+                ),
+                _ => write!(f, "raw mode: {error}"),
+            },
         }
     }
 }
@@ -252,7 +267,7 @@ impl fmt::Display for NresError {
 impl core::error::Error for NresError {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
-            NresError::Limit { error, .. } => Some(error),
+            NresError::Limit { error, .. } | NresError::RawOverLimit { error } => Some(error),
             _ => None,
         }
     }
@@ -542,6 +557,32 @@ mod tests {
                 "{e:?}"
             );
         }
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn raw_mode_over_the_entry_limit_says_raw_mode() {
+        use crate::archive::{Catalog, Entry, Error, Slots};
+        use crate::limits::Limits;
+        use std::string::ToString;
+        let limits = Limits::DEFAULT.with_max_entries(0);
+        let options = crate::OpenOptions::DEFAULT
+            .with_raw(true)
+            .with_limits(limits);
+        let mut storage = [Entry::EMPTY; 1];
+        let e = Catalog::open_in(b"NRes...", Slots::new(&mut storage), options).unwrap_err();
+        let limit = LimitError::TooManyEntries { count: 1, limit: 0 };
+        assert_eq!(e, Error::Nres(NresError::RawOverLimit { error: limit }));
+        assert_eq!(
+            (e.limit(), e.entry(), e.offset()),
+            (Some(limit), None, None)
+        );
+        assert_eq!(
+            e.to_string(),
+            "raw mode: the file, read as one entry, exceeds the limit of 0 entries"
+        );
+        let options = options.with_limits(limits.with_max_entries(1));
+        assert!(Catalog::open_in(b"NRes...", Slots::new(&mut storage), options).is_ok());
     }
 
     #[cfg(feature = "std")]
