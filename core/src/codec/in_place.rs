@@ -30,6 +30,9 @@ pub trait InPlace {
     /// Decodes from `input` into `buf[at..]` (at most the bytes still expected), reading
     /// matches from `buf[..at]`, which must be the last `at` bytes produced (see the
     /// [trait's docs](InPlace)). `Progress::produced` bytes from `buf[at]` on are new.
+    /// The rest of the room, `buf[at + produced..]`, is scratch: a call may write bytes
+    /// there that it does not count as produced (the fast loops copy whole words), so keep
+    /// nothing in it. `buf[..at]` is only read.
     /// Fails with [`DecodeError::HistoryMismatch`], before anything is decoded, when `at`
     /// is past the buffer, more than the bytes produced, or less than a window of them;
     /// that failure is not kept. A decoder that failed otherwise returns its failure

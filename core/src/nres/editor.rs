@@ -454,7 +454,8 @@ impl Editor {
     }
 
     /// Moves entry `from` to index `to`, the entries between shifting by one; the save
-    /// rebuilds `sort_index`.
+    /// rebuilds `sort_index`. A move to the same index changes nothing (use
+    /// [`rebuild_sort_index`](Editor::rebuild_sort_index) for that alone).
     pub fn move_entry(&mut self, from: usize, to: usize) -> Result<(), WriteError> {
         self.item_mut(from)?;
         self.item_mut(to)?;
