@@ -235,16 +235,10 @@ pub fn hold_for_edit(archive: &ArchiveFile, path: &Path) -> Result<(), Failure> 
     #[cfg(target_os = "linux")]
     {
         use rustix::fs::{FlockOperation, flock};
-        use std::os::unix::fs::MetadataExt;
         let shown = path.display();
         let file = archive.file();
         match flock(file, FlockOperation::NonBlockingLockExclusive) {
-            Err(e) if e == rustix::io::Errno::WOULDBLOCK => {
-                return Err(Failure::Bad(format!(
-                    "{shown}: another edit of this archive is under way (it is locked); \
-                     nothing written, try again when it is done"
-                )));
-            }
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK => return Err(locked(path)),
             // A file system without locks (NFS without its lock service, some FUSE
             // mounts): the edit goes on unguarded, as elsewhere than Linux.
             Err(_) => return Ok(()),
@@ -252,7 +246,7 @@ pub fn hold_for_edit(archive: &ArchiveFile, path: &Path) -> Result<(), Failure> 
         }
         let opened = file.metadata().map_err(|e| Failure::about(&shown, e))?;
         let now = std::fs::metadata(path).map_err(|e| Failure::about(&shown, e))?;
-        if (opened.dev(), opened.ino()) != (now.dev(), now.ino()) {
+        if !same_file(&opened, &now) {
             return Err(Failure::Bad(format!(
                 "{shown}: the archive was replaced while it was read (another edit \
                  finished); nothing written, try again"
@@ -262,6 +256,23 @@ pub fn hold_for_edit(archive: &ArchiveFile, path: &Path) -> Result<(), Failure> 
     #[cfg(not(target_os = "linux"))]
     let _ = (archive, path);
     Ok(())
+}
+
+/// The refusal of an archive another edit holds locked.
+#[cfg(target_os = "linux")]
+fn locked(path: &Path) -> Failure {
+    Failure::Bad(format!(
+        "{}: another edit of this archive is under way (it is locked); nothing written, try \
+         again when it is done",
+        path.display()
+    ))
+}
+
+/// Whether two files' metadata are of one file (the same device and inode).
+#[cfg(unix)]
+pub fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
 }
 
 /// Takes an existing `output` that a command replaces whole (`pack -o`, `repack -o` to
@@ -279,11 +290,7 @@ pub fn hold_output(output: &Path) -> Result<Option<std::fs::File>, Failure> {
         if flock(&file, FlockOperation::NonBlockingLockExclusive)
             == Err(rustix::io::Errno::WOULDBLOCK)
         {
-            return Err(Failure::Bad(format!(
-                "{}: another edit of this archive is under way (it is locked); nothing written, \
-                 try again when it is done",
-                output.display()
-            )));
+            return Err(locked(output));
         }
         Ok(Some(file))
     }

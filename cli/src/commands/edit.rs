@@ -216,9 +216,8 @@ fn add(
 fn names_file(path: &Path, file: &std::fs::File) -> bool {
     #[cfg(unix)]
     {
-        use std::os::unix::fs::MetadataExt;
         match (std::fs::metadata(path), file.metadata()) {
-            (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+            (Ok(a), Ok(b)) => crate::editing::same_file(&a, &b),
             _ => false,
         }
     }
