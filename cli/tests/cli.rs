@@ -316,6 +316,16 @@ fn verify_passes_samples_and_names_problems() {
         assert!(o.status.success(), "{s}: {}", stderr(&o));
         assert!(String::from_utf8_lossy(&o.stdout).contains("ok"));
     }
+    // Two names the engine takes as one: the later entry is reached by index only.
+    let o = ngi(&["verify", &sample("sample.nres")]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains(
+            "note: entry 6 (\"STEEL.MAT\") cannot be found by its name: the lookup gives entry 1 \
+             (\"Steel.mat\"), whose name the engine takes as the same (--index 6 reaches it)"
+        ),
+        "{out}"
+    );
     // An entry whose payload runs into the directory: entry 0's size set past it.
     let mut bad = std::fs::read(sample("sample.nres")).unwrap();
     let dir_offset = bad.len() - 8 * 64;

@@ -422,8 +422,9 @@ fn entry(
     if !searchable {
         return;
     }
-    let found = archive.find(row.name()).and_then(|j| archive.entry(j));
-    let same_name = found.is_some_and(|other| {
+    let found = archive.find(row.name());
+    let other = found.and_then(|j| archive.entry(j));
+    let same_name = other.is_some_and(|other| {
         if rsli {
             other.name() == row.name()
         } else {
@@ -433,6 +434,13 @@ fn entry(
     if !same_name {
         findings.note(format_args!(
             "entry {index} (\"{name}\") cannot be found by its name"
+        ));
+    } else if let (Some(j), Some(other)) = (found.filter(|&j| j != index), other) {
+        // Two entries the engine takes as one: the lookup gives the other.
+        findings.note(format_args!(
+            "entry {index} (\"{name}\") cannot be found by its name: the lookup gives entry \
+             {j} (\"{}\"), whose name the engine takes as the same (--index {index} reaches it)",
+            names::display(other.name())
         ));
     }
 }
