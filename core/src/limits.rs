@@ -140,6 +140,10 @@ impl Limits {
     }
 
     /// Checks an archive's entry count against [`max_entries`](Limits::max_entries).
+    ///
+    /// # Errors
+    ///
+    /// * [`LimitError::TooManyEntries`] when `count` is above `max_entries`.
     pub const fn check_count(&self, count: u64) -> Result<(), LimitError> {
         if count > self.max_entries as u64 {
             return Err(LimitError::TooManyEntries {
@@ -152,6 +156,10 @@ impl Limits {
 
     /// Checks the decoded `size` of entry `entry` against
     /// [`max_entry_size`](Limits::max_entry_size).
+    ///
+    /// # Errors
+    ///
+    /// * [`LimitError::EntryTooLarge`] when `size` is above `max_entry_size`.
     pub const fn check_size(&self, entry: u32, size: u64) -> Result<(), LimitError> {
         if size > self.max_entry_size {
             return Err(LimitError::EntryTooLarge {
@@ -188,10 +196,16 @@ impl Budget {
         Budget { limits, used: 0 }
     }
 
-    /// Takes the decoded `size` of entry `entry`: first [`Limits::check_size`] (an entry
-    /// too large fails alone, and a later, smaller one may still be taken), then the total
-    /// (once it is refused, so is every entry that is not empty). A refused entry takes
-    /// nothing.
+    /// Takes the decoded `size` of entry `entry` into the total: first
+    /// [`Limits::check_size`], then the total.
+    ///
+    /// # Errors
+    ///
+    /// A refused entry takes nothing, so a later, smaller one may still be taken.
+    ///
+    /// * [`LimitError::EntryTooLarge`] when `size` is above [`Limits::max_entry_size`].
+    /// * [`LimitError::TotalTooLarge`] when the bytes taken so far and `size` together
+    ///   are above [`Limits::max_total`].
     pub const fn take(&mut self, entry: u32, size: u64) -> Result<(), LimitError> {
         if let Err(e) = self.limits.check_size(entry, size) {
             return Err(e);

@@ -74,6 +74,11 @@ pub enum Lookup {
 impl Catalog<alloc::vec::Vec<Entry>> {
     /// Opens the archive held in `bytes` (the whole file), its entries in a new `Vec`:
     /// the [`Opener`] fed from the slice.
+    ///
+    /// # Errors
+    ///
+    /// [`open_in`](Catalog::open_in)'s, but for [`Error::StorageTooSmall`]: a `Vec` holds
+    /// any count.
     pub fn open(bytes: &[u8], options: OpenOptions) -> Result<Self, Error> {
         Catalog::open_in(bytes, alloc::vec::Vec::new(), options)
     }
@@ -83,6 +88,18 @@ impl<S: EntryStore> Catalog<S> {
     /// Opens the archive held in `bytes` (the whole file), its entries in `store`: the
     /// [`Opener`] fed from the slice, so a slice gives exactly the catalog any other
     /// source of the same bytes gives. No allocation beyond what `store` does.
+    ///
+    /// # Errors
+    ///
+    /// The opener's error ([`Opener::feed`]):
+    ///
+    /// * [`Error::UnknownFormat`] when `bytes` starts neither with `NRes` nor with `NL`
+    ///   (not in raw mode);
+    /// * [`Error::Nres`] or [`Error::Rsli`] when the header breaks a rule of its format,
+    ///   disagrees with the length of `bytes`, or counts more entries than the limits in
+    ///   `options` allow; in raw mode, [`RawTooLarge`](nres::NresError::RawTooLarge) or
+    ///   [`RawOverLimit`](nres::NresError::RawOverLimit);
+    /// * [`Error::StorageTooSmall`] when `store` cannot hold every entry.
     pub fn open_in(bytes: &[u8], store: S, options: OpenOptions) -> Result<Self, Error> {
         let mut opener = Opener::new(bytes.len() as u64, store, options);
         while let Some(range) = opener.need()? {
@@ -186,7 +203,11 @@ impl<S: EntryStore> Catalog<S> {
         self.entries
     }
 
-    /// Entry `index`, or [`Error::NoSuchEntry`].
+    /// Entry `index`.
+    ///
+    /// # Errors
+    ///
+    /// * [`Error::NoSuchEntry`] when there is no entry `index`.
     pub fn get(&self, index: usize) -> Result<&Entry, Error> {
         self.entry(index).ok_or(Error::NoSuchEntry {
             index: index as u64,
@@ -213,6 +234,14 @@ impl<S: EntryStore> Catalog<S> {
     /// Checks every read rule of entry `index` by itself: NRes SPEC 1.3 (its data range
     /// and its name's NUL; the raw entry always passes), RsLi SPEC 2.6-2.7 (a method, and
     /// packed bytes inside the file).
+    ///
+    /// # Errors
+    ///
+    /// * [`Error::NoSuchEntry`] when there is no entry `index`.
+    /// * The first rule the entry breaks, in the order [`problems`](Catalog::problems)
+    ///   reports them: [`Error::Nres`] as [`nres::Entry::check`] finds it, or
+    ///   [`Error::Rsli`] with [`UnsupportedMethod`](rsli::RsliError::UnsupportedMethod)
+    ///   before [`DataOutOfBounds`](rsli::RsliError::DataOutOfBounds).
     pub fn check_entry(&self, index: usize) -> Result<(), Error> {
         match self.problems_of(index)?.into_iter().flatten().next() {
             Some(problem) => Err(problem),
@@ -224,6 +253,16 @@ impl<S: EntryStore> Catalog<S> {
     /// guard them: NRes `16 <= data_offset` and `data_offset + size <= directory_offset`
     /// (a name without its NUL does not block the bytes), RsLi a method and a range inside
     /// the file, a Deflate range one byte past the end cut at the end (SPEC 2.7).
+    ///
+    /// # Errors
+    ///
+    /// * [`Error::NoSuchEntry`] when there is no entry `index`.
+    /// * [`Error::Nres`] with [`DataBeforeHeader`](nres::NresError::DataBeforeHeader) or
+    ///   [`DataPastDirectory`](nres::NresError::DataPastDirectory) when an NRes entry's
+    ///   range breaks that rule (never in raw mode).
+    /// * [`Error::Rsli`] with [`UnsupportedMethod`](rsli::RsliError::UnsupportedMethod) or
+    ///   [`DataOutOfBounds`](rsli::RsliError::DataOutOfBounds), as [`rsli::packed_range`]
+    ///   reports them.
     pub fn packed_range(&self, index: usize) -> Result<Range<u64>, Error> {
         let entry = self.get(index)?;
         match (&entry.native, self.header) {
@@ -242,8 +281,14 @@ impl<S: EntryStore> Catalog<S> {
     }
 
     /// Checks entry `index`'s decoded size against [`Limits::max_entry_size`]: run it
-    /// before sizing anything from it. The error names the entry, its size and the limit,
-    /// and its [`limit`](Error::limit) is the [`LimitError`](crate::limits::LimitError).
+    /// before sizing anything from it.
+    ///
+    /// # Errors
+    ///
+    /// * [`Error::NoSuchEntry`] when there is no entry `index`.
+    /// * [`Error::Nres`] or [`Error::Rsli`] with the format's `Limit` error when the size
+    ///   is above `limits.max_entry_size`. It names the entry, its size and the limit, and
+    ///   its [`limit`](Error::limit) is the [`LimitError`](crate::limits::LimitError).
     pub fn check_limits(&self, index: usize, limits: &Limits) -> Result<(), Error> {
         let entry = self.get(index)?;
         match &entry.native {
@@ -254,6 +299,10 @@ impl<S: EntryStore> Catalog<S> {
 
     /// A ready decoder for entry `index` (its method, keyed, producing exactly its
     /// decoded size), once its packed range passes [`packed_range`](Catalog::packed_range).
+    ///
+    /// # Errors
+    ///
+    /// [`packed_range`](Catalog::packed_range)'s.
     pub fn unpacker(&self, index: usize) -> Result<Unpacker, Error> {
         self.decoding(index).map(|(_, _, unpacker)| unpacker)
     }
@@ -284,8 +333,13 @@ impl<S: EntryStore> Catalog<S> {
     }
 
     /// Entry `index`'s packed bytes within `file`, the bytes of the whole file this
-    /// catalog was opened from: zero-copy. Bytes of another length are refused
-    /// ([`Error::FileLength`]).
+    /// catalog was opened from: zero-copy.
+    ///
+    /// # Errors
+    ///
+    /// * [`packed_range`](Catalog::packed_range)'s, checked first.
+    /// * [`Error::FileLength`] when `file` is not as long as the file the catalog was
+    ///   opened from.
     pub fn packed<'a>(&self, index: usize, file: &'a [u8]) -> Result<&'a [u8], Error> {
         let range = self.packed_range(index)?;
         let wrong = Error::FileLength {

@@ -130,7 +130,12 @@ impl<S: EntryStore> Opener<S> {
     }
 
     /// The byte range of the file it needs next, `None` once it is done. Feed any prefix
-    /// of it (at least one byte) to [`feed`](Opener::feed). After an error, that error.
+    /// of it (at least one byte) to [`feed`](Opener::feed).
+    ///
+    /// # Errors
+    ///
+    /// * The error the opener failed with (in [`new`](Opener::new) or
+    ///   [`feed`](Opener::feed)), every time once it has failed.
     pub fn need(&self) -> Result<Option<Range<u64>>, Error> {
         let range = match &self.state {
             State::Head { filled, want, .. } => u64::from(*filled)..u64::from(*want),
@@ -148,7 +153,19 @@ impl<S: EntryStore> Opener<S> {
 
     /// Takes the bytes of the file that start where [`need`](Opener::need) says; bytes
     /// past the range it asked for are not looked at, and an empty piece changes nothing.
-    /// Errors are sticky: once it failed, every call returns the same error.
+    ///
+    /// # Errors
+    ///
+    /// Errors are sticky: once it failed, every call returns the same error (one from
+    /// [`new`](Opener::new) in raw mode included).
+    ///
+    /// * [`Error::UnknownFormat`] when the first bytes are neither `NRes` nor `NL`.
+    /// * [`Error::Nres`] or [`Error::Rsli`] when the header breaks a rule of its format, in
+    ///   the order [`nres::Archive::open_with`] and [`rsli::Library::open_in`] check them:
+    ///   a bad field, a length that disagrees with the file's, an entry count above
+    ///   [`Limits::max_entries`](crate::limits::Limits::max_entries).
+    /// * [`Error::StorageTooSmall`] when the store cannot hold the entry count, or takes
+    ///   fewer entries than it was readied for.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), Error> {
         let next = match &mut self.state {
             State::Failed(e) => return Err(*e),
@@ -225,8 +242,12 @@ impl<S: EntryStore> Opener<S> {
         self.file_len
     }
 
-    /// The catalog, once [`need`](Opener::need) says `None`; the error it failed with, or
-    /// [`Error::Incomplete`] when it still needs bytes.
+    /// The catalog, once [`need`](Opener::need) says `None`.
+    ///
+    /// # Errors
+    ///
+    /// * The error it failed with.
+    /// * [`Error::Incomplete`], with the range it needs, when it still needs bytes.
     pub fn finish(self) -> Result<Catalog<S>, Error> {
         let needed = self.need();
         match self.state {

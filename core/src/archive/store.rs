@@ -11,11 +11,22 @@ use super::Entry;
 /// it. A store too small for an archive is refused before any entry is read
 /// ([`Error::StorageTooSmall`](super::Error::StorageTooSmall)).
 pub trait EntryStore {
-    /// Empties the store and readies it for `count` entries, or returns how many it can
-    /// hold at most when that is fewer. A store that grows need not reserve them all.
+    /// Empties the store and readies it for `count` entries. A store that grows need not
+    /// reserve them all.
+    ///
+    /// # Errors
+    ///
+    /// * How many entries it can hold at most, when that is fewer than `count`; the
+    ///   opener then fails with [`Error::StorageTooSmall`](super::Error::StorageTooSmall)
+    ///   before it reads any entry.
     fn begin(&mut self, count: usize) -> Result<(), usize>;
-    /// Appends one entry; `Err` when the store is full (after a successful
-    /// [`begin`](EntryStore::begin) that does not happen).
+    /// Appends one entry.
+    ///
+    /// # Errors
+    ///
+    /// * `entry`, given back, when the store is full. That must not happen within the
+    ///   `count` of a successful [`begin`](EntryStore::begin); the opener reports it as
+    ///   [`Error::StorageTooSmall`](super::Error::StorageTooSmall).
     fn push(&mut self, entry: Entry) -> Result<(), Entry>;
     /// The entries pushed since [`begin`](EntryStore::begin).
     fn entries(&self) -> &[Entry];

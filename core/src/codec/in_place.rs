@@ -33,10 +33,16 @@ pub trait InPlace {
     /// The rest of the room, `buf[at + produced..]`, is scratch: a call may write bytes
     /// there that it does not count as produced (the fast loops copy whole words), so keep
     /// nothing in it. `buf[..at]` is only read.
-    /// Fails with [`DecodeError::HistoryMismatch`], before anything is decoded, when `at`
-    /// is past the buffer, more than the bytes produced, or less than a window of them;
-    /// that failure is not kept. A decoder that failed otherwise returns its failure
-    /// again, whatever the buffer.
+    ///
+    /// # Errors
+    ///
+    /// * A decoder that failed before returns its failure again, whatever the buffer.
+    /// * [`DecodeError::HistoryMismatch`], before anything is decoded, when `at` is past
+    ///   the buffer, more than the bytes produced, or less than a window of them; that
+    ///   failure is not kept.
+    /// * The stream's faults, as the [`Decoder`](super::Decoder) contract has them:
+    ///   [`DecodeError::Truncated`] once `input_ended` is set and the stream needs more,
+    ///   [`DecodeError::Inflate`] for a corrupt Deflate stream.
     fn decode(
         &mut self,
         input: &[u8],

@@ -205,8 +205,7 @@ impl Decoder for LzhufDecoder {
 /// the bytes up to and including the one holding its last bit (the rest is not part of
 /// it).
 ///
-/// No ring is kept: the output is the window. Fails with [`DecodeError::Truncated`] when
-/// `packed` ends before `out` is full; `out[..produced]` then holds the bytes decoded.
+/// No ring is kept: the output is the window.
 ///
 /// ```
 /// use ngi_core::codec::lzhuf;
@@ -217,6 +216,11 @@ impl Decoder for LzhufDecoder {
 /// assert_eq!(lzhuf::decode_into(&[0b1110_0110, 0b1000_0000, 0xFF], None, &mut out), Ok(2));
 /// assert_eq!(&out, b"A");
 /// ```
+///
+/// # Errors
+///
+/// * [`DecodeError::Truncated`] when `packed` ends before `out` is full;
+///   `out[..produced]` then holds the bytes decoded.
 pub fn decode_into(packed: &[u8], key: Option<u16>, out: &mut [u8]) -> Result<usize, DecodeError> {
     let mut cursor = Cursor::new(key, DeepTop::new());
     let window = Window::new(None, START);

@@ -165,8 +165,7 @@ impl Decoder for LzssDecoder {
 /// is the entry's `unpacked_size`, and returns how many bytes of `packed` the stream used
 /// (the rest is not part of it).
 ///
-/// No ring is kept: the output is the window. Fails with [`DecodeError::Truncated`] when
-/// `packed` ends before `out` is full; `out[..produced]` then holds the bytes decoded.
+/// No ring is kept: the output is the window.
 ///
 /// ```
 /// use ngi_core::codec::lzss;
@@ -176,6 +175,11 @@ impl Decoder for LzssDecoder {
 /// assert_eq!(lzss::decode_into(&[0b10, 0x00, 0x00, b'!', 0xAA], None, &mut out), Ok(4));
 /// assert_eq!(&out, b"   !");
 /// ```
+///
+/// # Errors
+///
+/// * [`DecodeError::Truncated`] when `packed` ends before `out` is full;
+///   `out[..produced]` then holds the bytes decoded.
 pub fn decode_into(packed: &[u8], key: Option<u16>, out: &mut [u8]) -> Result<usize, DecodeError> {
     let mut cursor = Cursor::new(key);
     let mut window = Window::new(None, START);

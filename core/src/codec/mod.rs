@@ -118,6 +118,18 @@ pub struct Progress {
 /// * After an error, every later call returns the same error.
 pub trait Decoder {
     /// Decodes from `input` into `output`.
+    ///
+    /// # Errors
+    ///
+    /// What the contract above requires of every implementation:
+    ///
+    /// * [`DecodeError::Truncated`] when `input_ended` is set and the stream needs bytes
+    ///   past `input`;
+    /// * once a call has failed, the same error from every later call.
+    ///
+    /// A codec that can tell a corrupt stream reports it too: this crate's Deflate decoder
+    /// as [`DecodeError::Inflate`] (stored, XOR, LZSS and LZHUF streams have no invalid
+    /// input).
     fn decode(
         &mut self,
         input: &[u8],
@@ -171,6 +183,11 @@ impl Method {
     /// assert_eq!(Method::from_flags(0x0061), Ok(Method::XorLzss));
     /// assert!(Method::from_flags(0x0180).is_err());
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// * [`UnsupportedMethod`] when `flags & 0x1E0` ([`METHOD_MASK`]) is none of the seven
+    ///   methods' bits.
     pub const fn from_flags(flags: u16) -> Result<Method, UnsupportedMethod> {
         Ok(match flags & METHOD_MASK {
             0x000 => Method::Stored,
@@ -405,6 +422,13 @@ const _: fn() = || {
 /// assert_eq!(unpack_into(Method::Stored, 0, b"abcdef", &mut out), Ok(3));
 /// assert_eq!(&out, b"abc");
 /// ```
+///
+/// # Errors
+///
+/// * [`DecodeError::Truncated`] when `packed` ends before `output` is full (Deflate:
+///   before its final block ends).
+/// * [`DecodeError::Inflate`] when a Deflate stream is corrupt, one that would produce
+///   more or fewer bytes than `output` holds included.
 pub fn unpack_into(
     method: Method,
     key: u16,

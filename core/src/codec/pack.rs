@@ -109,6 +109,11 @@ impl core::error::Error for PackError {}
 /// assert_eq!(codec::unpack_into(Method::XorLzhuf, 0x1234, &packed, &mut out), Ok(packed.len()));
 /// assert_eq!(&out, data);
 /// ```
+///
+/// # Errors
+///
+/// * [`PackError::MethodNotImplemented`] for [`Method::Deflate`] without the `deflate`
+///   feature. Every other method always packs.
 pub fn pack(
     method: Method,
     key: u16,

@@ -96,9 +96,7 @@ impl<'a> Plan<'a> {
 
     /// The bytes of a plan whose source is `source` in memory: for tests and small
     /// archives ([`write_plan`](crate::edit::write_plan) writes any plan in bounded
-    /// memory). Copies past the end of `source` give zeros there. The whole
-    /// [`len`](Plan::len) is reserved first, so a plan larger than memory can hold is an
-    /// error, not a shorter output or an abort.
+    /// memory). Copies past the end of `source` give zeros there.
     ///
     /// ```
     /// use ngi_core::edit::{Piece, Plan};
@@ -108,6 +106,12 @@ impl<'a> Plan<'a> {
     /// assert!(Plan::new(vec![Piece::Zeros(u64::MAX)]).to_vec(b"").is_err());
     /// # Ok::<(), std::collections::TryReserveError>(())
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// * [`TryReserveError`] when the plan's whole [`len`](Plan::len) cannot be reserved.
+    ///   It is reserved first, so a plan larger than memory can hold is an error, not a
+    ///   shorter output or an abort.
     pub fn to_vec(&self, source: &[u8]) -> Result<Vec<u8>, TryReserveError> {
         let mut out = Vec::new();
         out.try_reserve_exact(usize::try_from(self.len()).unwrap_or(usize::MAX))?;

@@ -12,9 +12,6 @@ pub const COPY_CHUNK: usize = 1 << 20;
 /// Writes `plan` to `out`, copying [`Piece::Copy`] ranges from `source` in chunks of
 /// [`COPY_CHUNK`] bytes and re-keying what the plan says. Returns the bytes written.
 ///
-/// A source shorter than a copy asks for is an [`io::ErrorKind::UnexpectedEof`] error
-/// naming the offset: a save never pads a missing payload with anything.
-///
 /// ```
 /// use ngi_core::edit::{write_plan, Piece, Plan};
 ///
@@ -25,6 +22,15 @@ pub const COPY_CHUNK: usize = 1 << 20;
 /// assert_eq!(out, b"234\0\0");
 /// # Ok::<(), std::io::Error>(())
 /// ```
+///
+/// # Errors
+///
+/// What was written before the error stays written.
+///
+/// * [`io::ErrorKind::UnexpectedEof`], naming the offset, when `source` ends inside a
+///   [`Piece::Copy`]: a save never pads a missing payload with anything.
+/// * Any other error of `source` (an [`io::ErrorKind::Interrupted`] read is retried) or
+///   of `out`, as it is.
 pub fn write_plan<S: ReadAt + ?Sized, W: Write + ?Sized>(
     plan: &Plan<'_>,
     source: &S,

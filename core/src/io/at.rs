@@ -14,8 +14,18 @@ use crate::options::OpenOptions;
 /// (`&T`, `Arc<T>`, `Box<T>`). Readers of one source never disturb each other.
 pub trait ReadAt {
     /// Reads bytes at `offset` into `buf`, returning how many; 0 at or past the end.
+    ///
+    /// # Errors
+    ///
+    /// * Any I/O error of the source, as it is; the end of the source is not one.
+    ///   [`io::ErrorKind::Interrupted`] asks for the read to be made again, as the
+    ///   drivers here ([`open_at`], [`write_plan`](crate::edit::write_plan)) do.
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
     /// The length of the source.
+    ///
+    /// # Errors
+    ///
+    /// * Any I/O error of the source in finding its length (a `File`'s metadata).
     fn source_len(&self) -> io::Result<u64>;
 }
 
@@ -103,6 +113,10 @@ const OPEN_CHUNK: usize = 16 * 1024;
 /// catalog.reader(index, &file)?.read_to_string(&mut text)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// # Errors
+///
+/// [`open_at_in`]'s, but for [`Error::StorageTooSmall`]: a `Vec` holds any count.
 pub fn open_at<F: ReadAt + ?Sized>(
     source: &F,
     options: OpenOptions,
@@ -111,6 +125,16 @@ pub fn open_at<F: ReadAt + ?Sized>(
 }
 
 /// [`open_at`] with the entries in `store`.
+///
+/// # Errors
+///
+/// * [`OpenError::Source`] when `source` fails to give its length or to read
+///   ([`io::ErrorKind::Interrupted`] reads are made again).
+/// * [`OpenError::Eof`] when a read gives nothing inside the length the source reported
+///   (a file cut while it is read).
+/// * [`OpenError::Archive`] with the opener's error ([`Opener::feed`]): an unknown format,
+///   a header that breaks its format's rules, an entry count above the limit, a store too
+///   small.
 pub fn open_at_in<F: ReadAt + ?Sized, S: EntryStore>(
     source: &F,
     store: S,
@@ -233,6 +257,11 @@ impl<S: EntryStore> Catalog<S> {
     /// ([`packed_range`](Catalog::packed_range), checked here), its errors naming the
     /// entry and the file offset. Pass `&file` to borrow, an `Arc<File>` to share one open
     /// file among readers on many threads.
+    ///
+    /// # Errors
+    ///
+    /// [`packed_range`](Catalog::packed_range)'s. The source is not read here: its errors,
+    /// and the stream's, come from the reader.
     pub fn reader<F: ReadAt>(&self, index: usize, source: F) -> Result<EntryReader<F>, Error> {
         let (range, core) = self.entry_stream(index)?;
         Ok(DecodeReader::from_stream(

@@ -126,6 +126,15 @@ const OPEN_CHUNK: usize = 256;
 /// assert!(catalog.is_empty());
 /// # Ok::<(), ngi_core::io::OpenError<core::convert::Infallible>>(())
 /// ```
+///
+/// # Errors
+///
+/// * [`OpenError::Source`] when seeking or reading `source` fails.
+/// * [`OpenError::Eof`] when a read gives nothing inside the length the seek to the end
+///   found.
+/// * [`OpenError::Archive`] with the opener's error ([`Opener::feed`]): an unknown format,
+///   a header that breaks its format's rules, an entry count above the limit, a store too
+///   small.
 pub fn open_seekable<R: Read + Seek, S: EntryStore>(
     source: &mut R,
     store: S,
@@ -226,6 +235,11 @@ impl<S: EntryStore> Catalog<S> {
     /// anywhere: the reader seeks), decoded as it is read, never outside the entry's
     /// packed range; errors name the entry and the file offset. Pass `&mut source` to keep
     /// it.
+    ///
+    /// # Errors
+    ///
+    /// [`packed_range`](Catalog::packed_range)'s. The source is not read here: its errors,
+    /// and the stream's, come from the reader.
     pub fn seek_reader<R: Read + Seek>(
         &self,
         index: usize,

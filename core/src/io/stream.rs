@@ -176,6 +176,15 @@ impl<D: Decoder> StreamDecoder<D> {
     /// One codec call: decodes from `input` (the bytes the source has at hand;
     /// `input_ended` when they are its last) into `output`. The caller consumes
     /// `consumed` bytes of `input` and passes the rest again.
+    ///
+    /// # Errors
+    ///
+    /// Errors are sticky: once it failed, every call returns the same error.
+    ///
+    /// * [`StreamError::Decode`] with the codec's error (a truncated or corrupt stream),
+    ///   naming the entry and the file offset of the fault.
+    /// * [`StreamError::Stalled`] when the codec makes no progress with input and room at
+    ///   hand, or asks for more input once it has ended.
     pub fn decode(
         &mut self,
         input: &[u8],
@@ -221,9 +230,16 @@ impl<D: Decoder> StreamDecoder<D> {
 /// ```
 impl<D: InPlace> StreamDecoder<D> {
     /// One call of [`InPlace::decode`]: decodes from `input` into `buf[at..]`, reading
-    /// matches from `buf[..at]`, the last bytes decoded. A
-    /// [`DecodeError::HistoryMismatch`] (a buffer that cannot hold the window; nothing
-    /// was decoded) is not kept, as the codec does not keep it; every other fault is.
+    /// matches from `buf[..at]`, the last bytes decoded.
+    ///
+    /// # Errors
+    ///
+    /// * [`StreamError::Decode`] with [`DecodeError::HistoryMismatch`] when `buf[..at]`
+    ///   cannot hold the window. Nothing was decoded, and it is not kept, as the codec
+    ///   does not keep it.
+    /// * Otherwise as [`decode`](StreamDecoder::decode): the fault it failed with before,
+    ///   [`StreamError::Decode`] for a truncated or corrupt stream, or
+    ///   [`StreamError::Stalled`]; each of these is kept.
     pub fn decode_in_place(
         &mut self,
         input: &[u8],
@@ -365,6 +381,10 @@ impl<S: EntryStore> Catalog<S> {
     /// A [`StreamDecoder`] for entry `index` (its method and key, its decoded size, faults
     /// placed from its packed range's start), once the range passes
     /// [`packed_range`](Catalog::packed_range).
+    ///
+    /// # Errors
+    ///
+    /// [`packed_range`](Catalog::packed_range)'s.
     pub fn stream_decoder(&self, index: usize) -> Result<StreamDecoder, Error> {
         self.entry_stream(index).map(|(_, core)| core)
     }
@@ -372,6 +392,10 @@ impl<S: EntryStore> Catalog<S> {
     /// [`stream_decoder`](Catalog::stream_decoder) with only the method in use on the
     /// heap ([`Unpacker::into_boxed`](crate::Unpacker::into_boxed)): a few dozen bytes
     /// inline, for front-ends that keep many readers open (ngi-tokio).
+    ///
+    /// # Errors
+    ///
+    /// [`packed_range`](Catalog::packed_range)'s.
     #[cfg(feature = "alloc")]
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn boxed_stream_decoder(
@@ -386,6 +410,10 @@ impl<S: EntryStore> Catalog<S> {
     /// window in the caller's buffer, so matches are read where the bytes are; 9 616 bytes
     /// of state against the [`Unpacker`]'s 42 648), its faults named and placed as those
     /// of [`stream_decoder`](Catalog::stream_decoder); `None` for the other methods.
+    ///
+    /// # Errors
+    ///
+    /// [`packed_range`](Catalog::packed_range)'s.
     pub fn in_place_decoder(
         &self,
         index: usize,

@@ -66,18 +66,28 @@ impl<'a> Archive<'a> {
     /// surface from [`payload`](Archive::payload), [`check_entry`](Archive::check_entry)
     /// and [`problems`](Archive::problems).
     ///
-    /// This is [`open_with`](Archive::open_with) with [`OpenOptions::DEFAULT`], so an
-    /// archive of more than [`DEFAULT_MAX_ENTRIES`](crate::limits::DEFAULT_MAX_ENTRIES)
-    /// entries is refused; pass other limits to `open_with` to take one.
+    /// This is [`open_with`](Archive::open_with) with [`OpenOptions::DEFAULT`]; pass other
+    /// limits to `open_with` to take an archive of more than
+    /// [`DEFAULT_MAX_ENTRIES`](crate::limits::DEFAULT_MAX_ENTRIES) entries.
+    ///
+    /// # Errors
+    ///
+    /// The first header rule broken, in the order above, then the limit:
+    ///
+    /// * [`NresError::TooShort`], [`NresError::BadMagic`], [`NresError::BadVersion`] or
+    ///   [`NresError::NegativeEntryCount`], as [`Header::parse`] reports them;
+    /// * [`NresError::SizeMismatch`] when `total_size` is not the length of `data`;
+    /// * [`NresError::DirectoryOutOfBounds`] when the directory would start before offset
+    ///   16;
+    /// * [`NresError::Limit`] when the entry count is above
+    ///   [`DEFAULT_MAX_ENTRIES`](crate::limits::DEFAULT_MAX_ENTRIES).
     pub fn open(data: &'a [u8]) -> Result<Archive<'a>, NresError> {
         Archive::open_with(data, OpenOptions::DEFAULT)
     }
 
     /// Opens an NRes archive over the bytes of the whole file as `options` say: in raw
     /// mode when [`OpenOptions::raw`] is set ([`open_raw`](Archive::open_raw)), otherwise
-    /// as [`open`](Archive::open) does, refusing an entry count above
-    /// [`Limits::max_entries`](crate::limits::Limits::max_entries) with
-    /// [`NresError::Limit`].
+    /// as [`open`](Archive::open) does, with the entry limit of `options`.
     ///
     /// The count is checked once the header and the file's length agree with it and
     /// before anything is read from the directory, so a hostile count costs nothing.
@@ -102,6 +112,16 @@ impl<'a> Archive<'a> {
     /// assert_eq!(Archive::open_with(&file, OpenOptions::DEFAULT)?.len(), 3);
     /// # Ok::<(), NresError>(())
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// * In raw mode, [`NresError::RawTooLarge`] as [`open_raw`](Archive::open_raw)
+    ///   reports it, or [`NresError::RawOverLimit`] when
+    ///   [`max_entries`](crate::limits::Limits::max_entries) is 0 (the one entry is over
+    ///   it).
+    /// * Otherwise [`open`](Archive::open)'s header errors, then [`NresError::Limit`]
+    ///   (`offset` 8) when the entry count is above
+    ///   [`Limits::max_entries`](crate::limits::Limits::max_entries).
     pub fn open_with(data: &'a [u8], options: OpenOptions) -> Result<Archive<'a>, NresError> {
         if options.raw {
             let archive = Archive::open_raw(data)?;
@@ -134,8 +154,6 @@ impl<'a> Archive<'a> {
     /// payload is all of `data` (`data_offset` 0, `size` the length; the type, attributes
     /// and `sort_index` are 0).
     ///
-    /// Fails only if the length does not fit the 32-bit `size` field.
-    ///
     /// ```
     /// use ngi_core::nres::Archive;
     ///
@@ -145,6 +163,11 @@ impl<'a> Archive<'a> {
     /// assert_eq!(archive.payload(0)?, b"\x89PNG...");
     /// # Ok::<(), ngi_core::nres::NresError>(())
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// * [`NresError::RawTooLarge`], and nothing else, when the length of `data` does not
+    ///   fit the 32-bit `size` field.
     pub fn open_raw(data: &'a [u8]) -> Result<Archive<'a>, NresError> {
         let size = u32::try_from(data.len()).map_err(|_| NresError::RawTooLarge {
             len: data.len() as u64,
@@ -217,6 +240,13 @@ impl<'a> Archive<'a> {
 
     /// Checks the read rules of SPEC 1.3 for entry `index` ([`Entry::check`]); the raw-mode
     /// entry always passes.
+    ///
+    /// # Errors
+    ///
+    /// * [`NresError::NoSuchEntry`] past the last entry.
+    /// * The first read rule the entry breaks, in [`Entry::check`]'s order:
+    ///   [`NresError::DataBeforeHeader`], [`NresError::DataPastDirectory`] or
+    ///   [`NresError::NameUnterminated`].
     pub fn check_entry(&self, index: usize) -> Result<(), NresError> {
         let entry = self.entry(index).ok_or(NresError::NoSuchEntry {
             index: index as u64,
@@ -231,7 +261,11 @@ impl<'a> Archive<'a> {
 
     /// Checks entry `index`'s `size` against [`Limits::max_entry_size`]
     /// ([`Entry::check_limits`]); the raw-mode entry (the whole file) is checked too.
-    /// Fails with [`NresError::NoSuchEntry`] past the last entry.
+    ///
+    /// # Errors
+    ///
+    /// * [`NresError::NoSuchEntry`] past the last entry.
+    /// * [`NresError::Limit`] when the entry's `size` is above `limits.max_entry_size`.
     pub fn check_limits(&self, index: usize, limits: &Limits) -> Result<(), NresError> {
         self.entry(index)
             .ok_or(NresError::NoSuchEntry {
@@ -243,6 +277,12 @@ impl<'a> Archive<'a> {
     /// The payload of entry `index`, once its data range passes the rules of SPEC 1.3
     /// ([`Entry::check_data_range`]). A name without its NUL does not block the bytes:
     /// [`check_entry`](Archive::check_entry) and [`problems`](Archive::problems) report it.
+    ///
+    /// # Errors
+    ///
+    /// * [`NresError::NoSuchEntry`] past the last entry.
+    /// * [`NresError::DataBeforeHeader`] or [`NresError::DataPastDirectory`] when the
+    ///   entry's data range breaks that rule (never in raw mode).
     pub fn payload(&self, index: usize) -> Result<&'a [u8], NresError> {
         let entry = self.entry(index).ok_or(NresError::NoSuchEntry {
             index: index as u64,

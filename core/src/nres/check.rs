@@ -49,10 +49,9 @@ impl Rule {
 }
 
 impl<'a> Entry<'a> {
-    /// Checks this entry's `size` against [`Limits::max_entry_size`]: a payload larger
-    /// than the caller will take is [`NresError::Limit`], naming the entry, its
-    /// offset, its size and the limit. Run it before sizing anything from `size` (a host
-    /// reading the payload through seeks, say); nothing here allocates.
+    /// Checks this entry's `size` against [`Limits::max_entry_size`]. Run it before sizing
+    /// anything from `size` (a host reading the payload through seeks, say); nothing here
+    /// allocates.
     ///
     /// ```
     /// use ngi_core::limits::{LimitError, Limits};
@@ -71,6 +70,12 @@ impl<'a> Entry<'a> {
     /// );
     /// assert_eq!(entry.check_limits(&Limits::NONE), Ok(()));
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// * [`NresError::Limit`] when `size` is above `limits.max_entry_size`: a payload
+    ///   larger than the caller will take. It names the entry, its offset (the
+    ///   `data_offset`), its size and the limit.
     pub fn check_limits(&self, limits: &Limits) -> Result<(), NresError> {
         limits
             .check_size(self.index, u64::from(self.size))
@@ -83,6 +88,14 @@ impl<'a> Entry<'a> {
     /// Checks the two rules of SPEC 1.3 that guard the payload bytes: `data_offset >= 16`
     /// and `data_offset + size <= directory_offset` (in 64 bits). The name rule does not:
     /// an entry whose name lacks its NUL still has intact, readable data.
+    ///
+    /// # Errors
+    ///
+    /// The first rule broken, in this order:
+    ///
+    /// * [`NresError::DataBeforeHeader`] when `data_offset` is below 16;
+    /// * [`NresError::DataPastDirectory`] when `data_offset + size` is past
+    ///   `directory_offset`.
     pub fn check_data_range(&self, directory_offset: u64) -> Result<(), NresError> {
         match RULES[..2]
             .iter()
@@ -95,8 +108,7 @@ impl<'a> Entry<'a> {
 
     /// Checks the read rules of SPEC 1.3 for this entry of an NRes archive whose directory
     /// starts at `directory_offset`: `data_offset >= 16`, `data_offset + size <=
-    /// directory_offset` (in 64 bits) and a NUL in the name field. Reports the first rule
-    /// broken, in that order.
+    /// directory_offset` (in 64 bits) and a NUL in the name field.
     ///
     /// This is what [`Archive::check_entry`] runs; it is here for callers that decode the
     /// directory themselves ([`DirectoryDecoder`](super::DirectoryDecoder)). The raw-mode
@@ -113,6 +125,15 @@ impl<'a> Entry<'a> {
     ///     Err(NresError::DataBeforeHeader { entry: 0, data_offset: 8 })
     /// );
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// The first rule broken, in this order:
+    ///
+    /// * [`NresError::DataBeforeHeader`] when `data_offset` is below 16;
+    /// * [`NresError::DataPastDirectory`] when `data_offset + size` is past
+    ///   `directory_offset`;
+    /// * [`NresError::NameUnterminated`] when the name field holds no NUL.
     pub fn check(&self, directory_offset: u64) -> Result<(), NresError> {
         match self.violations(directory_offset).next() {
             Some(e) => Err(e),

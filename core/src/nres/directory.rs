@@ -39,9 +39,13 @@ pub struct DirectoryDecoder {
 }
 
 impl DirectoryDecoder {
-    /// A decoder for the directory `header` describes; fails if its directory offset is
-    /// out of bounds (SPEC 1.2). Whether `total_size` is the real length only the caller
-    /// can tell.
+    /// A decoder for the directory `header` describes. Whether `total_size` is the real
+    /// length only the caller can tell.
+    ///
+    /// # Errors
+    ///
+    /// * [`NresError::DirectoryOutOfBounds`] when the header's directory offset is below
+    ///   16 (SPEC 1.2, [`Header::directory_offset`]).
     pub fn new(header: &Header) -> Result<DirectoryDecoder, NresError> {
         Ok(DirectoryDecoder {
             partial: [0; ENTRY_LEN],

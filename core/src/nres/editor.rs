@@ -260,8 +260,13 @@ impl Editor {
         }
     }
 
-    /// Edits `archive`. An archive opened in raw mode has no directory to edit: it is
-    /// refused as [`NresError::RawMode`].
+    /// Edits `archive`.
+    ///
+    /// # Errors
+    ///
+    /// * [`NresError::RawMode`] when `archive` was opened in raw mode, which has no
+    ///   directory to edit. An archive that opened otherwise passes the checks of
+    ///   [`from_directory`](Editor::from_directory).
     pub fn open(archive: &Archive<'_>) -> Result<Editor, NresError> {
         let header = archive.header().ok_or(NresError::RawMode)?;
         let start = usize::try_from(archive.directory_offset()).unwrap_or(usize::MAX);
@@ -271,8 +276,14 @@ impl Editor {
 
     /// Edits the archive whose header is `header` and whose directory is `directory`
     /// (the last `64 * entry_count` bytes of the file), without the payloads: the source
-    /// must hold them when the plan is written. A `directory` of any other length than
-    /// the header's `64 * entry_count` is [`NresError::DirectoryLength`].
+    /// must hold them when the plan is written.
+    ///
+    /// # Errors
+    ///
+    /// * [`NresError::DirectoryOutOfBounds`] when the header's directory offset is below
+    ///   16 ([`Header::directory_offset`]).
+    /// * [`NresError::DirectoryLength`] when `directory` is not exactly the header's
+    ///   `64 * entry_count` bytes.
     pub fn from_directory(header: &Header, directory: &[u8]) -> Result<Editor, NresError> {
         let data_end = header.directory_offset()?;
         let count = usize::try_from(header.entry_count).unwrap_or(usize::MAX);
@@ -360,10 +371,19 @@ impl Editor {
     }
 
     /// Appends an entry with `payload`; returns its index. The payload goes after every
-    /// other one, so no old payload moves. Refuses a name that is empty, holds a NUL or
-    /// is longer than 35 bytes, and a payload that alone would take the archive past
-    /// 4 GiB; payloads that only together take it past 4 GiB are refused by
-    /// [`plan`](Editor::plan) (`TooLarge`), before anything is written.
+    /// other one, so no old payload moves.
+    ///
+    /// # Errors
+    ///
+    /// A refused entry is not added.
+    ///
+    /// * [`WriteError::NameEmpty`], [`WriteError::NameTooLong`] (over 35 bytes) or
+    ///   [`WriteError::NameHasNul`] for the name.
+    /// * [`WriteError::TooLarge`] when this payload alone, with the header and the
+    ///   directory, would take the archive past 4 GiB (the 32-bit `total_size`); payloads
+    ///   that only together do are refused by [`plan`](Editor::plan), before anything is
+    ///   written.
+    /// * [`WriteError::TooManyEntries`] when the directory alone would.
     pub fn add(&mut self, entry: NewEntry<'_>, payload: Vec<u8>) -> Result<usize, WriteError> {
         let index = self.items.len();
         let field = name_field(entry.name, index)?;
@@ -388,8 +408,13 @@ impl Editor {
         Ok(index)
     }
 
-    /// Replaces entry `index`'s payload. Its name and fields stay. Sizes are checked as
-    /// [`add`](Editor::add) checks them.
+    /// Replaces entry `index`'s payload. Its name and fields stay.
+    ///
+    /// # Errors
+    ///
+    /// * [`WriteError::NoSuchEntry`] when there is no entry `index`, whatever the payload.
+    /// * [`WriteError::TooLarge`] when the payload alone would take the archive past
+    ///   4 GiB, as [`add`](Editor::add) checks it.
     pub fn replace(&mut self, index: usize, payload: Vec<u8>) -> Result<(), WriteError> {
         // An index past the end is that, whatever the payload: checked first.
         self.item_mut(index)?;
@@ -409,6 +434,10 @@ impl Editor {
 
     /// Removes entry `index`; later entries move down one index. Its payload is cut out
     /// unless another entry's payload shares its bytes.
+    ///
+    /// # Errors
+    ///
+    /// * [`WriteError::NoSuchEntry`] when there is no entry `index`.
     pub fn remove(&mut self, index: usize) -> Result<(), WriteError> {
         self.item_mut(index)?;
         self.items.remove(index);
@@ -418,6 +447,12 @@ impl Editor {
 
     /// Renames entry `index`: the name field is zeroed and the name copied in (so bytes
     /// that followed the old name's NUL are gone), as the engine writes names.
+    ///
+    /// # Errors
+    ///
+    /// * [`WriteError::NoSuchEntry`] when there is no entry `index`.
+    /// * [`WriteError::NameEmpty`], [`WriteError::NameTooLong`] (over 35 bytes) or
+    ///   [`WriteError::NameHasNul`] for the name; the entry keeps its old one.
     pub fn rename(&mut self, index: usize, name: &[u8]) -> Result<(), WriteError> {
         self.item_mut(index)?;
         let field = name_field(name, index)?;
@@ -437,6 +472,10 @@ impl Editor {
     }
 
     /// Sets entry `index`'s `type_id` and attributes, stored as given.
+    ///
+    /// # Errors
+    ///
+    /// * [`WriteError::NoSuchEntry`] when there is no entry `index`.
     pub fn set_fields(&mut self, index: usize, fields: Fields) -> Result<(), WriteError> {
         self.item_mut(index)?.set_fields(fields);
         Ok(())
@@ -456,6 +495,11 @@ impl Editor {
     /// Moves entry `from` to index `to`, the entries between shifting by one; the save
     /// rebuilds `sort_index`. A move to the same index changes nothing (use
     /// [`rebuild_sort_index`](Editor::rebuild_sort_index) for that alone).
+    ///
+    /// # Errors
+    ///
+    /// * [`WriteError::NoSuchEntry`] when `from` or `to` is past the last entry (`from`
+    ///   is checked first).
     pub fn move_entry(&mut self, from: usize, to: usize) -> Result<(), WriteError> {
         self.item_mut(from)?;
         self.item_mut(to)?;
@@ -474,8 +518,17 @@ impl Editor {
 
     /// Turns the archive into what the canonical writer would write from the same
     /// entries: payloads in entry order from offset 16, each on a multiple of 8 with zero
-    /// padding, no gaps, name fields zeroed after the NUL, `sort_index` rebuilt. Refuses
-    /// (and changes nothing) when an entry's range lies outside the data region.
+    /// padding, no gaps, name fields zeroed after the NUL, `sort_index` rebuilt.
+    ///
+    /// # Errors
+    ///
+    /// Refuses, and changes nothing:
+    ///
+    /// * [`WriteError::PayloadOutside`] for the first entry whose range lies outside the
+    ///   data region;
+    /// * [`WriteError::NameEmpty`] or [`WriteError::NameTooLong`] for the first entry whose
+    ///   name the canonical writer would refuse: an empty one, or a name field with no NUL
+    ///   (36 bytes).
     pub fn canonicalize(&mut self) -> Result<(), WriteError> {
         if let Some((index, item)) = (0u32..)
             .zip(&self.items)
@@ -509,6 +562,13 @@ impl Editor {
     }
 
     /// The new file, as pieces to write: header, payloads, directory.
+    ///
+    /// # Errors
+    ///
+    /// * [`WriteError::OutsideNowInside`] when a record kept as it is, because its range
+    ///   lay outside the old data region, would lie inside the new one.
+    /// * [`WriteError::TooLarge`], naming the last entry, when the new file would pass
+    ///   4 GiB (the 32-bit `total_size`).
     pub fn plan(&self) -> Result<Plan<'_>, WriteError> {
         let slots: Vec<Slot> = self.items.iter().map(Item::slot).collect();
         let layout = lay_out(

@@ -27,6 +27,15 @@ impl Header {
     /// Parses the first 16 bytes of `bytes`: the magic, the version and a non-negative
     /// entry count. Does not compare `total_size` with anything, since only the caller
     /// knows the real length.
+    ///
+    /// # Errors
+    ///
+    /// The first rule broken, in this order:
+    ///
+    /// * [`NresError::TooShort`] when `bytes` holds fewer than 16 bytes;
+    /// * [`NresError::BadMagic`] when it does not start with `NRes`;
+    /// * [`NresError::BadVersion`] when the version is not `0x100`;
+    /// * [`NresError::NegativeEntryCount`] when the entry count is negative.
     pub fn parse(bytes: &[u8]) -> Result<Header, NresError> {
         let Some(&head) = bytes.first_chunk::<HEADER_LEN>() else {
             return Err(NresError::TooShort {
@@ -69,8 +78,13 @@ impl Header {
         })
     }
 
-    /// Where the directory starts: `total_size - 64 * entry_count`, which must be at least
-    /// 16. Computed in 64 bits, so no count can wrap it into range.
+    /// Where the directory starts: `total_size - 64 * entry_count`. Computed in 64 bits,
+    /// so no count can wrap it into range.
+    ///
+    /// # Errors
+    ///
+    /// * [`NresError::DirectoryOutOfBounds`] when that is below 16 (negative included):
+    ///   the directory would overlap the header.
     pub fn directory_offset(&self) -> Result<u64, NresError> {
         let directory_len = i64::from(self.entry_count) * ENTRY_LEN as i64;
         let offset = i64::from(self.total_size) - directory_len;

@@ -76,9 +76,15 @@ impl Writer {
 
     /// Appends an entry with its payload; returns the new entry's index.
     ///
-    /// Refuses a name that is empty, holds a NUL or is longer than 35 bytes, and an entry
-    /// that would take the archive past the 32-bit `total_size`. A refused entry changes
-    /// nothing.
+    /// # Errors
+    ///
+    /// A refused entry changes nothing.
+    ///
+    /// * [`WriteError::NameEmpty`], [`WriteError::NameTooLong`] (over 35 bytes) or
+    ///   [`WriteError::NameHasNul`] for the name.
+    /// * [`WriteError::TooLarge`] when the payload, with its padding and the directory,
+    ///   would take the archive past the 32-bit `total_size`.
+    /// * [`WriteError::TooManyEntries`] when the directory alone would.
     pub fn add(&mut self, entry: NewEntry<'_>, payload: &[u8]) -> Result<usize, WriteError> {
         let index = self.entries.len();
         let name_field = name_field(entry.name, index)?;

@@ -168,8 +168,18 @@ impl Builder {
     /// with `method` (XOR, which needs the final `sort_index`, is applied by
     /// [`build`](Builder::build)).
     ///
-    /// Without the `deflate` feature, [`Method::Deflate`] is
-    /// [`BuildError::MethodNotImplemented`] and nothing is added.
+    /// # Errors
+    ///
+    /// A refused entry is not added.
+    ///
+    /// * [`BuildError::TooManyEntries`] when the library already holds
+    ///   [`MAX_ENTRIES`](super::MAX_ENTRIES) entries.
+    /// * [`BuildError::NameEmpty`], [`BuildError::NameTooLong`] (over 12 bytes),
+    ///   [`BuildError::NameHasNul`] or [`BuildError::NameNotUpperCase`] for the name.
+    /// * [`BuildError::TooLarge`] when `data`, or its packed stream, is longer than a `u32`
+    ///   can say.
+    /// * [`BuildError::MethodNotImplemented`] for [`Method::Deflate`] without the `deflate`
+    ///   feature.
     pub fn add(&mut self, name: &[u8], method: Method, data: &[u8]) -> Result<usize, BuildError> {
         let index = self.items.len();
         if index >= MAX_ENTRIES {
@@ -199,6 +209,14 @@ impl Builder {
     }
 
     /// Writes the library.
+    ///
+    /// # Errors
+    ///
+    /// * [`BuildError::OverlayTooLarge`] when the media overlay is larger than where the
+    ///   first payload starts (the end of the table), so its `data_offset` would be
+    ///   negative.
+    /// * [`BuildError::TooLarge`] when an entry would start past the offsets a `u32`
+    ///   `data_offset` can reach.
     pub fn build(&self) -> Result<Vec<u8>, BuildError> {
         let mut entries = self.layout()?;
         compute_permutation(&mut entries);

@@ -121,6 +121,11 @@ pub struct Editor {
 impl Editor {
     /// Edits `library`, with the offsets as it reads them (with or without the media
     /// overlay, as it was opened).
+    ///
+    /// # Errors
+    ///
+    /// None for a library that opened: the errors are
+    /// [`from_table`](Editor::from_table)'s, whose checks [`Library`] has already made.
     pub fn open(library: &Library<'_, impl AsRef<[Entry]>>) -> Result<Editor, RsliError> {
         let header = library.header();
         let data = library.data();
@@ -140,8 +145,13 @@ impl Editor {
     ///
     /// The header's [`raw`](Header::raw) bytes are what the editor reads its count, flag
     /// and key from and what it writes back; a `Header` built by hand whose fields say
-    /// otherwise is read as its bytes say (and refused as [`Header::parse`] refuses
-    /// them).
+    /// otherwise is read as its bytes say.
+    ///
+    /// # Errors
+    ///
+    /// * [`Header::parse`]'s errors for the header's `raw` bytes.
+    /// * [`RsliError::TableLength`] when `table` is not `32 * entry_count` bytes.
+    /// * [`RsliError::Truncated`] when `file_len` is shorter than the header and the table.
     pub fn from_table(
         header: &Header,
         table: &[u8],
@@ -175,6 +185,13 @@ impl Editor {
     /// [`from_table`](Editor::from_table) with the table already decrypted: `entries`
     /// as [`Entry::from_bytes`] reads them, one per entry the header counts (its
     /// [`raw`](Header::raw) bytes are what counts, as there).
+    ///
+    /// # Errors
+    ///
+    /// * [`Header::parse`]'s errors for the header's `raw` bytes.
+    /// * [`RsliError::EntryCount`] when `entries` does not hold one entry per entry the
+    ///   header counts.
+    /// * [`RsliError::Truncated`] when `file_len` is shorter than the header and the table.
     pub fn from_entries(
         header: &Header,
         mut entries: Vec<Entry>,
@@ -280,6 +297,10 @@ impl Editor {
     /// source put back together from elsewhere, as `ngi pack` does from a folder whose
     /// entries may have been renamed or removed since. The save re-keys from `key`. No
     /// effect on an entry whose payload was replaced or lies outside the payload region.
+    ///
+    /// # Errors
+    ///
+    /// * [`BuildError::NoSuchEntry`] when there is no entry `index`.
     pub fn set_source_key(&mut self, index: usize, key: u16) -> Result<(), BuildError> {
         self.item(index)?;
         if let Some(Item {
@@ -293,6 +314,11 @@ impl Editor {
     }
 
     /// Moves entry `from` to index `to`, the entries between shifting by one.
+    ///
+    /// # Errors
+    ///
+    /// * [`BuildError::NoSuchEntry`] when `from` or `to` is past the last entry (`from` is
+    ///   checked first).
     pub fn move_entry(&mut self, from: usize, to: usize) -> Result<(), BuildError> {
         self.item(from)?;
         self.item(to)?;
@@ -359,6 +385,19 @@ impl Editor {
     }
 
     /// Appends an entry holding `data`, packed with `method`; returns its index.
+    ///
+    /// # Errors
+    ///
+    /// A refused entry is not added.
+    ///
+    /// * [`BuildError::TooManyEntries`] when the library already holds [`MAX_ENTRIES`]
+    ///   entries.
+    /// * [`BuildError::NameEmpty`], [`BuildError::NameTooLong`] (over 12 bytes),
+    ///   [`BuildError::NameHasNul`] or [`BuildError::NameNotUpperCase`] for the name.
+    /// * [`BuildError::TooLarge`] when `data`, or its packed stream, is longer than a `u32`
+    ///   can say.
+    /// * [`BuildError::MethodNotImplemented`] for [`Method::Deflate`] without the `deflate`
+    ///   feature.
     pub fn add(&mut self, name: &[u8], method: Method, data: &[u8]) -> Result<usize, BuildError> {
         let index = self.items.len();
         if index >= MAX_ENTRIES {
@@ -376,12 +415,26 @@ impl Editor {
     }
 
     /// Replaces entry `index`'s data, packed with its own method.
+    ///
+    /// # Errors
+    ///
+    /// As [`replace_with`](Editor::replace_with).
     pub fn replace(&mut self, index: usize, data: &[u8]) -> Result<(), BuildError> {
         let method = self.item(index)?.entry.method().unwrap_or(Method::Stored);
         self.replace_with(index, method, data)
     }
 
     /// Replaces entry `index`'s data and its method (the other flag bits stay).
+    ///
+    /// # Errors
+    ///
+    /// A refused replacement changes nothing.
+    ///
+    /// * [`BuildError::NoSuchEntry`] when there is no entry `index`.
+    /// * [`BuildError::TooLarge`] when `data`, or its packed stream, is longer than a `u32`
+    ///   can say.
+    /// * [`BuildError::MethodNotImplemented`] for [`Method::Deflate`] without the `deflate`
+    ///   feature.
     pub fn replace_with(
         &mut self,
         index: usize,
@@ -404,6 +457,10 @@ impl Editor {
     }
 
     /// Removes entry `index`; later entries move down one index.
+    ///
+    /// # Errors
+    ///
+    /// * [`BuildError::NoSuchEntry`] when there is no entry `index`.
     pub fn remove(&mut self, index: usize) -> Result<(), BuildError> {
         self.item(index)?;
         self.items.remove(index);
@@ -413,6 +470,13 @@ impl Editor {
 
     /// Renames entry `index` (1 to 12 bytes, no NUL, no lower-case letter); the name
     /// field is zero-filled after it.
+    ///
+    /// # Errors
+    ///
+    /// * [`BuildError::NoSuchEntry`] when there is no entry `index`.
+    /// * [`BuildError::NameEmpty`], [`BuildError::NameTooLong`],
+    ///   [`BuildError::NameHasNul`] or [`BuildError::NameNotUpperCase`] for the name; the
+    ///   entry keeps its old one.
     pub fn rename(&mut self, index: usize, name: &[u8]) -> Result<(), BuildError> {
         self.item(index)?;
         let field = checked_name(entry_id(index), name)?;
@@ -432,8 +496,12 @@ impl Editor {
     /// Turns the library into what the [`Builder`](super::Builder) lays out: packed
     /// payloads in entry order right after the table, no gaps, reserved bytes and name
     /// tails zeroed, `sort_index` the engine's permutation (payloads re-keyed to it). The
-    /// header and the trailer stay. Refuses (and changes nothing) when an entry's range is
-    /// not inside the payload region.
+    /// header and the trailer stay.
+    ///
+    /// # Errors
+    ///
+    /// * [`BuildError::PayloadOutside`] for the first entry whose range is not inside the
+    ///   payload region; nothing is changed.
     pub fn canonicalize(&mut self) -> Result<(), BuildError> {
         if let Some(index) = self
             .items
@@ -465,6 +533,19 @@ impl Editor {
     }
 
     /// The new file, as pieces to write and payloads to re-key.
+    ///
+    /// # Errors
+    ///
+    /// * [`BuildError::TrailerInTable`] when anything is edited and the offsets are read
+    ///   with a media overlay whose `AO` trailer overlaps the header or the table, so it
+    ///   could not stay last.
+    /// * [`BuildError::OverlayTooLarge`] when an entry's new offset is below the overlay,
+    ///   so its `data_offset` would be negative.
+    /// * [`BuildError::TooLarge`] when an entry's new `data_offset` does not fit a `u32`.
+    /// * [`BuildError::OutsideChanged`] when an entry whose bytes lie outside the payload
+    ///   region may read other bytes under the new layout.
+    /// * [`BuildError::TooManyEntries`] above [`MAX_ENTRIES`] entries, which
+    ///   [`add`](Editor::add) does not let happen.
     pub fn plan(&self) -> Result<Plan<'_>, BuildError> {
         let count = self.items.len();
         if count > MAX_ENTRIES {

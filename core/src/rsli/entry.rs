@@ -80,6 +80,11 @@ impl Entry {
     }
 
     /// The packing method the flags select.
+    ///
+    /// # Errors
+    ///
+    /// * [`UnsupportedMethod`] when `flags & 0x1E0` names no method the format defines
+    ///   (SPEC 2.6).
     pub fn method(&self) -> Result<Method, UnsupportedMethod> {
         Method::from_flags(self.flags)
     }

@@ -36,6 +36,16 @@ pub struct Header {
 impl Header {
     /// Parses and checks the first 32 bytes of `bytes` (later bytes are ignored): magic
     /// `NL`, reserved byte 0, version 1, entry count (an `i16`) not negative.
+    ///
+    /// # Errors
+    ///
+    /// The first check that fails, in this order:
+    ///
+    /// * [`RsliError::Truncated`] when `bytes` holds fewer than 32 bytes;
+    /// * [`RsliError::BadMagic`] when it does not start with `NL`;
+    /// * [`RsliError::BadReserved`] when byte 2 is not 0;
+    /// * [`RsliError::BadVersion`] when byte 3 is not 1;
+    /// * [`RsliError::NegativeEntryCount`] when the entry count is negative.
     pub fn parse(bytes: &[u8]) -> Result<Header, RsliError> {
         let raw: [u8; HEADER_LEN] = bytes
             .get(..HEADER_LEN)

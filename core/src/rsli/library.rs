@@ -68,13 +68,20 @@ pub struct Library<'a, S = &'a [Entry]> {
 
 impl<'a, 's> Library<'a, &'s [Entry]> {
     /// Opens the library in `data` as `options` say, decrypting its table into
-    /// `storage[..count]`: no allocation.
+    /// `storage[..count]`: no allocation. Entries of `storage` past the count are left
+    /// alone.
     ///
-    /// Checks, in order: the header and the file's length against the table it announces
-    /// ([`RsliError::Truncated`]), the entry count against
-    /// [`Limits::max_entries`](crate::limits::Limits::max_entries) ([`RsliError::Limit`]),
-    /// and `storage` against the count ([`RsliError::StorageTooSmall`]); then the table is
-    /// decrypted. Entries of `storage` past the count are left alone.
+    /// # Errors
+    ///
+    /// The first check that fails, in this order (the table is decrypted only after
+    /// them):
+    ///
+    /// * [`Header::parse`]'s errors for the header;
+    /// * [`RsliError::Truncated`] when the file is shorter than the header and the table
+    ///   it announces;
+    /// * [`RsliError::Limit`] (`offset` 4) when the entry count is above
+    ///   [`Limits::max_entries`](crate::limits::Limits::max_entries);
+    /// * [`RsliError::StorageTooSmall`] when `storage` holds fewer entries than the count.
     pub fn open_in(
         data: &'a [u8],
         storage: &'s mut [Entry],
@@ -96,12 +103,16 @@ impl<'a, 's> Library<'a, &'s [Entry]> {
 impl<'a> Library<'a, alloc::vec::Vec<Entry>> {
     /// Opens the library in `data` with [`OpenOptions::DEFAULT`], decrypting its table into
     /// a new `Vec`: [`open_with`](Library::open_with).
+    ///
+    /// # Errors
+    ///
+    /// [`open_with`](Library::open_with)'s, with the default limits.
     pub fn open(data: &'a [u8]) -> Result<Self, RsliError> {
         Library::open_with(data, OpenOptions::DEFAULT)
     }
 
     /// Opens the library in `data` as `options` say, decrypting its table into a new
-    /// `Vec`. The checks are [`open_in`](Library::open_in)'s.
+    /// `Vec`.
     ///
     /// The `Vec` is allocated only once the file is known to hold the whole table and the
     /// count passes the limit, so its size is bounded by the file's, by the limit and by
@@ -126,6 +137,11 @@ impl<'a> Library<'a, alloc::vec::Vec<Entry>> {
     /// assert_eq!(Library::open(&file)?.len(), 3);
     /// # Ok::<(), RsliError>(())
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`open_in`](Library::open_in)'s, in the same order, but for
+    /// [`RsliError::StorageTooSmall`]: the `Vec` always holds the table.
     pub fn open_with(data: &'a [u8], options: OpenOptions) -> Result<Self, RsliError> {
         let header = checked_header(data, &options)?;
         let mut entries = alloc::vec![Entry::default(); usize::from(header.entry_count)];

@@ -11,6 +11,10 @@ use core::ops::Range;
 impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
     /// Where entry `index`'s packed bytes start: `data_offset + overlay`, in 64 bits so
     /// that no `u32` wraps.
+    ///
+    /// # Errors
+    ///
+    /// * [`RsliError::NoSuchEntry`] when there is no entry `index`.
     pub fn effective_offset(&self, index: usize) -> Result<u64, RsliError> {
         let (_, entry) = self.get(index)?;
         Ok(effective_offset(entry, self.overlay()))
@@ -25,8 +29,15 @@ impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
     ///
     /// For Deflate (method 0x100) only, a range that ends exactly one byte past the end of
     /// the file is accepted and cut at the file's end, as the engine's data requires
-    /// (SPEC 2.7). Any other range past the end is [`RsliError::DataOutOfBounds`]; flags
-    /// naming no method are [`RsliError::UnsupportedMethod`].
+    /// (SPEC 2.7).
+    ///
+    /// # Errors
+    ///
+    /// * [`RsliError::NoSuchEntry`] when there is no entry `index`.
+    /// * [`RsliError::UnsupportedMethod`] when the flags name no method (checked before
+    ///   the range).
+    /// * [`RsliError::DataOutOfBounds`] when the range ends past the end of the file, but
+    ///   for the Deflate byte above.
     pub fn packed(&self, index: usize) -> Result<&'a [u8], RsliError> {
         let (id, entry) = self.get(index)?;
         let data = self.data();
@@ -40,6 +51,11 @@ impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
 
     /// A ready decoder for entry `index`: its method, keyed by its data key, producing
     /// exactly `unpacked_size` bytes. Feed it [`packed`](Library::packed).
+    ///
+    /// # Errors
+    ///
+    /// * [`RsliError::NoSuchEntry`] when there is no entry `index`.
+    /// * [`RsliError::UnsupportedMethod`] when the flags name no method.
     pub fn unpacker(&self, index: usize) -> Result<Unpacker, RsliError> {
         let (id, entry) = self.get(index)?;
         let method = method(id, entry)?;
@@ -53,6 +69,13 @@ impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
     /// Unpacks entry `index` into `out`, which must be exactly `unpacked_size` long.
     ///
     /// Packed bytes the stream does not need (past its end) are ignored.
+    ///
+    /// # Errors
+    ///
+    /// * [`packed`](Library::packed)'s errors, checked first.
+    /// * [`RsliError::OutputSize`] when `out` is not exactly `unpacked_size` long.
+    /// * [`RsliError::Decode`] when the stream is truncated or corrupt, with the file
+    ///   offset of the fault.
     pub fn unpack_into(&self, index: usize, out: &mut [u8]) -> Result<(), RsliError> {
         let packed = self.packed(index)?;
         let (id, entry) = self.get(index)?;
@@ -75,6 +98,11 @@ impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
 
     /// Checks entry `index`'s `unpacked_size` against [`Limits::max_entry_size`]
     /// ([`check_limits`]): run it before sizing an output buffer from that field.
+    ///
+    /// # Errors
+    ///
+    /// * [`RsliError::NoSuchEntry`] when there is no entry `index`.
+    /// * [`RsliError::Limit`] when `unpacked_size` is above `limits.max_entry_size`.
     pub fn check_limits(&self, index: usize, limits: &Limits) -> Result<(), RsliError> {
         let (_, entry) = self.get(index)?;
         check_limits(index, entry, limits)
@@ -115,6 +143,13 @@ impl<'a, S: AsRef<[Entry]>> Library<'a, S> {
     /// );
     /// # Ok::<(), RsliError>(())
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// * [`packed`](Library::packed)'s errors, then [`RsliError::Limit`] when
+    ///   `unpacked_size` is above `limits.max_entry_size` (or does not fit a `usize`):
+    ///   both before anything is allocated.
+    /// * [`RsliError::Decode`] when the stream is truncated or corrupt.
     #[cfg(feature = "alloc")]
     #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn unpack_to_vec(
@@ -223,6 +258,11 @@ impl FusedIterator for Problems<'_> {}
 /// );
 /// assert_eq!(check_limits(2, &bomb, &Limits::NONE), Ok(()));
 /// ```
+///
+/// # Errors
+///
+/// * [`RsliError::Limit`] when `entry.unpacked_size` is above `limits.max_entry_size`;
+///   its offset is that field's in the file, for entry `index`.
 pub fn check_limits(index: usize, entry: &Entry, limits: &Limits) -> Result<(), RsliError> {
     let id = entry_id(index);
     limits
@@ -265,6 +305,12 @@ fn effective_offset(entry: &Entry, overlay: Option<u32>) -> u64 {
 ///     Err(RsliError::DataOutOfBounds { entry: 0, offset: 91, size: 11, file_len: 100 })
 /// );
 /// ```
+///
+/// # Errors
+///
+/// * [`RsliError::UnsupportedMethod`] when the flags name no method (checked first).
+/// * [`RsliError::DataOutOfBounds`] when the range ends past `file_len`, but for
+///   Deflate's one byte.
 pub fn packed_range(
     index: usize,
     entry: &Entry,

@@ -225,8 +225,14 @@ impl Decoder for InflateDecoder {
 /// `unpacked_size`, and returns how many bytes of `packed` the stream used (through the
 /// byte holding the final block's last bit; the rest is not part of it).
 ///
-/// No window is kept: the output is the window. Fails with [`DecodeError::Truncated`] when
-/// `packed` ends early, and with [`DecodeError::Inflate`] on a corrupt stream.
+/// No window is kept: the output is the window.
+///
+/// # Errors
+///
+/// * [`DecodeError::Truncated`] when `packed` ends before the final block does.
+/// * [`DecodeError::Inflate`] on a corrupt stream, one that would produce more or fewer
+///   bytes than `out` holds included ([`InflateError::TooMuchOutput`],
+///   [`InflateError::EndBeforeSize`]).
 pub fn decode_into(packed: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
     let mut core = Inflater::new(out.len() as u64);
     let r = core.run(packed, out, 0, None);
