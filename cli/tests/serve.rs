@@ -575,6 +575,34 @@ async fn validators_head_304_ranges_and_416() {
     )
     .await;
     assert_eq!(status, StatusCode::NOT_MODIFIED);
+
+    // And the folder's index: a tag per listing and per form, a new one when an archive
+    // comes.
+    let root = format!("{}/", server.url);
+    let (status, headers, body) = get(&http, &root, &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(find(&body, b"large.rsli").is_some());
+    assert!(
+        headers[header::CACHE_CONTROL]
+            .to_str()
+            .unwrap()
+            .contains("max-age=")
+    );
+    let etag = headers[header::ETAG].to_str().unwrap().to_owned();
+    let (status, again, body) = get(&http, &root, &[("if-none-match", &etag)]).await;
+    assert_eq!((status, body.len()), (StatusCode::NOT_MODIFIED, 0));
+    assert_eq!(again[header::ETAG], etag.as_str());
+    let (_, page, _) = get(&http, &root, &[("accept", "text/html")]).await;
+    assert_ne!(
+        page[header::ETAG],
+        etag.as_str(),
+        "the page is another form"
+    );
+    fs::write(dir.join("more.rsli"), &large).unwrap();
+    let (status, headers, body) = get(&http, &root, &[("if-none-match", &etag)]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(find(&body, b"more.rsli").is_some());
+    assert_ne!(headers[header::ETAG], etag.as_str());
     assert!(server.stop().success());
 }
 

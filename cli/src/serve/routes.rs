@@ -214,24 +214,61 @@ fn is_not_an_archive(e: &std::io::Error) -> bool {
         || e.kind() == std::io::ErrorKind::InvalidInput
 }
 
-/// `/`: the archives under the folder.
+/// `/`: the archives under the folder. Its validators are a hash of what it lists (the
+/// walk is the work, so a 304 saves only the sending), and no `Last-Modified`: no one
+/// file's time dates a walk of the folder.
 async fn index(shared: &Arc<Shared>, request: &Parts) -> Response {
     let html = wants_html(&request.headers);
     let root = shared.root.clone();
-    let mut response = bulk(shared, move || match paths::archives(&root) {
-        Ok(listed) if html => html_response(html::index_page(&listed)),
-        Ok(listed) => json_response(serde_json::to_vec(&listed)),
-        Err(e) => {
-            let message = format!("listing the folder: {e}");
-            tracing::warn!(target: "ngi::serve", "{message}");
-            error_response(StatusCode::INTERNAL_SERVER_ERROR, message)
-        }
+    let conditions = request.headers.clone();
+    let max_age = shared.settings.max_age;
+    let mut response = bulk(shared, move || {
+        let listed = match paths::archives(&root) {
+            Ok(listed) => listed,
+            Err(e) => {
+                let message = format!("listing the folder: {e}");
+                tracing::warn!(target: "ngi::serve", "{message}");
+                return error_response(StatusCode::INTERNAL_SERVER_ERROR, message);
+            }
+        };
+        let (body, kind) = if html {
+            (html::index_page(&listed).into_bytes(), "html")
+        } else {
+            match serde_json::to_vec(&listed) {
+                Ok(json) => (json, "list"),
+                Err(e) => return error_response(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+            }
+        };
+        let validators = Validators {
+            etag: format!("\"index-{:016x}-{kind}\"", content_hash(&body)),
+            last_modified: None,
+        };
+        let mut response = if validators.not_modified(&conditions) {
+            let mut response = Response::new(Body::empty());
+            *response.status_mut() = StatusCode::NOT_MODIFIED;
+            response
+        } else if html {
+            typed_response(body, "text/html; charset=utf-8")
+        } else {
+            typed_response(body, "application/json")
+        };
+        validators.apply(response.headers_mut(), max_age);
+        response
     })
     .await;
     response
         .headers_mut()
         .insert(header::VARY, HeaderValue::from_static("accept"));
     response
+}
+
+/// A hash of a body, for its tag: the same bytes give the same tag in every run and
+/// replica built alike (SipHash with fixed keys).
+fn content_hash(body: &[u8]) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = std::hash::DefaultHasher::new();
+    hasher.write(body);
+    hasher.finish()
 }
 
 /// `work` on the blocking pool, under one of the bulk permits (waited for). The permit
@@ -311,23 +348,19 @@ fn status(shared: &Arc<Shared>) -> Response {
 
 fn json_response(body: serde_json::Result<Vec<u8>>) -> Response {
     match body {
-        Ok(bytes) => {
-            let mut response = Response::new(Body::from(bytes));
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            response
-        }
+        Ok(bytes) => typed_response(bytes, "application/json"),
         Err(e) => error_response(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
 }
 
 fn html_response(page: String) -> Response {
-    let mut response = Response::new(Body::from(page));
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
+    typed_response(page.into_bytes(), "text/html; charset=utf-8")
+}
+
+fn typed_response(body: Vec<u8>, content_type: &'static str) -> Response {
+    let mut response = Response::new(Body::from(body));
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     response
 }
