@@ -7,7 +7,8 @@
 //!
 //! 1. Add a variant to [`CliCommand`] with its own arguments (a doc comment on the variant
 //!    is its line in `ngi --help`; `#[command(flatten)] read: ReadFlags` gives it
-//!    `--raw`, `--media-trailer` and `--max-entries`, if it reads an archive, and
+//!    `--raw`, `--media-trailer` and `--max-entries`, if it reads an archive
+//!    (`ArchiveFlags` the last two, if it writes from it too), and
 //!    `decode: DecodeFlags` the limits on decoding, if it decodes entries).
 //! 2. If it consumes something other than [`Options`] (say `ngi pack DIR -o ARCHIVE`), add a
 //!    plain struct for it here and a variant of [`Action`] holding it; if it is one more
@@ -150,7 +151,7 @@ pub enum CliCommand {
         #[arg(long)]
         force: bool,
         #[command(flatten)]
-        read: ReadFlags,
+        read: ArchiveFlags,
         #[command(flatten)]
         decode: DecodeFlags,
         #[arg(value_name = "ARCHIVE")]
@@ -183,7 +184,7 @@ pub enum CliCommand {
         #[arg(long)]
         force: bool,
         #[command(flatten)]
-        read: ReadFlags,
+        read: ArchiveFlags,
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
     },
@@ -208,7 +209,7 @@ pub enum CliCommand {
         #[arg(long, value_name = "A", value_parser = number)]
         attr3: Option<u32>,
         #[command(flatten)]
-        read: ReadFlags,
+        read: ArchiveFlags,
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
         /// Files to add
@@ -222,7 +223,7 @@ pub enum CliCommand {
         #[arg(long = "index", value_name = "N")]
         indices: Vec<usize>,
         #[command(flatten)]
-        read: ReadFlags,
+        read: ArchiveFlags,
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
         /// Entries to remove
@@ -236,7 +237,7 @@ pub enum CliCommand {
         #[arg(long, value_name = "N")]
         index: Option<usize>,
         #[command(flatten)]
-        read: ReadFlags,
+        read: ArchiveFlags,
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
         /// OLD NEW, or NEW alone with --index
@@ -248,7 +249,7 @@ pub enum CliCommand {
     /// name, type-name, attr1-name, attr2-name), in place
     Sort {
         #[command(flatten)]
-        read: ReadFlags,
+        read: ArchiveFlags,
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
         #[arg(value_name = "MODE", value_parser = sort_mode)]
@@ -309,12 +310,21 @@ pub enum CliCommand {
     },
 }
 
-/// The options of every command that reads an archive.
+/// The options of every command that only reads an archive.
 #[derive(Debug, clap::Args)]
 pub struct ReadFlags {
     /// Open any file as NRes raw mode (one entry "RAW")
     #[arg(long)]
     raw: bool,
+    #[command(flatten)]
+    archive: ArchiveFlags,
+}
+
+/// The options of every command that opens an archive, `unpack` and the edits included:
+/// raw mode, a file with no directory, is no archive they could write back, so they do
+/// not take `--raw`.
+#[derive(Debug, clap::Args)]
+pub struct ArchiveFlags {
     /// Honour the RsLi "AO" media trailer (engine flag 2)
     #[arg(long)]
     media_trailer: bool,
@@ -370,7 +380,6 @@ pub struct Options {
 #[derive(Debug)]
 pub struct Source {
     pub archive: PathBuf,
-    pub raw: bool,
     pub media_trailer: bool,
     pub limits: Limits,
 }
@@ -705,17 +714,19 @@ impl ReadFlags {
             archive,
             names: Vec::new(),
             raw: self.raw,
-            media_trailer: self.media_trailer,
+            media_trailer: self.archive.media_trailer,
             json: false,
             index: None,
             indices: Vec::new(),
             output: None,
             force: false,
             jobs: 1,
-            limits: self.limits(&decode),
+            limits: self.archive.limits(&decode),
         }
     }
+}
 
+impl ArchiveFlags {
     /// An editing command's action: it opens the archive as the read commands do, and
     /// decodes nothing, so it has no limits on decoding.
     fn edit(self, archive: PathBuf, edit: Edit) -> Action {
@@ -726,7 +737,6 @@ impl ReadFlags {
         Source {
             limits: self.limits(&decode),
             archive,
-            raw: self.raw,
             media_trailer: self.media_trailer,
         }
     }
@@ -1009,6 +1019,10 @@ mod tests {
             &["completions"],
             &["completions", "tcsh"],
             &["completions", "bash", "--raw"],
+            // Raw mode has no directory to edit or unpack.
+            &["rm", "--raw", "A", "N"],
+            &["unpack", "--raw", "A", "-o", "D"],
+            &["repack", "A", "--raw"],
         ] {
             let err = run(words).expect_err(&format!("{words:?}"));
             assert_eq!(err.lines().count(), 1, "{words:?}: {err}");

@@ -26,7 +26,7 @@ impl AnyEditor {
         let catalog = &archive.catalog;
         match *catalog.header() {
             Header::Raw => Err(Failure::Bad(format!(
-                "{shown}: an archive read in raw mode cannot be edited (drop --raw)"
+                "{shown}: a file read in raw mode has no directory to edit"
             ))),
             Header::Nres(header) => {
                 let mut directory = Vec::with_capacity(catalog.len() * nres::ENTRY_LEN);
