@@ -103,13 +103,23 @@ enum Source {
 impl Archive {
     /// Opens the archive at `path` with the default options ([`OpenOptions::DEFAULT`]:
     /// the default [`Limits`], no raw mode, no media trailer). Only a regular file is
-    /// opened: a FIFO, a device or a folder is an error of kind `InvalidInput`, and on
-    /// Linux opening one never blocks.
+    /// opened, and on Linux trying a FIFO or a device never blocks.
     ///
-    /// Errors are those of opening the file and of the core's opener
-    /// ([`ngi_core::archive::Error`] as the `io::Error`'s inner error: `InvalidData`, or
-    /// `UnexpectedEof` for a truncated RsLi table); outside a tokio runtime, an error of
-    /// kind `Other` rather than a panic.
+    /// # Errors
+    ///
+    /// * `Other` outside a tokio runtime (rather than a panic), or when the open on the
+    ///   blocking pool does not finish (its runtime shut down).
+    /// * The error of opening the file, or of reading its metadata or its bytes, of the
+    ///   kind the OS gives (`NotFound`, `PermissionDenied`, ...).
+    /// * `InvalidInput` when what `path` opens is not a regular file (a folder, a FIFO, a
+    ///   device).
+    /// * The core's opener's error ([`ngi_core::io::open_at`]), with the
+    ///   [`ngi_core::archive::Error`] as the `io::Error`'s inner error: `UnexpectedEof`
+    ///   when an RsLi file is shorter than its header and table, else `InvalidData` (an
+    ///   unknown format, a header that breaks its format's rules, more entries than the
+    ///   limits allow).
+    /// * `UnexpectedEof`, with a message and no inner core error, when the file gets
+    ///   shorter while it is read ([`OpenError::Eof`](ngi_core::io::OpenError::Eof)).
     pub async fn open(path: impl AsRef<Path>) -> io::Result<Archive> {
         Archive::open_with(path, OpenOptions::DEFAULT).await
     }
@@ -120,6 +130,13 @@ impl Archive {
     /// # Cancel safety
     /// Dropping the future before it completes leaves nothing open: the open on the
     /// blocking pool finishes and is discarded.
+    ///
+    /// # Errors
+    ///
+    /// [`open`](Archive::open)'s, under `options`: in raw mode, `InvalidData` for a file
+    /// too long for the 32-bit size field or when the limits allow no entry
+    /// ([`RawTooLarge`](ngi_core::nres::NresError::RawTooLarge),
+    /// [`RawOverLimit`](ngi_core::nres::NresError::RawOverLimit)) instead of the format's.
     pub async fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> io::Result<Archive> {
         let runtime = Handle::try_current().map_err(io::Error::other)?;
         let path = path.as_ref().to_owned();
@@ -157,11 +174,27 @@ impl Archive {
     /// assert!(archive.len() > 0);
     /// # Ok::<(), std::io::Error>(())
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// The core's [`Catalog::open`]'s, as the `io::Error`'s inner error:
+    /// * `UnexpectedEof` when `bytes` start an RsLi file and are shorter than its header
+    ///   and table.
+    /// * `InvalidData` otherwise: an unknown format
+    ///   ([`UnknownFormat`](ngi_core::archive::Error::UnknownFormat)), a header that breaks
+    ///   its format's rules or counts more entries than the limits allow.
     pub fn from_bytes(bytes: Bytes) -> io::Result<Archive> {
         Archive::from_bytes_with(bytes, OpenOptions::DEFAULT)
     }
 
     /// [`from_bytes`](Archive::from_bytes) under `options`.
+    ///
+    /// # Errors
+    ///
+    /// [`from_bytes`](Archive::from_bytes)'s, under `options`: in raw mode, `InvalidData`
+    /// for bytes too long for the 32-bit size field or when the limits allow no entry
+    /// ([`RawTooLarge`](ngi_core::nres::NresError::RawTooLarge),
+    /// [`RawOverLimit`](ngi_core::nres::NresError::RawOverLimit)) instead of the format's.
     pub fn from_bytes_with(bytes: Bytes, options: OpenOptions) -> io::Result<Archive> {
         let catalog = Catalog::open(&bytes, options)?;
         Ok(Archive::new(catalog, Source::Memory(bytes), options, None))
@@ -279,6 +312,10 @@ impl Archive {
     /// file moves it too (the old file loses its link), and that is the way to update a
     /// served file without disturbing its readers; [`Cache`](crate::Cache) looks at it
     /// by path, for the requests to come.
+    ///
+    /// # Errors
+    ///
+    /// * The error of reading the open file's metadata, of the kind the OS gives.
     pub fn file_changed(&self) -> io::Result<bool> {
         let (Source::File { file, .. }, Some(then)) = (&self.shared.source, &self.shared.metadata)
         else {
@@ -304,9 +341,18 @@ impl Archive {
     /// Everything that can be known before reading is checked here, before any read: the
     /// index, the entry's packed range against the file and its method (the catalog's
     /// [`packed_range`](Catalog::packed_range)), then its decoded size against the
-    /// archive's [`Limits`] (`max_entry_size`, as `ngi --max-entry-size`). The errors are
-    /// the core's [`ngi_core::archive::Error`] as the `io::Error`'s inner error, naming the
-    /// entry.
+    /// archive's [`Limits`] (`max_entry_size`, as `ngi --max-entry-size`).
+    ///
+    /// # Errors
+    ///
+    /// The core's [`ngi_core::archive::Error`], as the `io::Error`'s inner error:
+    /// * `InvalidInput` when there is no entry `index`
+    ///   ([`NoSuchEntry`](ngi_core::archive::Error::NoSuchEntry)).
+    /// * `InvalidData` when the entry's packed range or method breaks its format's rules
+    ///   ([`Catalog::packed_range`]'s), or its decoded size is above `max_entry_size`
+    ///   ([`Catalog::check_limits`]'s); the error names the entry.
+    ///
+    /// Nothing is read here: the file's errors, and the stream's, come from the reader.
     pub fn reader(&self, index: usize) -> io::Result<EntryReader> {
         let catalog = &self.shared.catalog;
         // In the core's order (the entry's own faults, then its limits), and before the
@@ -334,8 +380,8 @@ impl Archive {
     /// from its beginning and its first `start` bytes are thrown away as they come, so
     /// that a corrupt stream before `start` is still an error (skipping goes through the
     /// reader's 16 KiB buffer of decoded bytes, which a plain `AsyncRead` user would
-    /// otherwise not allocate). `start` past the entry's size is an error of kind
-    /// `InvalidInput`; at the end, the reader gives nothing.
+    /// otherwise not allocate). From `start` at the entry's size, the reader gives
+    /// nothing.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
@@ -351,6 +397,11 @@ impl Archive {
     /// # Ok(())
     /// # }
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// * [`reader`](Archive::reader)'s, checked first.
+    /// * `InvalidInput` when `start` is past the entry's size.
     pub fn reader_from(&self, index: usize, start: u64) -> io::Result<EntryReader> {
         let catalog = &self.shared.catalog;
         let range = catalog.packed_range(index)?;
@@ -395,6 +446,10 @@ impl Archive {
     /// [`DEFAULT_STREAM_CHUNK`](crate::DEFAULT_STREAM_CHUNK) (64 KiB; the last may be shorter;
     /// [`EntryStream::with_chunk_len`] to change it), checked as
     /// [`reader`](Archive::reader) checks.
+    ///
+    /// # Errors
+    ///
+    /// [`reader`](Archive::reader)'s.
     pub fn stream(&self, index: usize) -> io::Result<EntryStream> {
         self.reader(index).map(EntryStream::new)
     }
@@ -403,6 +458,18 @@ impl Archive {
     /// memory is reserved as bytes arrive, at most 1 MiB ahead, so that a size the file
     /// claims is not taken on trust, and never past that size: the `Vec`'s capacity is
     /// its length).
+    ///
+    /// # Errors
+    ///
+    /// * [`reader`](Archive::reader)'s.
+    /// * `UnexpectedEof` when the packed bytes end before they decode to the entry's size
+    ///   (a file cut short since it was opened included), `InvalidData` when they are
+    ///   corrupt or the codec stalls; either with the core's
+    ///   [`StreamError`](ngi_core::io::StreamError) as the inner error, naming the entry
+    ///   and the file offset.
+    /// * A failed read of the file, of its kind, the message naming the entry and the
+    ///   offset; `Other` when a read on the blocking pool does not finish (the runtime the
+    ///   archive was opened on shut down).
     pub async fn read(&self, index: usize) -> io::Result<Vec<u8>> {
         use tokio::io::AsyncReadExt;
         let mut reader = self.reader(index)?;

@@ -188,13 +188,24 @@ impl Cache {
         Cache::build(self.inner.idle, self.inner.max_open, options)
     }
 
-    /// The archive at `path`, opened if it is not open or its file changed. Outside a
-    /// tokio runtime, an error of kind `Other` (as [`Archive::open`]).
+    /// The archive at `path`, opened if it is not open or its file changed.
+    ///
+    /// # Errors
+    ///
+    /// * `Other` outside a tokio runtime (as [`Archive::open`]).
+    /// * The error of reading `path`'s metadata (symbolic links followed), of the kind
+    ///   the OS gives (`NotFound`, `PermissionDenied`, ...).
+    /// * [`Archive::open_with`]'s, under the cache's options, when this call opens the
+    ///   archive (a failed open is not kept: the next call tries again).
     pub async fn get(&self, path: impl AsRef<Path>) -> io::Result<Archive> {
         self.fetch(path.as_ref(), false).await
     }
 
     /// [`get`](Cache::get), and keep the archive open however long it is idle.
+    ///
+    /// # Errors
+    ///
+    /// [`get`](Cache::get)'s.
     pub async fn pin(&self, path: impl AsRef<Path>) -> io::Result<Archive> {
         self.fetch(path.as_ref(), true).await
     }

@@ -63,6 +63,8 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// Every public fallible function says when it fails (clippy, so CI keeps it so).
+#![warn(clippy::missing_errors_doc)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod archive;
