@@ -47,7 +47,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let mut stopped = false;
     // In entry order: the file name, the file, the limits; then the decoding, on the
     // workers; then, in entry order again, what became of it.
-    let plan = indices.iter().enumerate().filter_map(|(n, &index)| {
+    let plan = indices.iter().filter_map(|&index| {
         if stopped {
             return None;
         }
@@ -59,16 +59,16 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
             Err(e) => Err(Skip::Total(e.to_string())),
         };
         stopped = matches!(job, Err(Skip::Total(_)));
-        Some((n, index, file, job))
+        Some((index, file, job))
     });
     let files = OpenFiles::new(options.jobs);
-    let work = |(n, index, file, job): (usize, usize, String, Result<Job, Skip>)| {
+    let work = |(index, file, job): (usize, String, Result<Job, Skip>)| {
         let outcome = job.and_then(|job| extract_one(archive, index, job, &files));
-        (n, index, file, outcome)
+        (index, file, outcome)
     };
     let mut extracted = 0usize;
     let mut stopped_at = None;
-    let report = |(_, index, file, outcome): (usize, usize, String, Result<(), Skip>)| {
+    let report = |(index, file, outcome): (usize, String, Result<(), Skip>)| {
         bar.set_message(file);
         let name = archive.entry(index).map(|e| names::display(e.name()));
         let name = name.unwrap_or_default();
@@ -103,7 +103,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         }
     };
     // What a job decodes: the entry's size when its file is made at all.
-    let weight = |(_, index, _, job): &(usize, usize, String, Result<Job, Skip>)| {
+    let weight = |(index, _, job): &(usize, String, Result<Job, Skip>)| {
         let size = archive.entry(*index).map_or(0, |e| e.size);
         if job.is_ok() { size } else { 0 }
     };
