@@ -44,13 +44,34 @@ pub fn output_failed(error: io::Error) -> Failure {
 /// by then, so a stdout that cannot take the line loses only the line.
 pub fn done(line: impl Display) {
     let mut out = io::stdout().lock();
-    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+    let _ = writeln!(out, "{}", printable(&line.to_string())).and_then(|()| out.flush());
 }
 
 /// One line on stderr, prefixed `ngi: `. A stderr that cannot be written loses the line,
 /// which is all that can be done about it.
 pub fn say(line: impl Display) {
-    let _ = writeln!(io::stderr().lock(), "ngi: {line}");
+    let _ = writeln!(io::stderr().lock(), "ngi: {}", printable(&line.to_string()));
+}
+
+/// `line` with its control characters escaped (`\x1b`, `\u{85}`): messages quote what
+/// files and manifests say (file names, fields), and an escape sequence in one must not
+/// reach the terminal, nor a newline break the one line a message is. Entry names are
+/// escaped before this, as `list` shows them.
+fn printable(line: &str) -> std::borrow::Cow<'_, str> {
+    use std::fmt::Write as _;
+    if !line.chars().any(char::is_control) {
+        return line.into();
+    }
+    let mut out = String::with_capacity(line.len() + 16);
+    for c in line.chars() {
+        let code = u32::from(c);
+        let _ = match c {
+            c if !c.is_control() => out.write_char(c),
+            _ if code < 0x80 => write!(out, "\\x{code:02x}"),
+            _ => write!(out, "\\u{{{code:x}}}"),
+        };
+    }
+    out.into()
 }
 
 /// A progress bar on stderr over `len` steps, drawn by indicatif only when stderr is a
@@ -68,4 +89,18 @@ pub fn progress_bar(len: usize) -> ProgressBar {
 /// [`say`] with `bar` cleared for the line and drawn again after it.
 pub fn say_over(bar: &ProgressBar, line: impl Display) {
     bar.suspend(|| say(line));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(printable("plain: ok \\x41 é"), "plain: ok \\x41 é");
+        assert_eq!(
+            printable("file: \"x\u{1b}]0;title\u{7}\"\nnext\u{85}"),
+            "file: \"x\\x1b]0;title\\x07\"\\x0anext\\u{85}"
+        );
+    }
 }
