@@ -441,6 +441,59 @@ fn a_changed_file_changes_only_its_entry() {
     }
 }
 
+/// A new method for an entry of the unpacked library replaces its packed bytes where they
+/// were: the old ones went on being held (the span of the record was worked out with the
+/// new method's rule, and reached over the next entry's bytes), left in the file as bytes
+/// no entry reads. A record with no method, whose flags name one, is packed with that one.
+#[test]
+fn a_new_method_replaces_the_packed_bytes_in_place() {
+    let dir = Scratch::new("edit-method");
+    let archive = dir.join("s.rsli");
+    fs::write(&archive, samples::rsli()).unwrap();
+    let folder = dir.join("d");
+    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    // DEFLATE.TXT (entry 5, 4784 bytes packed in 474 at offset 555) stored instead.
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 5).insert("method".into(), "stored".into());
+    });
+    let out = dir.join("stored.rsli");
+    ok(&["pack", s(&folder), "-o", s(&out)]);
+    let verified = ok(&["verify", s(&out)]);
+    assert!(
+        !String::from_utf8_lossy(&verified.stdout).contains("note"),
+        "{verified:?}"
+    );
+    let listed: serde_json::Value =
+        serde_json::from_slice(&ok(&["list", "--json", s(&out)]).stdout).unwrap();
+    let deflate = &listed[5];
+    assert_eq!(
+        (
+            &deflate["method"],
+            &deflate["offset"],
+            &deflate["packed_size"]
+        ),
+        (&"stored".into(), &555.into(), &4784.into())
+    );
+    let len = fs::metadata(&out).unwrap().len();
+    assert_eq!(len, samples::rsli().len() as u64 - 474 + 4784);
+    for name in ["README.TXT", "SECRET.TXT", "DEFLATE.TXT", "LZHUF.TXT"] {
+        assert_eq!(cat(&out, name), cat(&archive, name), "{name}");
+    }
+
+    // SECRET.TXT (entry 1, flags 0x20) changed, its method line gone: still XOR.
+    ok(&["unpack", s(&archive), "-o", s(&folder), "--force"]);
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 1).remove("method");
+    });
+    fs::write(folder.join(ngi_name_file(&folder, 1)), b"new secret").unwrap();
+    let out = dir.join("xor.rsli");
+    ok(&["pack", s(&folder), "-o", s(&out), "--force"]);
+    let listed: serde_json::Value =
+        serde_json::from_slice(&ok(&["list", "--json", s(&out)]).stdout).unwrap();
+    assert_eq!(listed[1]["method"], "xor");
+    assert_eq!(cat(&out, "SECRET.TXT"), b"new secret");
+}
+
 /// An RsLi whose entries 1 (XOR), 2 (XOR) and 4 (stored) share packed bytes, each read
 /// with its own key: nothing an edit does may change what any of them decodes to.
 #[test]
@@ -726,6 +779,54 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
             .push(toml::Value::Table(new));
     });
     check(&folder, &["entry 8 (\"README.TXT\")", "name", "entry 0"]);
+
+    // Sizes are checked before a byte is read: a kept stream of the wrong length, and an
+    // entry's file larger than any entry (both sparse, refused at once: the file was
+    // hashed whole, and the stream read whole, 3 GiB of memory, before).
+    let folder = fresh("rsli");
+    let huge = fs::File::create(folder.join("P")).unwrap();
+    huge.set_len(3 << 30).unwrap();
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 5).insert("packed".into(), "P".into());
+    });
+    // Under 256 MiB of address space: the 3 GiB read aborted the process.
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 262144 && exec \"$0\" \"$@\"")
+        .args([env!("CARGO_BIN_EXE_ngi"), "pack", s(&folder), "-o", s(&out)])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("entry 5 (\"DEFLATE.TXT\"): packed:")
+            && err.contains(
+                "3221225472 bytes, but the entry's packed bytes in the data region are 474"
+            ),
+        "{err}"
+    );
+    assert!(!out.exists());
+    let folder = fresh("nres");
+    let file = folder.join(ngi_name_file(&folder, 0));
+    fs::File::create(&file).unwrap().set_len(5 << 30).unwrap();
+    check(
+        &folder,
+        &[
+            "entry 0",
+            "5368709120 bytes, more than the 4294967295 an entry may hold",
+        ],
+    );
+
+    // What a manifest says is quoted with its control characters escaped.
+    let folder = fresh("rsli");
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 0).insert("file".into(), "x\u{1b}]0;title\u{7}".into());
+    });
+    let err = fails(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(
+        err.contains("x\\x1b]0;title\\x07") && !err.contains('\u{1b}'),
+        "{err:?}"
+    );
 
     // An existing archive is refused without --force, kept as it was.
     let folder = fresh("rsli");

@@ -221,6 +221,7 @@ struct Planned {
     key: u16,
     /// `None` for RsLi flags that name no method (kept as they are, never packed again).
     method: Option<Method>,
+    /// RsLi: the flags as the manifest has them (for an unpacked entry, its record's).
     flags: u16,
     reserved: [u8; 4],
     unpacked_size: u32,
@@ -239,8 +240,7 @@ fn check_entries(records: &[EntryRecord], dir: &Path, nres: bool) -> Result<Vec<
         if let Some(file) = &p.file {
             if let Some(other) = files.insert(file.clone(), i) {
                 return Err(format!(
-                    "entry {i} (\"{}\"): file: \"{}\" is entry {other}'s file too",
-                    r.name,
+                    "entry {i} (\"{shown}\"): file: \"{}\" is entry {other}'s file too",
                     file.display()
                 ));
             }
@@ -259,8 +259,7 @@ fn check_entries(records: &[EntryRecord], dir: &Path, nres: bool) -> Result<Vec<
                     .is_some_and(|o: &Planned| o.original.is_none())
             {
                 return Err(format!(
-                    "entry {i} (\"{}\"): name: the same as entry {other}'s",
-                    r.name
+                    "entry {i} (\"{shown}\"): name: the same as entry {other}'s"
                 ));
             }
         }
@@ -328,8 +327,9 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
                 "method: \"{m}\" is none of stored, xor, lzss, xor-lzss, lzhuf, xor-lzhuf, deflate"
             )
         })?),
-        // Unpack leaves it out only for flags that name no method.
-        None if !nres && r.flags.is_some() => None,
+        // Unpack leaves it out only for flags that name no method; flags that name one
+        // say it as well as the field would.
+        None if !nres && r.flags.is_some() => r.flags.and_then(|f| Method::from_flags(f).ok()),
         None => Some(Method::Stored),
     };
     if nres && r.method.as_deref().is_some_and(|m| m != "stored") {
@@ -367,6 +367,15 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
     let mut changed = false;
     let mut digest = None;
     if let Some(path) = &file {
+        // No entry holds more: refused before hours of hashing a huge (or sparse) file.
+        let len = std::fs::metadata(path).map_or(0, |m| m.len());
+        if len > crate::regular::ENTRY_MAX {
+            return Err(format!(
+                "file: {}: {len} bytes, more than the {} an entry may hold",
+                path.display(),
+                crate::regular::ENTRY_MAX
+            ));
+        }
         let sha = sha256_of(path).map_err(|e| format!("file: {}: {e}", path.display()))?;
         changed = r
             .sha256
@@ -405,7 +414,9 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
         sort_index: r.sort_index.unwrap_or(0),
         key: r.key.unwrap_or(r.sort_index.unwrap_or(0) as u16),
         method,
-        flags: method.map_or(flags, |m| (flags & !0x1E0) | m.bits()),
+        // As unpacked: the record's span in the data region is worked out from them (the
+        // new method, if any, is the editor's to write).
+        flags,
         reserved,
         unpacked_size: r.unpacked_size.unwrap_or(0),
         packed,
@@ -913,7 +924,21 @@ fn table_room(table: usize, listed: usize, removed: &[(u64, u64)]) -> Result<(),
 /// or its file packed again; `None` for an entry with neither and no bytes.
 fn kept_stream(p: &Planned, method: Method, len: u64) -> Result<Option<Vec<u8>>, String> {
     let plain = match (&p.packed, &p.file) {
-        (Some(packed), _) => read_file(packed)?,
+        (Some(packed), _) => {
+            // Compared before it is read: a kept stream of the wrong length is refused
+            // whatever its size.
+            let have = std::fs::metadata(packed)
+                .map_err(|e| format!("packed: {}: {e}", packed.display()))?
+                .len();
+            if have != len {
+                return Err(format!(
+                    "packed: {}: {have} bytes, but the entry's packed bytes in the data \
+                     region are {len}",
+                    packed.display()
+                ));
+            }
+            read_file(packed)?
+        }
         (None, Some(file)) => codec::pack(method, 0, &read_file(file)?, &PackOptions::default())
             .map_err(|e| e.to_string())?,
         // Its packed bytes would come back as zeros, as an NRes payload would.
@@ -924,7 +949,8 @@ fn kept_stream(p: &Planned, method: Method, len: u64) -> Result<Option<Vec<u8>>,
     };
     if plain.len() as u64 != len {
         return Err(format!(
-            "packing the file gives {} bytes, the manifest's size is {len}; keep its packed bytes",
+            "packing the file again gives {} bytes, but the entry's packed bytes in the data \
+             region are {len}; keep its packed bytes",
             plain.len()
         ));
     }
