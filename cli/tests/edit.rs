@@ -1318,6 +1318,43 @@ fn extract_stopped_by_a_signal_leaves_no_partial_file() {
     }
 }
 
+/// A gap of the data region no entry holds goes to `ngi-gaps.bin` a piece at a time:
+/// unpack held all of it in memory, and a 300 MiB gap aborted it under a 256 MiB address
+/// space. Pack gives the archive back byte for byte.
+#[cfg(unix)]
+#[test]
+fn a_large_gap_is_unpacked_and_packed_in_bounded_memory() {
+    let dir = Scratch::new("edit-gap");
+    let path = dir.join("gap.nres");
+    const GAP: u64 = 300 << 20;
+    let len = 16 + GAP + 8 + 64;
+    write_sparse_nres(&path, len, &[(b"a.txt", 5, (16 + GAP) as u32, b"hello")]);
+    let folder = dir.join("d");
+    let under_256_mib = |args: &[&str]| {
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 262144 && exec \"$0\" \"$@\"")
+            .arg(env!("CARGO_BIN_EXE_ngi"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    under_256_mib(&["unpack", s(&path), "-o", s(&folder)]);
+    assert_eq!(
+        fs::metadata(folder.join("ngi-gaps.bin")).unwrap().len(),
+        GAP
+    );
+    let out = dir.join("again.nres");
+    under_256_mib(&["pack", s(&folder), "-o", s(&out)]);
+    let same = Command::new("cmp").arg(&path).arg(&out).status().unwrap();
+    assert!(same.success(), "packed again byte for byte");
+}
+
 /// Sends signal `name` (`TERM`, `INT`) to process `pid`.
 #[cfg(unix)]
 fn signal(pid: u32, name: &str) {

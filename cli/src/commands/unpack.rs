@@ -76,11 +76,11 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
     let outcome = unpack_entries(source, archive, &layout, dir, force, &mut written)
         .map_err(|(index, message)| bad(entry_failure(archive, index, &message)))
         .and_then(|Unpacked { records, mut payloads }| {
-            let (gaps, gap_bytes) = gaps(archive, &layout.region, &mut payloads, layout.is_nres)
+            let gaps = gaps(archive, &layout.region, &mut payloads, layout.is_nres)
                 .map_err(|e| bad(e.to_string()))?;
             let gaps_file = (!gaps.is_empty()).then(|| GAPS_NAME.to_string());
             if let Some(file) = &gaps_file {
-                write_new(&dir.join(file), force, &gap_bytes)?;
+                write_new_with(&dir.join(file), force, |out| copy_gaps(archive, &gaps, out))?;
                 written.files.push(file.clone());
             }
             let manifest = manifest_of(
@@ -507,14 +507,14 @@ fn unpack_rsli(
     result.map_err(Stop::Entry)
 }
 
-/// The data region's bytes outside every payload, as runs and their bytes, but for the
-/// zero padding to a multiple of 8 right after an NRes payload (implied).
+/// The runs of the data region outside every payload, but for the zero padding to a
+/// multiple of 8 right after an NRes payload (implied).
 fn gaps(
     archive: &ArchiveFile,
     region: &std::ops::Range<u64>,
     payloads: &mut [(u64, u64)],
     is_nres: bool,
-) -> std::io::Result<(Vec<Gap>, Vec<u8>)> {
+) -> std::io::Result<Vec<Gap>> {
     payloads.sort_unstable();
     let ends: Vec<u64> = {
         let mut e: Vec<u64> = payloads.iter().map(|p| p.1).collect();
@@ -532,7 +532,7 @@ fn gaps(
     if region.end > pos {
         uncovered.push((pos, region.end));
     }
-    let (mut gaps, mut bytes) = (Vec::new(), Vec::new());
+    let mut gaps = Vec::new();
     for (a, b) in uncovered {
         let mut from = a;
         if is_nres && a > region.start && ends.binary_search(&a).is_ok() {
@@ -543,15 +543,39 @@ fn gaps(
             }
         }
         if b > from {
-            let run = archive.read_at(from, (b - from) as usize)?;
-            bytes.extend_from_slice(&run);
             gaps.push(Gap {
                 offset: from,
                 len: b - from,
             });
         }
     }
-    Ok((gaps, bytes))
+    Ok(gaps)
+}
+
+/// The bytes of `gaps`, one after another, copied to `out` a piece at a time: a gap may be
+/// as large as the archive.
+fn copy_gaps(archive: &ArchiveFile, gaps: &[Gap], out: &mut std::fs::File) -> std::io::Result<()> {
+    const PIECE: u64 = 1 << 20;
+    for gap in gaps {
+        let mut at = gap.offset;
+        let end = gap.offset + gap.len;
+        while at < end {
+            let want = (end - at).min(PIECE);
+            let piece = archive.read_at(at, want as usize)?;
+            if piece.len() as u64 != want {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "the archive ends at offset {}, inside a gap",
+                        at + piece.len() as u64
+                    ),
+                ));
+            }
+            out.write_all(&piece)?;
+            at += want;
+        }
+    }
+    Ok(())
 }
 
 /// Whether every stored `sort_index` is the engine's permutation, so that `pack` may
@@ -577,9 +601,18 @@ fn tail_hex(field: &[u8], name_len: usize) -> Option<String> {
 /// Writes `bytes` to the new file `path`; a write that fails leaves no new file behind,
 /// and a file `--force` would replace as it was.
 fn write_new(path: &Path, force: bool, bytes: &[u8]) -> Result<(), Failure> {
+    write_new_with(path, force, |file| file.write_all(bytes))
+}
+
+/// [`write_new`] of what `fill` writes.
+fn write_new_with(
+    path: &Path,
+    force: bool,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), Failure> {
     let (replacing, mut file) =
         create(path, force).map_err(|e| Failure::about(path.display(), e))?;
-    let written = file.write_all(bytes).and_then(|()| file.flush());
+    let written = fill(&mut file).and_then(|()| file.flush());
     drop(file);
     match written {
         Ok(()) => replacing.finish(),
