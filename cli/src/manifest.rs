@@ -135,6 +135,73 @@ pub struct EntryRecord {
     pub packed: Option<String>,
 }
 
+/// The largest manifest `pack` reads: some million entries of the couple of hundred
+/// bytes `unpack` writes for each.
+pub const MAX_LEN: usize = 256 << 20;
+
+/// Values a table of the manifest (`[[entry]]`, `[[gap]]`) may hold, and the file outside
+/// them: the manifest `unpack` writes has about 16 to an entry.
+const VALUES_PER_TABLE: usize = 48;
+const VALUES_OUTSIDE: usize = 256;
+
+/// Refuses a manifest with more values than its tables can hold, before it is parsed. The
+/// parser builds the whole document in memory first, at about 20 bytes for each byte of
+/// an `unpack` manifest (a 50 000-entry one of 10.7 MB: 230 MB), but at up to 100 for a
+/// file dense with values (a line `x = [0,0,0,...]`); counted here, the values a table
+/// may hold keep any manifest near the first figure. Counted outside strings and
+/// comments: each `=` (a key), `,` (an element) and `[` or `{` (an array, an inline
+/// table, a table header).
+pub fn check_density(text: &str) -> Result<(), String> {
+    let bytes = text.as_bytes();
+    let starts = |at: usize, prefix: &[u8]| bytes.get(at..).is_some_and(|b| b.starts_with(prefix));
+    // A table-array header: `[[` first on its line (`[[` inside a value is an array).
+    let header = |at: usize| {
+        let first = at
+            + bytes[at..]
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count();
+        starts(first, b"[[")
+    };
+    let (mut values, mut tables) = (0usize, usize::from(header(0)));
+    let mut at = 0;
+    while let Some(&b) = bytes.get(at) {
+        at += 1;
+        match b {
+            b'#' => at += bytes[at..].iter().take_while(|&&b| b != b'\n').count(),
+            b'"' | b'\'' => {
+                let triple = [b; 3];
+                let close: &[u8] = if starts(at, &triple[..2]) {
+                    at += 2;
+                    &triple
+                } else {
+                    &triple[..1]
+                };
+                // A basic string's backslash escapes the byte after it; a literal's does not.
+                while at < bytes.len() && !starts(at, close) {
+                    at += if b == b'"' && bytes[at] == b'\\' {
+                        2
+                    } else {
+                        1
+                    };
+                }
+                at += close.len();
+            }
+            b'\n' => tables += usize::from(header(at)),
+            b'=' | b',' | b'[' | b'{' => values += 1,
+            _ => {}
+        }
+    }
+    let room = VALUES_OUTSIDE + VALUES_PER_TABLE * tables;
+    if values > room {
+        return Err(format!(
+            "{values} values for {tables} entries and gaps, more than the {room} a manifest \
+             unpack wrote could have ({VALUES_PER_TABLE} to a table)"
+        ));
+    }
+    Ok(())
+}
+
 /// Lower-case hex.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -165,5 +232,27 @@ mod tests {
         assert_eq!(from_hex("0"), None);
         assert_eq!(from_hex("zz"), None);
         assert_eq!(from_hex("+1"), None);
+    }
+
+    #[test]
+    fn density_counts_values_outside_strings_and_comments() {
+        let entry = "[[entry]]\nfile = \"A,B=C[{.TXT\"\nname = 'A,B=C'\nflags = 0x40 # a, b = [c\n\
+                     name_tail = \"\"\"x,\\\",=\"\"\"\nsize = 12\n\n";
+        let head = "ngi_manifest = 1\nformat = \"rsli\"\n";
+        // Ten thousand entries as unpack writes them: 7 values each.
+        let many = format!("{head}{}", entry.repeat(10_000));
+        assert_eq!(check_density(&many), Ok(()));
+        // One value past the room of two tables.
+        let values = VALUES_OUTSIDE + 2 * VALUES_PER_TABLE;
+        let dense = |n: usize| format!("[[gap]]\n  [[entry]]\nx = [{}]\n", "0,".repeat(n));
+        // Each table's `[[` counts 2, the `x =` 1, the array's `[` 1, then 1 a comma.
+        assert_eq!(check_density(&dense(values - 6)), Ok(()));
+        let refused = check_density(&dense(values - 5)).unwrap_err();
+        assert!(
+            refused.starts_with(&format!("{} values for 2 entries", values + 1)),
+            "{refused}"
+        );
+        // An unterminated string runs to the end (the parser then says where).
+        assert_eq!(check_density("x = \"a,b,c"), Ok(()));
     }
 }

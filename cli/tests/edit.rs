@@ -817,6 +817,17 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
         ],
     );
 
+    // A manifest dense with values is refused before it is parsed (a 10 MB line of them
+    // took 470 MB to parse, and aborted pack under a 1 GB address space).
+    let folder = fresh("rsli");
+    let mut text = fs::read_to_string(folder.join("ngi.toml")).unwrap();
+    text.push_str(&format!("x = [{}]\n", "0,".repeat(100_000)));
+    fs::write(folder.join("ngi.toml"), text).unwrap();
+    check(
+        &folder,
+        &["ngi.toml", "100087 values for 7 entries and gaps"],
+    );
+
     // What a manifest says is quoted with its control characters escaped.
     let folder = fresh("rsli");
     edit_manifest(&folder, |m| {
