@@ -839,6 +839,45 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
         "{err:?}"
     );
 
+    // The field at fault is the one named.
+    let folder = fresh("nres");
+    edit_manifest(&folder, |m| {
+        m.insert("data_end".into(), 0.into());
+    });
+    check(&folder, &["data_end: 0 is before the data's start at 16"]);
+    let folder = fresh("nres");
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 0).insert("name_field".into(), "00".repeat(36).into());
+    });
+    check(&folder, &["entry 0", "name_field: holds a NUL byte"]);
+
+    // A field of the other format's records would be dropped with no word: refused.
+    let folder = fresh("nres");
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 2).insert("flags".into(), 0x20.into());
+    });
+    check(&folder, &["entry 2", "flags: only RsLi entries have one"]);
+    let folder = fresh("nres");
+    edit_manifest(&folder, |m| {
+        m.insert("seed".into(), 7.into());
+    });
+    check(&folder, &["seed: only an RsLi manifest has one"]);
+    let folder = fresh("rsli");
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 0).insert("attr2".into(), 1.into());
+    });
+    check(&folder, &["entry 0", "attr2: only NRes entries have one"]);
+
+    // Not even --force writes the archive over a file the folder gives pack.
+    let folder = fresh("rsli");
+    for own in ["ngi.toml", "README.TXT"] {
+        let target = folder.join(own);
+        let before = fs::read(&target).unwrap();
+        let err = fails(&["pack", s(&folder), "-o", s(&target), "--force"]);
+        assert!(err.contains("which pack reads"), "{err}");
+        assert_eq!(fs::read(&target).unwrap(), before, "{own}");
+    }
+
     // An existing archive is refused without --force, kept as it was.
     let folder = fresh("rsli");
     fs::write(&out, b"precious").unwrap();

@@ -61,6 +61,18 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
             )));
         }
     };
+    let rsli_fields = [
+        ("header", manifest.header.is_some()),
+        ("seed", manifest.seed.is_some()),
+        ("presorted_flag", manifest.presorted_flag.is_some()),
+        ("trailer", manifest.trailer.is_some()),
+        ("media_overlay", manifest.media_overlay.is_some()),
+    ];
+    if let Some((field, _)) = rsli_fields.iter().find(|(_, present)| nres && *present) {
+        return Err(bad(format!(
+            "{field}: only an RsLi manifest has one (this one is NRes)"
+        )));
+    }
     let canonical = match manifest.lookup.as_str() {
         "canonical" => true,
         "as-stored" => false,
@@ -85,6 +97,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     let planned = check_entries(&manifest.entry, dir, nres).map_err(&bad)?;
     let gaps = gap_spans(&manifest, dir).map_err(&bad)?;
     refuse_existing(output, force)?;
+    refuse_own_input(output, &manifest_path, &manifest, dir, &planned)?;
     // An edit of the archive there under way must not put its version back over this.
     let held_output = hold_output(output)?;
     let built = if nres {
@@ -271,14 +284,14 @@ fn check_entries(records: &[EntryRecord], dir: &Path, nres: bool) -> Result<Vec<
 }
 
 fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, String> {
+    refuse_other_format_fields(r, nres)?;
     let raw_field = match &r.name_field {
         Some(hex) if nres => Some(
             from_hex(hex)
                 .and_then(|b| <[u8; nres::NAME_FIELD_LEN]>::try_from(b).ok())
                 .ok_or("name_field: not 36 bytes of hex")?,
         ),
-        Some(_) => return Err("name_field: only NRes entries have one".into()),
-        None => None,
+        _ => None,
     };
     let name = match raw_field {
         Some(field) => field.to_vec(),
@@ -301,7 +314,13 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
         ));
     }
     if name.contains(&0) {
-        return Err("name: holds a NUL byte (\\x00)".into());
+        return Err(match raw_field {
+            // unpack writes one only for a field with no NUL in its 36 bytes.
+            Some(_) => "name_field: holds a NUL byte; a name that ends with one goes in name \
+                        (the bytes after it in name_tail)"
+                .into(),
+            None => "name: holds a NUL byte (\\x00)".into(),
+        });
     }
     let tail = match &r.name_tail {
         Some(hex) => from_hex(hex).ok_or("name_tail: not hex")?,
@@ -342,9 +361,6 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
     }
     if !nres && r.sort_index.is_some_and(|i| i > u32::from(u16::MAX)) {
         return Err("sort_index: RsLi holds 16 bits (at most 65535)".into());
-    }
-    if nres && r.key.is_some() {
-        return Err("key: NRes payloads have no XOR key".into());
     }
     let reserved = match &r.reserved {
         Some(hex) => from_hex(hex)
@@ -424,6 +440,37 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
     })
 }
 
+/// Refuses a field of the other format's records: it would be dropped with no word.
+fn refuse_other_format_fields(r: &EntryRecord, nres: bool) -> Result<(), String> {
+    let (fields, owner): (&[(&str, bool)], &str) = if nres {
+        (
+            &[
+                ("flags", r.flags.is_some()),
+                ("reserved", r.reserved.is_some()),
+                ("unpacked_size", r.unpacked_size.is_some()),
+                ("key", r.key.is_some()),
+                ("packed", r.packed.is_some()),
+            ],
+            "RsLi",
+        )
+    } else {
+        (
+            &[
+                ("name_field", r.name_field.is_some()),
+                ("type_id", r.type_id.is_some()),
+                ("attr1", r.attr1.is_some()),
+                ("attr2", r.attr2.is_some()),
+                ("attr3", r.attr3.is_some()),
+            ],
+            "NRes",
+        )
+    };
+    match fields.iter().find(|(_, present)| *present) {
+        Some((field, _)) => Err(format!("{field}: only {owner} entries have one")),
+        None => Ok(()),
+    }
+}
+
 /// Refuses a record of the unpacked archive (one with an offset) without a field unpack
 /// writes for every such record: a default in its place would change the entry with no
 /// word (an RsLi `unpacked_size` of 0 empties it, an NRes `type_id` of 0 retypes it).
@@ -488,6 +535,43 @@ fn inside(dir: &Path, field: &str, file: &str) -> Result<PathBuf, String> {
         )),
         _ => Ok(path),
     }
+}
+
+/// Refuses an `output` (already there, `--force` given) that is one of the files the
+/// folder gives pack: the manifest, the gaps file, an entry's file or kept stream. The
+/// archive would be written over it, and the folder could not be packed again.
+fn refuse_own_input(
+    output: &Path,
+    manifest_path: &Path,
+    manifest: &Manifest,
+    dir: &Path,
+    planned: &[Planned],
+) -> Result<(), Failure> {
+    #[cfg(unix)]
+    {
+        let Ok(out) = std::fs::metadata(output) else {
+            return Ok(());
+        };
+        let gaps = manifest.gaps.as_ref().map(|g| dir.join(g));
+        let inputs = std::iter::once(manifest_path).chain(gaps.as_deref()).chain(
+            planned
+                .iter()
+                .flat_map(|p| p.file.iter().chain(&p.packed))
+                .map(PathBuf::as_path),
+        );
+        for input in inputs {
+            if std::fs::metadata(input).is_ok_and(|m| crate::editing::same_file(&m, &out)) {
+                return Err(Failure::Bad(format!(
+                    "{}: is {}, which pack reads; write the archive elsewhere",
+                    output.display(),
+                    input.display()
+                )));
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (output, manifest_path, manifest, dir, planned);
+    Ok(())
 }
 
 fn sha256_of(path: &Path) -> std::io::Result<String> {
@@ -656,10 +740,16 @@ fn pack_nres(
     canonical: bool,
 ) -> Result<(Built, Virtual), String> {
     let region = nres::HEADER_LEN as u64..manifest.data_end;
-    if manifest.data_start != region.start || region.end < region.start {
+    if manifest.data_start != region.start {
         return Err(format!(
             "data_start: {} (NRes data starts at 16)",
             manifest.data_start
+        ));
+    }
+    if region.end < region.start {
+        return Err(format!(
+            "data_end: {} is before the data's start at 16",
+            manifest.data_end
         ));
     }
     let originals: Vec<&Planned> = planned.iter().filter(|p| p.original.is_some()).collect();
