@@ -76,18 +76,8 @@ pub fn compare(
         _ => panic!("pieces {fed:?}, whole {whole:?}"),
     }
     if options.raw || bytes.starts_with(&nres::MAGIC) {
-        let archive = if options.raw {
-            nres::Archive::open_raw(bytes).and_then(|a| {
-                // Raw mode's one limit check.
-                options
-                    .limits
-                    .check_count(1)
-                    .map(|()| a)
-                    .map_err(|error| nres::NresError::RawOverLimit { error })
-            })
-        } else {
-            nres::Archive::open_with(bytes, options)
-        };
+        // Raw mode too: the native view and the catalog must agree there as well.
+        let archive = nres::Archive::open_with(bytes, options);
         match (&fed, archive) {
             (Ok(catalog), Ok(archive)) => same_as_nres(catalog, &archive, bytes),
             (Err(e), Err(want)) => assert_eq!(*e, Error::Nres(want), "NRes verdict"),

@@ -125,7 +125,7 @@ impl<'a> Archive<'a> {
     pub fn open_with(data: &'a [u8], options: OpenOptions) -> Result<Archive<'a>, NresError> {
         if options.raw {
             let archive = Archive::open_raw(data)?;
-            check_count(1, &options.limits)?;
+            (options.limits.check_count(1)).map_err(|error| NresError::RawOverLimit { error })?;
             return Ok(archive);
         }
         let (header, directory_offset) = checked_header(data)?;

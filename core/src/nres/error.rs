@@ -581,6 +581,9 @@ mod tests {
             e.to_string(),
             "raw mode: the file, read as one entry, exceeds the limit of 0 entries"
         );
+        // The native view says the same.
+        let native = crate::nres::Archive::open_with(b"NRes...", options).unwrap_err();
+        assert_eq!(native, NresError::RawOverLimit { error: limit });
         let options = options.with_limits(limits.with_max_entries(1));
         assert!(Catalog::open_in(b"NRes...", Slots::new(&mut storage), options).is_ok());
     }
