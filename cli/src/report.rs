@@ -53,20 +53,26 @@ pub fn say(line: impl Display) {
     let _ = writeln!(io::stderr().lock(), "ngi: {}", printable(&line.to_string()));
 }
 
-/// `line` with its control characters escaped (`\x1b`, `\u{85}`): messages quote what
-/// files and manifests say (file names, fields), and an escape sequence in one must not
-/// reach the terminal, nor a newline break the one line a message is. Entry names are
-/// escaped before this, as `list` shows them.
-fn printable(line: &str) -> std::borrow::Cow<'_, str> {
+/// `line` with its control characters escaped (`\x1b`, `\u{85}`), and the characters
+/// that reorder what follows them on screen (bidirectional overrides and isolates):
+/// messages quote what files and manifests say (file names, fields), and an escape
+/// sequence in one must not reach the terminal, nor a newline break the one line a message
+/// is, nor a name display as another. Entry names are escaped before this, as `list` shows
+/// them.
+pub fn printable(line: &str) -> std::borrow::Cow<'_, str> {
     use std::fmt::Write as _;
-    if !line.chars().any(char::is_control) {
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !line.chars().any(hidden) {
         return line.into();
     }
     let mut out = String::with_capacity(line.len() + 16);
     for c in line.chars() {
         let code = u32::from(c);
         let _ = match c {
-            c if !c.is_control() => out.write_char(c),
+            c if !hidden(c) => out.write_char(c),
             _ if code < 0x80 => write!(out, "\\x{code:02x}"),
             _ => write!(out, "\\u{{{code:x}}}"),
         };
@@ -102,5 +108,6 @@ mod tests {
             printable("file: \"x\u{1b}]0;title\u{7}\"\nnext\u{85}"),
             "file: \"x\\x1b]0;title\\x07\"\\x0anext\\u{85}"
         );
+        assert_eq!(printable("a\u{202e}txt.exe"), "a\\u{202e}txt.exe");
     }
 }

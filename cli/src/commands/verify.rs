@@ -21,7 +21,7 @@ use crate::args::Options;
 use crate::jobs;
 use crate::names;
 use crate::open::{ArchiveFile, EntryError, after_entry};
-use crate::report::{Failure, output_failed, progress_bar, say, say_over};
+use crate::report::{Failure, output_failed, printable, progress_bar, say, say_over};
 
 /// Counts what it is given and keeps none of it.
 struct Sink;
@@ -97,7 +97,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     findings.bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
     for note in &findings.notes {
-        writeln!(out, "{note}").map_err(output_failed)?;
+        writeln!(out, "{}", printable(note)).map_err(output_failed)?;
     }
     if findings.problems > 0 {
         say(format_args!(
@@ -112,7 +112,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         archive.len(),
         archive.format_name()
     );
-    writeln!(out, "{summary}")
+    writeln!(out, "{}", printable(&summary))
         .and_then(|()| out.flush())
         .map_err(output_failed)
 }
