@@ -135,50 +135,70 @@ pub struct EntryRecord {
     pub packed: Option<String>,
 }
 
-/// The largest manifest `pack` reads: some million entries of the couple of hundred
-/// bytes `unpack` writes for each.
-pub const MAX_LEN: usize = 256 << 20;
+/// The largest manifest `pack` reads, and `unpack` writes: about 300 000 entries of the
+/// couple of hundred bytes `unpack` writes for each. Parsed, a manifest takes up to about
+/// 40 bytes of memory a byte of it (see [`check_density`]), so this bounds `pack`'s
+/// parse at some 2.5 GB.
+pub const MAX_LEN: usize = 64 << 20;
 
-/// Values a table of the manifest (`[[entry]]`, `[[gap]]`) may hold, and the file outside
-/// them: the manifest `unpack` writes has about 16 to an entry.
-const VALUES_PER_TABLE: usize = 48;
-const VALUES_OUTSIDE: usize = 256;
+/// How many bytes of manifest a value takes at the least: `unpack` writes one in about
+/// 15 (a key, its value and the line), so twice as dense as that is no manifest of its.
+const BYTES_PER_VALUE: usize = 8;
+/// Values allowed beyond that, so that a short manifest may be dense.
+const VALUES_SLACK: usize = 1024;
 
-/// Refuses a manifest with more values than its tables can hold, before it is parsed. The
-/// parser builds the whole document in memory first, at about 20 bytes for each byte of
-/// an `unpack` manifest (a 50 000-entry one of 10.7 MB: 230 MB), but at up to 100 for a
-/// file dense with values (a line `x = [0,0,0,...]`); counted here, the values a table
-/// may hold keep any manifest near the first figure. Counted outside strings and
-/// comments: each `=` (a key), `,` (an element) and `[` or `{` (an array, an inline
-/// table, a table header).
+/// Refuses a manifest denser with values than `unpack` writes them, or with tables it
+/// never writes, before it is parsed. The parser builds the whole document in memory
+/// first, at about 20 bytes for each byte of an `unpack` manifest (a 50 000-entry one of
+/// 10.7 MB: 230 MB) but up to 100 for a file dense with values (a line `x = [0,0,0,...]`)
+/// or 35 for one of table headers alone; held to a value in 8 bytes and to the two kinds
+/// of table, any manifest stays under 40 (empty `[[gap]]`s). Values are counted outside strings and comments,
+/// where each `=` (a key), `,` (an element), `[` or `{` (an array, an inline table; a
+/// table header is not counted) makes one, and the count is checked as it goes, so that
+/// the refusal names the line where the values crowd.
 pub fn check_density(text: &str) -> Result<(), String> {
     let bytes = text.as_bytes();
     let starts = |at: usize, prefix: &[u8]| bytes.get(at..).is_some_and(|b| b.starts_with(prefix));
-    // A table-array header: `[[` first on its line (`[[` inside a value is an array).
-    let header = |at: usize| {
-        let first = at
-            + bytes[at..]
-                .iter()
-                .take_while(|&&b| b == b' ' || b == b'\t')
-                .count();
-        starts(first, b"[[")
-    };
-    let (mut values, mut tables) = (0usize, usize::from(header(0)));
+    let (mut values, mut line, mut depth) = (0usize, 1usize, 0usize);
+    // Whether only blanks came before on this line, outside any array: where a `[` opens
+    // a table header, which is not counted (unpack writes a `[[gap]]` every 30 bytes).
+    let mut line_start = true;
     let mut at = 0;
     while let Some(&b) = bytes.get(at) {
         at += 1;
+        let header = b == b'[' && line_start && depth == 0;
+        line_start &= b == b' ' || b == b'\t';
         match b {
+            _ if header => {
+                let len = bytes[at..].iter().take_while(|&&b| b != b'\n').count();
+                let rest = &bytes[at..at + len];
+                // The line's header, blanks and a comment left out.
+                let header: Vec<u8> = rest
+                    .iter()
+                    .take_while(|&&b| b != b'#')
+                    .filter(|&&b| b != b' ' && b != b'\t' && b != b'\r')
+                    .copied()
+                    .collect();
+                if header != b"[entry]]" && header != b"[gap]]" {
+                    let shown: String = String::from_utf8_lossy(&header).chars().take(40).collect();
+                    return Err(format!(
+                        "line {line}: [{shown} is no [[entry]] or [[gap]] header, the only \
+                         tables a manifest has"
+                    ));
+                }
+                at += len;
+            }
             b'#' => at += bytes[at..].iter().take_while(|&&b| b != b'\n').count(),
             b'"' | b'\'' => {
                 let triple = [b; 3];
-                let close: &[u8] = if starts(at, &triple[..2]) {
+                let multiline = starts(at, &triple[..2]);
+                let close: &[u8] = if multiline { &triple } else { &triple[..1] };
+                if multiline {
                     at += 2;
-                    &triple
-                } else {
-                    &triple[..1]
-                };
+                }
                 // A basic string's backslash escapes the byte after it; a literal's does not.
                 while at < bytes.len() && !starts(at, close) {
+                    line += usize::from(bytes[at] == b'\n');
                     at += if b == b'"' && bytes[at] == b'\\' {
                         2
                     } else {
@@ -186,18 +206,30 @@ pub fn check_density(text: &str) -> Result<(), String> {
                     };
                 }
                 at += close.len();
+                // A multi-line string may end in one or two quotes of its own before the
+                // closing three (`"""say "hi""""`).
+                if multiline {
+                    let rest = bytes.get(at..).unwrap_or_default();
+                    at += rest.iter().take(2).take_while(|&&q| q == b).count();
+                }
             }
-            b'\n' => tables += usize::from(header(at)),
-            b'=' | b',' | b'[' | b'{' => values += 1,
+            b'\n' => {
+                line += 1;
+                line_start = true;
+            }
+            b']' => depth = depth.saturating_sub(1),
+            b'=' | b',' | b'[' | b'{' => {
+                depth += usize::from(b == b'[');
+                values += 1;
+                if values > VALUES_SLACK + at / BYTES_PER_VALUE {
+                    return Err(format!(
+                        "line {line}: more than one value in {BYTES_PER_VALUE} bytes so far \
+                         ({values} in the first {at}), denser than any manifest unpack writes"
+                    ));
+                }
+            }
             _ => {}
         }
-    }
-    let room = VALUES_OUTSIDE + VALUES_PER_TABLE * tables;
-    if values > room {
-        return Err(format!(
-            "{values} values for {tables} entries and gaps, more than the {room} a manifest \
-             unpack wrote could have ({VALUES_PER_TABLE} to a table)"
-        ));
     }
     Ok(())
 }
@@ -236,23 +268,59 @@ mod tests {
 
     #[test]
     fn density_counts_values_outside_strings_and_comments() {
-        let entry = "[[entry]]\nfile = \"A,B=C[{.TXT\"\nname = 'A,B=C'\nflags = 0x40 # a, b = [c\n\
-                     name_tail = \"\"\"x,\\\",=\"\"\"\nsize = 12\n\n";
+        // As unpack writes an entry, strings of every kind with `=`, `,`, `[` and quotes
+        // in them (one or two before a multi-line string's close), a comment too.
+        let entry = r#"[[entry]]
+file = "A,B=C[{.TXT\","
+name = 'A,B=C\x41'
+flags = 0x40 # a, b = [c
+name_tail = """x,\",="""
+alt = """IT'S,""""
+raw = '''x\,'''''
+size = 12
+
+"#;
         let head = "ngi_manifest = 1\nformat = \"rsli\"\n";
-        // Ten thousand entries as unpack writes them: 7 values each.
         let many = format!("{head}{}", entry.repeat(10_000));
         assert_eq!(check_density(&many), Ok(()));
-        // One value past the room of two tables.
-        let values = VALUES_OUTSIDE + 2 * VALUES_PER_TABLE;
-        let dense = |n: usize| format!("[[gap]]\n  [[entry]]\nx = [{}]\n", "0,".repeat(n));
-        // Each table's `[[` counts 2, the `x =` 1, the array's `[` 1, then 1 a comma.
-        assert_eq!(check_density(&dense(values - 6)), Ok(()));
-        let refused = check_density(&dense(values - 5)).unwrap_err();
+        // As many gaps as entries, as unpack writes them: a table header every 30 bytes.
+        let gap = "[[gap]]\noffset = 40\nlen = 3\n\n";
+        let gapped = format!("{head}{}{}", gap.repeat(100_000), entry.repeat(100));
+        assert_eq!(check_density(&gapped), Ok(()));
+        // `[` first on a line inside an array is an array, counted.
+        let rows = format!("x = [\n{}]\n", "[0],\n".repeat(2000));
+        assert!(check_density(&rows).is_err());
+        // A manifest has no other tables: refused at once (a header in 11 bytes took 35
+        // bytes of memory a byte).
+        let table = format!("{head}[[gap]] # the first\n[[ entry ]]\n[other]\n");
+        let refused = check_density(&table).unwrap_err();
         assert!(
-            refused.starts_with(&format!("{} values for 2 entries", values + 1)),
+            refused.starts_with("line 5: [other] is no [[entry]] or [[gap]] header"),
             "{refused}"
         );
+        // Values only: refused where they pass one in 8 bytes, wherever they stand.
+        let gaps = "[[gap]]\n".repeat(1000);
+        let dense = format!("{head}{gaps}x = [{}]\n", "0,".repeat(20_000));
+        let refused = check_density(&dense).unwrap_err();
+        assert!(
+            refused.starts_with("line 1003: more than one value in 8 bytes"),
+            "{refused}"
+        );
+        let short = format!("x = [{}]", "0,".repeat(VALUES_SLACK - 2));
+        assert_eq!(check_density(&short), Ok(()));
+        // Quotes before a multi-line string's close are the string's: values after it
+        // are counted, not taken for the inside of a string the fourth quote opened.
+        for quote in ["\"", "'"] {
+            let close = quote.repeat(4);
+            let hidden = format!(
+                "a = {}x{close}\nb = [{}]\n# {quote}",
+                quote.repeat(3),
+                "0,".repeat(2000)
+            );
+            assert!(check_density(&hidden).is_err(), "{quote}");
+        }
         // An unterminated string runs to the end (the parser then says where).
         assert_eq!(check_density("x = \"a,b,c"), Ok(()));
+        assert_eq!(check_density("x = \"\"\"a"), Ok(()));
     }
 }

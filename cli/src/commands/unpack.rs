@@ -96,6 +96,16 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
                 "# Made by `ngi unpack`; `ngi pack {} -o ARCHIVE` rebuilds the archive from it.\n{text}",
                 dir.display()
             );
+            // One pack would refuse: the unpack would be of no use to it.
+            if text.len() > crate::manifest::MAX_LEN {
+                return Err(bad(format!(
+                    "the manifest of its {} entries would be {} bytes, more than the {} \
+                     pack reads (extract gives the entries' files)",
+                    archive.len(),
+                    text.len(),
+                    crate::manifest::MAX_LEN
+                )));
+            }
             write_atomic(&manifest_path, |out| out.write_all(text.as_bytes()))
                 .map_err(|e| Failure::about(manifest_path.display(), e))?;
             Ok(manifest)
