@@ -648,32 +648,47 @@ fn a_file_added_to_the_manifest_becomes_an_entry_and_a_removed_one_goes() {
     );
 }
 
-#[test]
-fn bad_folders_are_one_line_and_nothing_is_written() {
-    let dir = Scratch::new("edit-bad");
-    let archive = dir.join("s.rsli");
-    fs::write(&archive, samples::rsli()).unwrap();
-    let nres_archive = dir.join("s.nres");
-    fs::write(&nres_archive, samples::nres()).unwrap();
-    let fresh = |format: &str| {
-        let folder = dir.join(format!("d-{format}"));
+/// The sample archives unpacked afresh, and `pack` of a folder that must fail: the
+/// fixture of the tests of bad folders.
+struct BadFolders {
+    dir: Scratch,
+    out: PathBuf,
+}
+
+impl BadFolders {
+    fn new(name: &str) -> BadFolders {
+        let dir = Scratch::new(name);
+        fs::write(dir.join("s.rsli"), samples::rsli()).unwrap();
+        fs::write(dir.join("s.nres"), samples::nres()).unwrap();
+        let out = dir.join("out.bin");
+        BadFolders { dir, out }
+    }
+
+    /// The sample of `format` ("rsli", "nres") unpacked into a folder of its own.
+    fn fresh(&self, format: &str) -> PathBuf {
+        let folder = self.dir.join(format!("d-{format}"));
         let _ = fs::remove_dir_all(&folder);
-        let source = if format == "rsli" {
-            &archive
-        } else {
-            &nres_archive
-        };
-        ok(&["unpack", s(source), "-o", s(&folder)]);
+        let source = self.dir.join(format!("s.{format}"));
+        ok(&["unpack", s(&source), "-o", s(&folder)]);
         folder
-    };
-    let out = dir.join("out.bin");
-    let check = |folder: &Path, wants: &[&str]| {
-        let err = fails(&["pack", s(folder), "-o", s(&out)]);
+    }
+
+    /// `pack` of `folder` fails with a message holding every one of `wants`, and writes
+    /// nothing.
+    fn check(&self, folder: &Path, wants: &[&str]) {
+        let err = fails(&["pack", s(folder), "-o", s(&self.out)]);
         for want in wants {
             assert!(err.contains(want), "{err:?} lacks {want:?}");
         }
-        assert!(!out.exists(), "nothing written: {err}");
-    };
+        assert!(!self.out.exists(), "nothing written: {err}");
+    }
+}
+
+#[test]
+fn bad_folders_are_one_line_and_nothing_is_written() {
+    let t = BadFolders::new("edit-bad");
+    let (fresh, check) = (|f: &str| t.fresh(f), |d: &Path, w: &[&str]| t.check(d, w));
+    let (archive, out) = (t.dir.join("s.rsli"), t.out.clone());
     let folder = fresh("rsli");
     fs::write(
         folder.join("ngi.toml"),
@@ -792,6 +807,26 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
     });
     check(&folder, &["entry 8 (\"README.TXT\")", "name", "entry 0"]);
 
+    // An existing archive is refused without --force, kept as it was.
+    let folder = fresh("rsli");
+    fs::write(&out, b"precious").unwrap();
+    let err = fails(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(err.contains("--force"), "{err}");
+    assert_eq!(fs::read(&out).unwrap(), b"precious");
+    ok(&["pack", s(&folder), "-o", s(&out), "--force"]);
+    assert_eq!(fs::read(&out).unwrap(), samples::rsli());
+    // unpack over an existing manifest too.
+    let err = fails(&["unpack", s(&archive), "-o", s(&folder)]);
+    assert!(err.contains("ngi.toml") && err.contains("--force"), "{err}");
+}
+
+/// Folders that would have pack read too much, write over its own inputs, or drop or
+/// misname a field: refused, saying which.
+#[test]
+fn hostile_folders_are_refused_before_anything_is_read() {
+    let t = BadFolders::new("edit-hostile");
+    let (fresh, check) = (|f: &str| t.fresh(f), |d: &Path, w: &[&str]| t.check(d, w));
+    let out = t.out.clone();
     // Sizes are checked before a byte is read: a kept stream of the wrong length, and an
     // entry's file larger than any entry (both sparse, refused at once: the file was
     // hashed whole, and the stream read whole, 3 GiB of memory, before).
@@ -890,18 +925,6 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
         assert!(err.contains("which pack reads"), "{err}");
         assert_eq!(fs::read(&target).unwrap(), before, "{own}");
     }
-
-    // An existing archive is refused without --force, kept as it was.
-    let folder = fresh("rsli");
-    fs::write(&out, b"precious").unwrap();
-    let err = fails(&["pack", s(&folder), "-o", s(&out)]);
-    assert!(err.contains("--force"), "{err}");
-    assert_eq!(fs::read(&out).unwrap(), b"precious");
-    ok(&["pack", s(&folder), "-o", s(&out), "--force"]);
-    assert_eq!(fs::read(&out).unwrap(), samples::rsli());
-    // unpack over an existing manifest too.
-    let err = fails(&["unpack", s(&archive), "-o", s(&folder)]);
-    assert!(err.contains("ngi.toml") && err.contains("--force"), "{err}");
 }
 
 /// A manifest edited so that a record of the unpacked archive no longer points at its

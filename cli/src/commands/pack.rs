@@ -285,53 +285,7 @@ fn check_entries(records: &[EntryRecord], dir: &Path, nres: bool) -> Result<Vec<
 
 fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, String> {
     refuse_other_format_fields(r, nres)?;
-    let raw_field = match &r.name_field {
-        Some(hex) if nres => Some(
-            from_hex(hex)
-                .and_then(|b| <[u8; nres::NAME_FIELD_LEN]>::try_from(b).ok())
-                .ok_or("name_field: not 36 bytes of hex")?,
-        ),
-        _ => None,
-    };
-    let name = match raw_field {
-        Some(field) => field.to_vec(),
-        None => names::parse_argument(r.name.as_bytes()),
-    };
-    let (field_len, format) = if nres {
-        (nres::NAME_FIELD_LEN, "NRes")
-    } else {
-        (rsli::NAME_LEN, "RsLi")
-    };
-    let max = if nres { field_len - 1 } else { field_len };
-    // Archives may hold an empty name (the engine reads it); a new entry may not.
-    if name.is_empty() && r.offset.is_none() {
-        return Err("name: empty".into());
-    }
-    if name.len() > max && raw_field.is_none() {
-        return Err(format!(
-            "name: {} bytes, {format} names hold at most {max}",
-            name.len()
-        ));
-    }
-    if name.contains(&0) {
-        return Err(match raw_field {
-            // unpack writes one only for a field with no NUL in its 36 bytes.
-            Some(_) => "name_field: holds a NUL byte; a name that ends with one goes in name \
-                        (the bytes after it in name_tail)"
-                .into(),
-            None => "name: holds a NUL byte (\\x00)".into(),
-        });
-    }
-    let tail = match &r.name_tail {
-        Some(hex) => from_hex(hex).ok_or("name_tail: not hex")?,
-        None => Vec::new(),
-    };
-    if !tail.is_empty() && name.len() + 1 + tail.len() > field_len {
-        return Err(format!(
-            "name_tail: {} bytes do not fit after the name in the {field_len}-byte field",
-            tail.len()
-        ));
-    }
+    let (name, tail) = checked_name(r, nres)?;
     let original = match (r.offset, r.size) {
         (Some(o), Some(s)) => Some((o, s)),
         (None, None) => None,
@@ -438,6 +392,59 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
         unpacked_size: r.unpacked_size.unwrap_or(0),
         packed,
     })
+}
+
+/// The entry's name and the bytes of its name field after the name's NUL, checked
+/// against the format's field.
+fn checked_name(r: &EntryRecord, nres: bool) -> Result<(Vec<u8>, Vec<u8>), String> {
+    let raw_field = match &r.name_field {
+        Some(hex) if nres => Some(
+            from_hex(hex)
+                .and_then(|b| <[u8; nres::NAME_FIELD_LEN]>::try_from(b).ok())
+                .ok_or("name_field: not 36 bytes of hex")?,
+        ),
+        _ => None,
+    };
+    let name = match raw_field {
+        Some(field) => field.to_vec(),
+        None => names::parse_argument(r.name.as_bytes()),
+    };
+    let (field_len, format) = if nres {
+        (nres::NAME_FIELD_LEN, "NRes")
+    } else {
+        (rsli::NAME_LEN, "RsLi")
+    };
+    let max = if nres { field_len - 1 } else { field_len };
+    // Archives may hold an empty name (the engine reads it); a new entry may not.
+    if name.is_empty() && r.offset.is_none() {
+        return Err("name: empty".into());
+    }
+    if name.len() > max && raw_field.is_none() {
+        return Err(format!(
+            "name: {} bytes, {format} names hold at most {max}",
+            name.len()
+        ));
+    }
+    if name.contains(&0) {
+        return Err(match raw_field {
+            // unpack writes one only for a field with no NUL in its 36 bytes.
+            Some(_) => "name_field: holds a NUL byte; a name that ends with one goes in name \
+                        (the bytes after it in name_tail)"
+                .into(),
+            None => "name: holds a NUL byte (\\x00)".into(),
+        });
+    }
+    let tail = match &r.name_tail {
+        Some(hex) => from_hex(hex).ok_or("name_tail: not hex")?,
+        None => Vec::new(),
+    };
+    if !tail.is_empty() && name.len() + 1 + tail.len() > field_len {
+        return Err(format!(
+            "name_tail: {} bytes do not fit after the name in the {field_len}-byte field",
+            tail.len()
+        ));
+    }
+    Ok((name, tail))
 }
 
 /// Refuses a field of the other format's records: it would be dropped with no word.
