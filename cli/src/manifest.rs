@@ -137,50 +137,47 @@ pub struct EntryRecord {
 
 /// The largest manifest `pack` reads, and `unpack` writes: about 300 000 entries of the
 /// couple of hundred bytes `unpack` writes for each. Parsed, a manifest takes up to about
-/// 40 bytes of memory a byte of it (see [`check_density`]), so this bounds `pack`'s
-/// parse at some 2.5 GB.
+/// 40 bytes of memory a byte of it (see [`check_shape`]), so this bounds `pack`'s parse
+/// at some 2.5 GB.
 pub const MAX_LEN: usize = 64 << 20;
 
-/// How many bytes of manifest a value takes at the least: `unpack` writes one in about
-/// 15 (a key, its value and the line), so twice as dense as that is no manifest of its.
-const BYTES_PER_VALUE: usize = 8;
-/// Values allowed beyond that, so that a short manifest may be dense.
-const VALUES_SLACK: usize = 1024;
+/// How many bytes of manifest a key takes at the least: `unpack` writes one in about 15
+/// (a key, its value and the line), and no line shorter than 8 (`len = 3`).
+const BYTES_PER_KEY: usize = 8;
+/// Keys allowed beyond that, so that a short manifest may be dense.
+const KEYS_SLACK: usize = 1024;
 
-/// Refuses a manifest denser with values than `unpack` writes them, or with tables it
-/// never writes, before it is parsed. The parser builds the whole document in memory
-/// first, at about 20 bytes for each byte of an `unpack` manifest (a 50 000-entry one of
-/// 10.7 MB: 230 MB) but up to 100 for a file dense with values (a line `x = [0,0,0,...]`)
-/// or 35 for one of table headers alone; held to a value in 8 bytes and to the two kinds
-/// of table, any manifest stays under 40 (empty `[[gap]]`s). Values are counted outside strings and comments,
-/// where each `=` (a key), `,` (an element), `[` or `{` (an array, an inline table; a
-/// table header is not counted) makes one, and the count is checked as it goes, so that
-/// the refusal names the line where the values crowd.
-pub fn check_density(text: &str) -> Result<(), String> {
+/// Refuses a manifest of another shape than `unpack` writes, before it is parsed. The
+/// parser builds the whole document in memory first, at about 20 bytes for each byte of
+/// an `unpack` manifest (a 50 000-entry one of 10.7 MB: 230 MB), but at up to 100 for a
+/// file dense with values (a line `x = [0,0,0,...]`) and 530 for one of dotted keys (each
+/// `.a` a table). An `unpack` manifest is blank lines, comments, `[[entry]]` and
+/// `[[gap]]` headers and `key = value` lines whose value is a string, a whole number or
+/// (for an archive of no entries) `[]`: so outside strings and comments a `[` elsewhere
+/// than a header or `[]`, or any of `]`, `{`, `}`, `,` and `.`, is refused at once, and keys are held to one in 8 bytes as the scan
+/// goes. Any manifest then parses in at most about 40 bytes a byte (empty `[[gap]]`s).
+/// The refusal names the line.
+pub fn check_shape(text: &str) -> Result<(), String> {
     let bytes = text.as_bytes();
     let starts = |at: usize, prefix: &[u8]| bytes.get(at..).is_some_and(|b| b.starts_with(prefix));
-    let (mut values, mut line, mut depth) = (0usize, 1usize, 0usize);
-    // Whether only blanks came before on this line, outside any array: where a `[` opens
-    // a table header, which is not counted (unpack writes a `[[gap]]` every 30 bytes).
+    let (mut keys, mut line) = (0usize, 1usize);
+    // Whether only blanks came before on this line: where a `[` opens a table header.
     let mut line_start = true;
     let mut at = 0;
     while let Some(&b) = bytes.get(at) {
         at += 1;
-        let header = b == b'[' && line_start && depth == 0;
+        let header = b == b'[' && line_start;
         line_start &= b == b' ' || b == b'\t';
         match b {
             _ if header => {
                 let len = bytes[at..].iter().take_while(|&&b| b != b'\n').count();
+                // The line's header, a comment left out.
                 let rest = &bytes[at..at + len];
-                // The line's header, blanks and a comment left out.
-                let header: Vec<u8> = rest
-                    .iter()
-                    .take_while(|&&b| b != b'#')
-                    .filter(|&&b| b != b' ' && b != b'\t' && b != b'\r')
-                    .copied()
-                    .collect();
-                if header != b"[entry]]" && header != b"[gap]]" {
-                    let shown: String = String::from_utf8_lossy(&header).chars().take(40).collect();
+                let end = rest.iter().position(|&b| b == b'#').unwrap_or(len);
+                let header = String::from_utf8_lossy(&rest[..end]);
+                let compact: String = header.chars().filter(|c| !c.is_whitespace()).collect();
+                if !matches!(compact.as_str(), "[entry]]" | "[gap]]") {
+                    let shown: String = header.trim_end().chars().take(40).collect();
                     return Err(format!(
                         "line {line}: [{shown} is no [[entry]] or [[gap]] header, the only \
                          tables a manifest has"
@@ -196,14 +193,17 @@ pub fn check_density(text: &str) -> Result<(), String> {
                 if multiline {
                     at += 2;
                 }
-                // A basic string's backslash escapes the byte after it; a literal's does not.
+                // A basic string's backslash escapes the byte after it (a line-ending one
+                // the newline); a literal's does not.
                 while at < bytes.len() && !starts(at, close) {
-                    line += usize::from(bytes[at] == b'\n');
-                    at += if b == b'"' && bytes[at] == b'\\' {
+                    let step = if b == b'"' && bytes[at] == b'\\' {
                         2
                     } else {
                         1
                     };
+                    let skipped = &bytes[at..(at + step).min(bytes.len())];
+                    line += skipped.iter().filter(|&&c| c == b'\n').count();
+                    at += step;
                 }
                 at += close.len();
                 // A multi-line string may end in one or two quotes of its own before the
@@ -217,14 +217,26 @@ pub fn check_density(text: &str) -> Result<(), String> {
                 line += 1;
                 line_start = true;
             }
-            b']' => depth = depth.saturating_sub(1),
-            b'=' | b',' | b'[' | b'{' => {
-                depth += usize::from(b == b'[');
-                values += 1;
-                if values > VALUES_SLACK + at / BYTES_PER_VALUE {
+            // An empty list of entries (`entry = []`, an archive of none) is the one array.
+            b'[' if bytes[at..].iter().find(|&&c| c != b' ' && c != b'\t') == Some(&b']') => {
+                at += bytes[at..]
+                    .iter()
+                    .position(|&c| c == b']')
+                    .map_or(0, |p| p + 1);
+            }
+            b'[' | b']' | b'{' | b'}' | b',' | b'.' => {
+                return Err(format!(
+                    "line {line}: '{}' outside a string: an array, an inline table, a dotted \
+                     key or a number with a point, none of which a manifest has",
+                    char::from(b)
+                ));
+            }
+            b'=' => {
+                keys += 1;
+                if keys > KEYS_SLACK + at / BYTES_PER_KEY {
                     return Err(format!(
-                        "line {line}: more than one value in {BYTES_PER_VALUE} bytes so far \
-                         ({values} in the first {at}), denser than any manifest unpack writes"
+                        "line {line}: more than one key in {BYTES_PER_KEY} bytes so far \
+                         ({keys} in the first {at}), denser than any manifest unpack writes"
                     ));
                 }
             }
@@ -267,60 +279,64 @@ mod tests {
     }
 
     #[test]
-    fn density_counts_values_outside_strings_and_comments() {
-        // As unpack writes an entry, strings of every kind with `=`, `,`, `[` and quotes
-        // in them (one or two before a multi-line string's close), a comment too.
+    fn only_the_shape_unpack_writes_is_parsed() {
+        // As unpack writes an entry, strings of every kind with `=`, `,`, `[`, `.` and
+        // quotes in them (one or two before a multi-line string's close), a comment too.
         let entry = r#"[[entry]]
 file = "A,B=C[{.TXT\","
 name = 'A,B=C\x41'
-flags = 0x40 # a, b = [c
+flags = 0x40 # a, b = [c.
 name_tail = """x,\",="""
 alt = """IT'S,""""
 raw = '''x\,'''''
 size = 12
 
 "#;
-        let head = "ngi_manifest = 1\nformat = \"rsli\"\n";
-        let many = format!("{head}{}", entry.repeat(10_000));
-        assert_eq!(check_density(&many), Ok(()));
-        // As many gaps as entries, as unpack writes them: a table header every 30 bytes.
         let gap = "[[gap]]\noffset = 40\nlen = 3\n\n";
-        let gapped = format!("{head}{}{}", gap.repeat(100_000), entry.repeat(100));
-        assert_eq!(check_density(&gapped), Ok(()));
-        // `[` first on a line inside an array is an array, counted.
-        let rows = format!("x = [\n{}]\n", "[0],\n".repeat(2000));
-        assert!(check_density(&rows).is_err());
-        // A manifest has no other tables: refused at once (a header in 11 bytes took 35
-        // bytes of memory a byte).
-        let table = format!("{head}[[gap]] # the first\n[[ entry ]]\n[other]\n");
-        let refused = check_density(&table).unwrap_err();
-        assert!(
-            refused.starts_with("line 5: [other] is no [[entry]] or [[gap]] header"),
-            "{refused}"
+        let head = "ngi_manifest = 1\nformat = \"rsli\"\n";
+        let manifest = format!("{head}{}{}", gap.repeat(100_000), entry.repeat(10_000));
+        assert_eq!(check_shape(&manifest), Ok(()));
+        let refused = |text: &str, want: &str| {
+            let e = check_shape(text).expect_err(text);
+            assert!(e.starts_with(want), "{e}");
+        };
+        assert_eq!(check_shape(&format!("{head}entry = [ ]\n")), Ok(()));
+        // Arrays, inline tables, dotted keys and points: refused where they stand.
+        refused(
+            &format!("{head}x = [0, 0]\n"),
+            "line 3: '[' outside a string",
         );
-        // Values only: refused where they pass one in 8 bytes, wherever they stand.
-        let gaps = "[[gap]]\n".repeat(1000);
-        let dense = format!("{head}{gaps}x = [{}]\n", "0,".repeat(20_000));
-        let refused = check_density(&dense).unwrap_err();
-        assert!(
-            refused.starts_with("line 1003: more than one value in 8 bytes"),
-            "{refused}"
+        refused(
+            &format!("{head}\n[[gap]]\ny = {{ a = 1 }}\n"),
+            "line 5: '{'",
         );
-        let short = format!("x = [{}]", "0,".repeat(VALUES_SLACK - 2));
-        assert_eq!(check_density(&short), Ok(()));
-        // Quotes before a multi-line string's close are the string's: values after it
-        // are counted, not taken for the inside of a string the fourth quote opened.
+        refused(&format!("{head}k0.a.a = 1\n"), "line 3: '.'");
+        refused(&format!("{head}f = 1.5\n"), "line 3: '.'");
+        // Tables other than the two.
+        refused(
+            &format!("{head}[[gap]] # the first\n[[ entry ]]\n[other]\n"),
+            "line 5: [other] is no [[entry]] or [[gap]] header",
+        );
+        refused("[[entry]\n", "line 1: [[entry] is no");
+        // Keys alone, one in 4 bytes: refused once past one in 8 and the slack, near
+        // the 2056th (each key brings 4 bytes and half a key of room).
+        let keys = format!("{head}{}", "a=1\n".repeat(5000));
+        let e = check_shape(&keys).unwrap_err();
+        assert!(
+            e.starts_with("line 20") && e.contains("more than one key in 8 bytes"),
+            "{e}"
+        );
+        // Quotes before a multi-line string's close are the string's: what follows is
+        // outside it again.
         for quote in ["\"", "'"] {
             let close = quote.repeat(4);
-            let hidden = format!(
-                "a = {}x{close}\nb = [{}]\n# {quote}",
-                quote.repeat(3),
-                "0,".repeat(2000)
-            );
-            assert!(check_density(&hidden).is_err(), "{quote}");
+            let text = format!("a = {}x{close}\nb = [0]\n# {quote}", quote.repeat(3));
+            refused(&text, "line 2: '['");
         }
+        // A line-ending backslash in a string still ends a line.
+        refused("x = \"\"\"a\\\n\\\nb\"\"\"\ny = [0]\n", "line 4: '['");
         // An unterminated string runs to the end (the parser then says where).
-        assert_eq!(check_density("x = \"a,b,c"), Ok(()));
-        assert_eq!(check_density("x = \"\"\"a"), Ok(()));
+        assert_eq!(check_shape("x = \"a,b,c"), Ok(()));
+        assert_eq!(check_shape("x = \"\"\"a"), Ok(()));
     }
 }

@@ -43,7 +43,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     let bytes = crate::regular::read(&manifest_path, crate::manifest::MAX_LEN as u64)
         .map_err(|e| bad(e.to_string()))?;
     let text = String::from_utf8(bytes).map_err(|e| bad(e.to_string()))?;
-    crate::manifest::check_density(&text).map_err(&bad)?;
+    crate::manifest::check_shape(&text).map_err(&bad)?;
     let manifest: Manifest = toml::from_str(&text)
         .map_err(|e| bad(format!("does not parse: {}", one_line(&e.to_string()))))?;
     if manifest.ngi_manifest != VERSION {

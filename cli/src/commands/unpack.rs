@@ -94,7 +94,8 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
             let text = toml::to_string_pretty(&manifest).map_err(|e| bad(e.to_string()))?;
             let text = format!(
                 "# Made by `ngi unpack`; `ngi pack {} -o ARCHIVE` rebuilds the archive from it.\n{text}",
-                dir.display()
+                // A line break in the folder's name would end the comment.
+                crate::report::printable(&dir.display().to_string())
             );
             // One pack would refuse: the unpack would be of no use to it.
             if text.len() > crate::manifest::MAX_LEN {
