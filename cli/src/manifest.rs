@@ -136,9 +136,9 @@ pub struct EntryRecord {
 }
 
 /// The largest manifest `pack` reads, and `unpack` writes: about 300 000 entries of the
-/// couple of hundred bytes `unpack` writes for each. Parsed, a manifest takes up to about
-/// 40 bytes of memory a byte of it (see [`check_shape`]), so this bounds `pack`'s parse
-/// at some 2.5 GB.
+/// couple of hundred bytes `unpack` writes for each. Parsed a table at a time ([`parse`]),
+/// a manifest takes about 8 bytes of memory a byte of it, and at most about 16 (a file of
+/// entries with empty names), so this bounds `pack`'s parse at about 1 GB.
 pub const MAX_LEN: usize = 64 << 20;
 
 /// How many bytes of manifest a key takes at the least: `unpack` writes one in about 15
@@ -147,18 +147,21 @@ const BYTES_PER_KEY: usize = 8;
 /// Keys allowed beyond that, so that a short manifest may be dense.
 const KEYS_SLACK: usize = 1024;
 
-/// Refuses a manifest of another shape than `unpack` writes, before it is parsed. The
-/// parser builds the whole document in memory first, at about 20 bytes for each byte of
-/// an `unpack` manifest (a 50 000-entry one of 10.7 MB: 230 MB), but at up to 100 for a
-/// file dense with values (a line `x = [0,0,0,...]`) and 530 for one of dotted keys (each
-/// `.a` a table). An `unpack` manifest is blank lines, comments, `[[entry]]` and
+/// Refuses a manifest of another shape than `unpack` writes, before it is parsed, and
+/// returns where its tables start (for [`parse`]). The parser builds a document in memory
+/// at about 20 bytes for each byte of an `unpack` manifest, but at up to 100 for a file
+/// dense with values (a line `x = [0,0,0,...]`) and 530 for one of dotted keys (each `.a`
+/// a table): parsed a table at a time that is bounded, and these refusals name the line
+/// of what no manifest has. An `unpack` manifest is blank lines, comments, `[[entry]]` and
 /// `[[gap]]` headers and `key = value` lines whose value is a string, a whole number or
 /// (for an archive of no entries) `[]`: so outside strings and comments a `[` elsewhere
-/// than a header or `[]`, or any of `]`, `{`, `}`, `,` and `.`, is refused at once, and keys are held to one in 8 bytes as the scan
-/// goes. Any manifest then parses in at most about 40 bytes a byte (empty `[[gap]]`s).
-/// The refusal names the line.
-pub fn check_shape(text: &str) -> Result<(), String> {
+/// than a header or `[]`, or any of `]`, `{`, `}`, `,` and `.`, is refused at once, keys
+/// are held to one in 8 bytes as the scan goes, and what the parser would read otherwise
+/// than this scan (a one-line string past its line, a carriage return that ends no line)
+/// is refused too, so that the tables found are the parser's.
+pub fn check_shape(text: &str) -> Result<Vec<usize>, String> {
     let bytes = text.as_bytes();
+    let mut headers = Vec::new();
     let starts = |at: usize, prefix: &[u8]| bytes.get(at..).is_some_and(|b| b.starts_with(prefix));
     let (mut keys, mut line) = (0usize, 1usize);
     // Whether only blanks came before on this line: where a `[` opens a table header.
@@ -170,9 +173,17 @@ pub fn check_shape(text: &str) -> Result<(), String> {
         line_start &= b == b' ' || b == b'\t';
         match b {
             _ if header => {
+                headers.push(at - 1);
                 let len = bytes[at..].iter().take_while(|&&b| b != b'\n').count();
                 // The line's header, a comment left out.
                 let rest = &bytes[at..at + len];
+                if rest
+                    .iter()
+                    .position(|&b| b == b'\r')
+                    .is_some_and(|r| r + 1 != len)
+                {
+                    return Err(format!("line {line}: a carriage return that ends no line"));
+                }
                 let end = rest.iter().position(|&b| b == b'#').unwrap_or(len);
                 let header = String::from_utf8_lossy(&rest[..end]);
                 let compact: String = header.chars().filter(|c| !c.is_whitespace()).collect();
@@ -185,7 +196,20 @@ pub fn check_shape(text: &str) -> Result<(), String> {
                 }
                 at += len;
             }
-            b'#' => at += bytes[at..].iter().take_while(|&&b| b != b'\n').count(),
+            b'#' => {
+                let len = bytes[at..].iter().take_while(|&&b| b != b'\n').count();
+                let comment = &bytes[at..at + len];
+                // The parser ends a comment at a carriage return: one not before the
+                // line's end would let the rest of the line be read unchecked.
+                if comment
+                    .iter()
+                    .position(|&b| b == b'\r')
+                    .is_some_and(|r| r + 1 != len)
+                {
+                    return Err(format!("line {line}: a carriage return that ends no line"));
+                }
+                at += len;
+            }
             b'"' | b'\'' => {
                 let triple = [b; 3];
                 let multiline = starts(at, &triple[..2]);
@@ -194,8 +218,12 @@ pub fn check_shape(text: &str) -> Result<(), String> {
                     at += 2;
                 }
                 // A basic string's backslash escapes the byte after it (a line-ending one
-                // the newline); a literal's does not.
+                // the newline); a literal's does not. A one-line string ends at its line,
+                // as the parser has it.
                 while at < bytes.len() && !starts(at, close) {
+                    if !multiline && bytes[at] == b'\n' {
+                        return Err(format!("line {line}: a string runs past its line"));
+                    }
                     let step = if b == b'"' && bytes[at] == b'\\' {
                         2
                     } else {
@@ -216,6 +244,10 @@ pub fn check_shape(text: &str) -> Result<(), String> {
             b'\n' => {
                 line += 1;
                 line_start = true;
+            }
+            // The parser ends a comment there too: only as the end of a line.
+            b'\r' if bytes.get(at) != Some(&b'\n') => {
+                return Err(format!("line {line}: a carriage return that ends no line"));
             }
             // An empty list of entries (`entry = []`, an archive of none) is the one array.
             b'[' if bytes[at..].iter().find(|&&c| c != b' ' && c != b'\t') == Some(&b']') => {
@@ -243,7 +275,72 @@ pub fn check_shape(text: &str) -> Result<(), String> {
             _ => {}
         }
     }
-    Ok(())
+    Ok(headers)
+}
+
+/// The longest table, or run of fields before the first, parsed at once: `unpack` writes
+/// some hundreds of bytes for an entry, and its first comment names the folder.
+const MAX_TABLE_LEN: usize = 64 << 10;
+
+/// The tables of one stretch of the manifest.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Tables {
+    #[serde(default)]
+    gap: Vec<Gap>,
+    #[serde(default)]
+    entry: Vec<EntryRecord>,
+}
+
+/// The manifest in `text`, or why not, naming the line. Parsed a table at a time: the
+/// parser builds a document in memory at 20 to 600 bytes for each byte of it (dotted keys
+/// the dearest), so that a whole manifest parsed at once could take tens of GB. Each
+/// `[[entry]]` or `[[gap]]`, and the fields before the first, is parsed on its own (at
+/// most 64 KiB), and only the records are kept: a few hundred bytes each. [`check_shape`]
+/// first refuses what `unpack` never writes, and finds the tables.
+pub fn parse(text: &str) -> Result<Manifest, String> {
+    let headers = check_shape(text)?;
+    let mut bounds = headers;
+    bounds.push(text.len());
+    let head_end = bounds[0];
+    let mut manifest: Manifest = parse_piece(text, 0, head_end)?;
+    for pair in bounds.windows(2) {
+        let tables: Tables = parse_piece(text, pair[0], pair[1])?;
+        manifest.gap.extend(tables.gap);
+        manifest.entry.extend(tables.entry);
+    }
+    Ok(manifest)
+}
+
+/// `text[start..end]` parsed alone; its errors name the line of the whole text.
+fn parse_piece<T: serde::de::DeserializeOwned>(
+    text: &str,
+    start: usize,
+    end: usize,
+) -> Result<T, String> {
+    let line_of = |at: usize| {
+        text.as_bytes()[..at.min(text.len())]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
+    };
+    if end - start > MAX_TABLE_LEN {
+        return Err(format!(
+            "line {}: a table of {} bytes, more than the {MAX_TABLE_LEN} any table of a \
+             manifest takes",
+            line_of(start),
+            end - start
+        ));
+    }
+    toml::from_str(&text[start..end]).map_err(|e| {
+        let at = start + e.span().map_or(0, |span| span.start);
+        format!(
+            "line {}: does not parse: {}",
+            line_of(at),
+            e.message().trim_end()
+        )
+    })
 }
 
 /// Lower-case hex.
@@ -295,12 +392,14 @@ size = 12
         let gap = "[[gap]]\noffset = 40\nlen = 3\n\n";
         let head = "ngi_manifest = 1\nformat = \"rsli\"\n";
         let manifest = format!("{head}{}{}", gap.repeat(100_000), entry.repeat(10_000));
-        assert_eq!(check_shape(&manifest), Ok(()));
+        let headers = check_shape(&manifest).unwrap();
+        assert_eq!(headers.len(), 110_000);
+        assert!(manifest[headers[0]..].starts_with("[[gap]]\noffset"));
         let refused = |text: &str, want: &str| {
             let e = check_shape(text).expect_err(text);
             assert!(e.starts_with(want), "{e}");
         };
-        assert_eq!(check_shape(&format!("{head}entry = [ ]\n")), Ok(()));
+        assert!(check_shape(&format!("{head}entry = [ ]\n")).is_ok());
         // Arrays, inline tables, dotted keys and points: refused where they stand.
         refused(
             &format!("{head}x = [0, 0]\n"),
@@ -335,8 +434,44 @@ size = 12
         }
         // A line-ending backslash in a string still ends a line.
         refused("x = \"\"\"a\\\n\\\nb\"\"\"\ny = [0]\n", "line 4: '['");
+        // What the parser reads otherwise than the scan: refused.
+        refused(
+            "x = \"a\nb = [0]\"\n",
+            "line 1: a string runs past its line",
+        );
+        refused(
+            "x = 1 # a\rb = [0]\n",
+            "line 1: a carriage return that ends no line",
+        );
+        refused("[[gap]] #\rb = [0]\n", "line 1: a carriage return");
+        assert!(check_shape("x = 1 # crlf\r\n[[gap]]\r\n").is_ok());
         // An unterminated string runs to the end (the parser then says where).
-        assert_eq!(check_shape("x = \"a,b,c"), Ok(()));
-        assert_eq!(check_shape("x = \"\"\"a"), Ok(()));
+        assert!(check_shape("x = \"\"\"a,b,c").is_ok());
+        assert!(check_shape("x = \"\"\"a").is_ok());
+    }
+
+    #[test]
+    fn parsed_a_table_at_a_time_as_a_whole_would_be() {
+        let text = "ngi_manifest = 1\nformat = \"nres\"\nlookup = \"canonical\"\n\
+                    data_start = 16\ndata_end = 40\n\n[[gap]]\noffset = 16\nlen = 4\n\n\
+                    [[entry]]\nname = \"A\"\nsize = 8\n\n[[gap]]\noffset = 30\nlen = 2\n\n\
+                    [[entry]]\nname = \"B\"\n";
+        let m = parse(text).unwrap();
+        let whole: Manifest = toml::from_str(text).unwrap();
+        assert_eq!((m.gap.len(), m.entry.len()), (2, 2));
+        assert_eq!(format!("{m:?}"), format!("{whole:?}"));
+        // Errors name the line of the whole text.
+        let bad = text.replace("name = \"B\"", "nome = \"B\"");
+        let e = parse(&bad).unwrap_err();
+        assert!(
+            e.starts_with("line 20: does not parse: unknown field `nome`"),
+            "{e}"
+        );
+        let e = parse(&text.replace("len = 2", "len = -2")).unwrap_err();
+        assert!(e.starts_with("line 17: does not parse"), "{e}");
+        // No table is longer than unpack makes one.
+        let long = format!("{text}file = \"{}\"\n", "x".repeat(MAX_TABLE_LEN));
+        let e = parse(&long).unwrap_err();
+        assert!(e.starts_with("line 19: a table of"), "{e}");
     }
 }

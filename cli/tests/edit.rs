@@ -707,7 +707,13 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
         "format = \"rsli\"\n[[entry]]\nname = 1\n",
     )
     .unwrap();
-    check(&folder, &["ngi.toml", "does not parse", "line 3"]);
+    check(
+        &folder,
+        &[
+            "ngi.toml",
+            "line 1: does not parse: missing field `ngi_manifest`",
+        ],
+    );
 
     let folder = fresh("rsli");
     fs::remove_file(folder.join("LZSS.TXT")).unwrap();

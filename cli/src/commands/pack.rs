@@ -43,9 +43,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     let bytes = crate::regular::read(&manifest_path, crate::manifest::MAX_LEN as u64)
         .map_err(|e| bad(e.to_string()))?;
     let text = String::from_utf8(bytes).map_err(|e| bad(e.to_string()))?;
-    crate::manifest::check_shape(&text).map_err(&bad)?;
-    let manifest: Manifest = toml::from_str(&text)
-        .map_err(|e| bad(format!("does not parse: {}", one_line(&e.to_string()))))?;
+    let manifest: Manifest = crate::manifest::parse(&text).map_err(&bad)?;
     if manifest.ngi_manifest != VERSION {
         return Err(bad(format!(
             "ngi_manifest: version {} (this ngi reads {VERSION})",
@@ -1221,19 +1219,5 @@ impl ReadAt for Virtual {
 
     fn source_len(&self) -> std::io::Result<u64> {
         Ok(self.len)
-    }
-}
-
-/// A TOML error as one line: where, then what.
-fn one_line(message: &str) -> String {
-    let mut lines = message
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty());
-    let first = lines.next().unwrap_or("bad TOML").to_string();
-    let last = lines.rfind(|l| !l.starts_with(' ') && !l.contains(" | ") && !l.starts_with('|'));
-    match last {
-        Some(what) if what != first => format!("{first}: {what}"),
-        _ => first,
     }
 }
