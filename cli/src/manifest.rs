@@ -174,16 +174,9 @@ pub fn check_shape(text: &str) -> Result<Vec<usize>, String> {
         match b {
             _ if header => {
                 headers.push(at - 1);
-                let len = bytes[at..].iter().take_while(|&&b| b != b'\n').count();
+                let rest = rest_of_line(&bytes[at..], line)?;
+                let len = rest.len();
                 // The line's header, a comment left out.
-                let rest = &bytes[at..at + len];
-                if rest
-                    .iter()
-                    .position(|&b| b == b'\r')
-                    .is_some_and(|r| r + 1 != len)
-                {
-                    return Err(format!("line {line}: a carriage return that ends no line"));
-                }
                 let end = rest.iter().position(|&b| b == b'#').unwrap_or(len);
                 let header = String::from_utf8_lossy(&rest[..end]);
                 let compact: String = header.chars().filter(|c| !c.is_whitespace()).collect();
@@ -196,20 +189,7 @@ pub fn check_shape(text: &str) -> Result<Vec<usize>, String> {
                 }
                 at += len;
             }
-            b'#' => {
-                let len = bytes[at..].iter().take_while(|&&b| b != b'\n').count();
-                let comment = &bytes[at..at + len];
-                // The parser ends a comment at a carriage return: one not before the
-                // line's end would let the rest of the line be read unchecked.
-                if comment
-                    .iter()
-                    .position(|&b| b == b'\r')
-                    .is_some_and(|r| r + 1 != len)
-                {
-                    return Err(format!("line {line}: a carriage return that ends no line"));
-                }
-                at += len;
-            }
+            b'#' => at += rest_of_line(&bytes[at..], line)?.len(),
             b'"' | b'\'' => {
                 let triple = [b; 3];
                 let multiline = starts(at, &triple[..2]);
@@ -276,6 +256,19 @@ pub fn check_shape(text: &str) -> Result<Vec<usize>, String> {
         }
     }
     Ok(headers)
+}
+
+/// The bytes of `bytes` up to the end of their line (`line`). The parser ends a comment,
+/// or the line of a header, at a carriage return: one other than the line's last byte
+/// would have it read the rest of the line as TOML the scan did not look at.
+fn rest_of_line(bytes: &[u8], line: usize) -> Result<&[u8], String> {
+    let rest = &bytes[..bytes.iter().take_while(|&&b| b != b'\n').count()];
+    match rest.iter().position(|&b| b == b'\r') {
+        Some(r) if r + 1 != rest.len() => {
+            Err(format!("line {line}: a carriage return that ends no line"))
+        }
+        _ => Ok(rest),
+    }
 }
 
 /// The longest table, or run of fields before the first, parsed at once: `unpack` writes
