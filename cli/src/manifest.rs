@@ -225,7 +225,7 @@ pub fn check_shape(text: &str) -> Result<Vec<usize>, String> {
                 line += 1;
                 line_start = true;
             }
-            // The parser ends a comment there too: only as the end of a line.
+            // The parser takes a carriage return only as the end of a line.
             b'\r' if bytes.get(at) != Some(&b'\n') => {
                 return Err(format!("line {line}: a carriage return that ends no line"));
             }
@@ -292,8 +292,8 @@ struct Tables {
 /// most 64 KiB), and only the records are kept: a few hundred bytes each. [`check_shape`]
 /// first refuses what `unpack` never writes, and finds the tables.
 pub fn parse(text: &str) -> Result<Manifest, String> {
-    let headers = check_shape(text)?;
-    let mut bounds = headers;
+    // Where each table starts, then the end: the pieces after the head.
+    let mut bounds = check_shape(text)?;
     bounds.push(text.len());
     let head_end = bounds[0];
     let mut manifest: Manifest = parse_piece(text, 0, head_end)?;
