@@ -1032,3 +1032,154 @@ fn an_nres_record_outside_the_data_stays_unreadable_or_the_edit_is_refused() {
     );
     assert!(e.to_string().contains("read other bytes as its own"), "{e}");
 }
+
+/// A random permutation of `0..n` (Fisher-Yates).
+fn shuffled(n: usize, rng: &mut Rng) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    order
+}
+
+/// Where `move_entry` gets the order `order` asks for: entry `order[k]`, wherever the
+/// moves so far have put it, is moved to `k`.
+fn moves_for(order: &[usize]) -> Vec<(usize, usize)> {
+    let mut now: Vec<usize> = (0..order.len()).collect();
+    let mut moves = Vec::new();
+    for (k, &want) in order.iter().enumerate() {
+        let from = now.iter().position(|&i| i == want).unwrap();
+        moves.push((from, k));
+        let i = now.remove(from);
+        now.insert(k, i);
+    }
+    moves
+}
+
+/// `reorder` saves what the same order reached by `move_entry` one entry at a time saves,
+/// byte for byte, in both formats and with new, replaced and kept payloads mixed; an
+/// order that moves nothing saves the archive untouched, and a refused order changes
+/// nothing.
+#[test]
+fn reorder_saves_what_moving_one_entry_at_a_time_saves() {
+    let mut rng = Rng::new(0x0D0E);
+    for (name, old) in sample_nres_archives() {
+        let archive = Archive::open(&old).unwrap();
+        let start = |rng: &mut Rng| {
+            let mut editor = nres::Editor::open(&archive).unwrap();
+            if !editor.is_empty() {
+                editor.replace(0, rng.bytes(77)).unwrap();
+            }
+            let new = NewEntry {
+                name: b"new.bin",
+                ..NewEntry::default()
+            };
+            editor.add(new, rng.bytes(40)).unwrap();
+            editor
+        };
+        let mut untouched = nres::Editor::open(&archive).unwrap();
+        let identity: Vec<usize> = (0..untouched.len()).collect();
+        untouched.reorder(&identity).unwrap();
+        assert_eq!(saved(&untouched.plan().unwrap(), &old), old, "{name}");
+        for round in 0..4 {
+            let mut seed = Rng::new(round);
+            let mut editor = start(&mut seed);
+            let order = shuffled(editor.len(), &mut rng);
+            let mut seed = Rng::new(round);
+            let mut stepped = start(&mut seed);
+            for (from, to) in moves_for(&order) {
+                stepped.move_entry(from, to).unwrap();
+            }
+            editor.reorder(&order).unwrap();
+            let got = saved(&editor.plan().unwrap(), &old);
+            assert_eq!(
+                got,
+                saved(&stepped.plan().unwrap(), &old),
+                "{name} {order:?}"
+            );
+            let before = nres_payloads(&saved(&start(&mut Rng::new(round)).plan().unwrap(), &old));
+            let want: Vec<_> = order.iter().map(|&i| before[i].clone()).collect();
+            assert_eq!(nres_payloads(&got), want, "{name} {order:?}");
+        }
+        let mut editor = start(&mut Rng::new(9));
+        let plan_before = saved(&editor.plan().unwrap(), &old);
+        let n = editor.len();
+        let mut repeated: Vec<usize> = (0..n).collect();
+        repeated[n - 1] = 0;
+        let refusals = [
+            (
+                (0..n + 1).collect::<Vec<_>>(),
+                nres::WriteError::OrderLength {
+                    len: n as u64 + 1,
+                    count: n as u64,
+                },
+            ),
+            (
+                (1..=n).collect(),
+                nres::WriteError::NoSuchEntry {
+                    index: n as u64,
+                    count: n as u64,
+                },
+            ),
+        ];
+        for (order, error) in refusals {
+            assert_eq!(editor.reorder(&order), Err(error), "{name}");
+        }
+        if n > 1 {
+            assert_eq!(
+                editor.reorder(&repeated),
+                Err(nres::WriteError::OrderRepeats { index: 0 })
+            );
+        }
+        assert_eq!(saved(&editor.plan().unwrap(), &old), plan_before, "{name}");
+    }
+
+    for trailer in [None, Some(64)] {
+        let old = keyed_library(false, trailer);
+        let options = OpenOptions::DEFAULT.with_media_trailer(trailer.is_some());
+        let lib = Library::open_with(&old, options).unwrap();
+        let start = || {
+            let mut editor = rsli::Editor::open(&lib).unwrap();
+            editor
+                .replace_with(1, Method::Lzhuf, b"replaced, replaced")
+                .unwrap();
+            editor
+                .add(b"ZZZ", Method::XorLzss, b"added, added, added")
+                .unwrap();
+            editor
+        };
+        for _ in 0..4 {
+            let order = shuffled(start().len(), &mut rng);
+            let mut editor = start();
+            editor.reorder(&order).unwrap();
+            let mut stepped = start();
+            for (from, to) in moves_for(&order) {
+                stepped.move_entry(from, to).unwrap();
+            }
+            let got = saved(&editor.plan().unwrap(), &old);
+            assert_eq!(got, saved(&stepped.plan().unwrap(), &old), "{order:?}");
+            let before = rsli_decoded(&saved(&start().plan().unwrap(), &old), trailer.is_some());
+            let want: Vec<_> = order.iter().map(|&i| before[i].clone()).collect();
+            assert_eq!(rsli_decoded(&got, trailer.is_some()), want, "{order:?}");
+        }
+        let mut editor = start();
+        let n = editor.len();
+        assert_eq!(
+            editor.reorder(&[0]),
+            Err(rsli::BuildError::OrderLength {
+                len: 1,
+                count: n as u64
+            })
+        );
+        let mut repeated: Vec<usize> = (0..n).collect();
+        repeated[1] = 0;
+        assert_eq!(
+            editor.reorder(&repeated),
+            Err(rsli::BuildError::OrderRepeats { index: 0 })
+        );
+        assert_eq!(
+            saved(&editor.plan().unwrap(), &old),
+            saved(&start().plan().unwrap(), &old)
+        );
+    }
+}

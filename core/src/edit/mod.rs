@@ -16,6 +16,7 @@
 //! [`rsli::Editor`]: crate::rsli::Editor
 
 pub(crate) mod layout;
+pub(crate) mod order;
 mod plan;
 #[cfg(feature = "std")]
 mod write;

@@ -327,6 +327,20 @@ pub enum WriteError {
         /// How many entries there are.
         count: u64,
     },
+    /// The order given to [`Editor::reorder`](super::Editor::reorder) does not list each
+    /// entry once: it lists `len` indices for `count` entries.
+    OrderLength {
+        /// How many indices the order lists.
+        len: u64,
+        /// How many entries there are.
+        count: u64,
+    },
+    /// The order given to [`Editor::reorder`](super::Editor::reorder) lists this index a
+    /// second time.
+    OrderRepeats {
+        /// The index listed twice.
+        index: u64,
+    },
     /// A canonical rebuild needs the entry's payload, but its range lies outside the data
     /// region of the archive being edited (SPEC 1.3 read invariants).
     PayloadOutside {
@@ -372,7 +386,30 @@ impl WriteError {
             | WriteError::TooLarge { entry }
             | WriteError::PayloadOutside { entry, .. }
             | WriteError::OutsideNowInside { entry, .. } => Some(entry),
-            WriteError::TooManyEntries | WriteError::NoSuchEntry { .. } => None,
+            WriteError::TooManyEntries
+            | WriteError::NoSuchEntry { .. }
+            | WriteError::OrderLength { .. }
+            | WriteError::OrderRepeats { .. } => None,
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl From<crate::edit::order::OrderError> for WriteError {
+    fn from(e: crate::edit::order::OrderError) -> Self {
+        use crate::edit::order::OrderError;
+        match e {
+            OrderError::Length { len, count } => WriteError::OrderLength {
+                len: len as u64,
+                count: count as u64,
+            },
+            OrderError::NoSuchEntry { index, count } => WriteError::NoSuchEntry {
+                index: index as u64,
+                count: count as u64,
+            },
+            OrderError::Repeated { index } => WriteError::OrderRepeats {
+                index: index as u64,
+            },
         }
     }
 }
@@ -404,6 +441,13 @@ impl fmt::Display for WriteError {
             }
             WriteError::NoSuchEntry { index, count } => {
                 write!(f, "no entry {index} (the archive has {count})")
+            }
+            WriteError::OrderLength { len, count } => write!(
+                f,
+                "the new order lists {len} indices, but the archive has {count} entries"
+            ),
+            WriteError::OrderRepeats { index } => {
+                write!(f, "the new order lists entry {index} twice")
             }
             WriteError::PayloadOutside {
                 entry,

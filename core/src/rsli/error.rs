@@ -369,6 +369,20 @@ pub enum BuildError {
         /// How many entries there are.
         count: u64,
     },
+    /// The order given to [`Editor::reorder`](super::Editor::reorder) does not list each
+    /// entry once: it lists `len` indices for `count` entries.
+    OrderLength {
+        /// How many indices the order lists.
+        len: u64,
+        /// How many entries there are.
+        count: u64,
+    },
+    /// The order given to [`Editor::reorder`](super::Editor::reorder) lists this index a
+    /// second time.
+    OrderRepeats {
+        /// The index listed twice.
+        index: u64,
+    },
     /// Two kept payloads share bytes in the file and at least one of them must be
     /// re-keyed (its `sort_index` moved): one XOR over the shared bytes cannot suit both.
     /// Not returned by [`Editor::plan`](super::Editor::plan), which copies such a payload
@@ -432,7 +446,29 @@ impl BuildError {
             BuildError::TooManyEntries
             | BuildError::OverlayTooLarge { .. }
             | BuildError::NoSuchEntry { .. }
+            | BuildError::OrderLength { .. }
+            | BuildError::OrderRepeats { .. }
             | BuildError::TrailerInTable { .. } => None,
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl From<crate::edit::order::OrderError> for BuildError {
+    fn from(e: crate::edit::order::OrderError) -> Self {
+        use crate::edit::order::OrderError;
+        match e {
+            OrderError::Length { len, count } => BuildError::OrderLength {
+                len: len as u64,
+                count: count as u64,
+            },
+            OrderError::NoSuchEntry { index, count } => BuildError::NoSuchEntry {
+                index: index as u64,
+                count: count as u64,
+            },
+            OrderError::Repeated { index } => BuildError::OrderRepeats {
+                index: index as u64,
+            },
         }
     }
 }
@@ -483,6 +519,13 @@ impl fmt::Display for BuildError {
             ),
             BuildError::NoSuchEntry { index, count } => {
                 write!(f, "no entry {index} (the library has {count})")
+            }
+            BuildError::OrderLength { len, count } => write!(
+                f,
+                "the new order lists {len} indices, but the library has {count} entries"
+            ),
+            BuildError::OrderRepeats { index } => {
+                write!(f, "the new order lists entry {index} twice")
             }
             BuildError::SharedKeyedPayload { entry, other } => write!(
                 f,

@@ -145,6 +145,11 @@ fn edit_nres(archive: &[u8], steps: &[[u8; 4]]) {
                     mode.compare(&as_entry(&fx, x.fields), &as_entry(&fy, y.fields))
                 });
             }
+            5 if len > 0 && c & 0x80 != 0 => {
+                let order = order_of(len, a, b);
+                editor.reorder(&order).expect("a permutation");
+                model = reordered(model, &order);
+            }
             5 if len > 0 => {
                 editor
                     .move_entry(pick(a), pick(b))
@@ -201,6 +206,22 @@ fn edit_nres(archive: &[u8], steps: &[[u8; 4]]) {
             assert!(got == want.as_slice(), "entry {i}: payload");
         }
     }
+}
+
+/// A permutation of `0..len` from two input bytes: a rotation by `a`, reversed when `b` is
+/// odd, and with the first and `b`-th places swapped.
+fn order_of(len: usize, a: u8, b: u8) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..len).map(|k| (k + usize::from(a)) % len).collect();
+    if b % 2 == 1 {
+        order.reverse();
+    }
+    order.swap(0, usize::from(b) % len);
+    order
+}
+
+/// `model` in the order `order` gives, as `reorder` is documented to put it.
+fn reordered<T: Clone>(model: Vec<T>, order: &[usize]) -> Vec<T> {
+    order.iter().map(|&i| model[i].clone()).collect()
 }
 
 fn field(name: &[u8]) -> [u8; nres::NAME_FIELD_LEN] {
@@ -296,6 +317,11 @@ fn edit_rsli(archive: &[u8], steps: &[[u8; 4]], options: OpenOptions) {
                 let name = format!("R{b}").into_bytes();
                 editor.rename(pick(a), &name).expect("a valid name");
                 model[pick(a)].name = name;
+            }
+            4 if len > 0 && c & 0x80 != 0 => {
+                let order = order_of(len, a, b);
+                editor.reorder(&order).expect("a permutation");
+                model = reordered(model, &order);
             }
             4 if len > 0 => {
                 editor
