@@ -648,6 +648,54 @@ fn a_file_added_to_the_manifest_becomes_an_entry_and_a_removed_one_goes() {
     );
 }
 
+/// New entries listed before, between and after the old ones land where the manifest
+/// lists them, in both formats, each entry with its own bytes.
+#[test]
+fn new_entries_take_their_places_in_the_list() {
+    let dir = Scratch::new("edit-new-places");
+    for (name, bytes) in [("s.nres", samples::nres()), ("s.rsli", samples::rsli())] {
+        let archive = dir.join(name);
+        fs::write(&archive, &bytes).unwrap();
+        let folder = dir.join(format!("d-{name}"));
+        ok(&["unpack", s(&archive), "-o", s(&folder)]);
+        let rsli = name.ends_with("rsli");
+        let mut listed = Vec::new();
+        edit_manifest(&folder, |m| {
+            let entries = m["entry"].as_array_mut().unwrap();
+            let old = entries.len();
+            listed = (0..old).map(Some).collect::<Vec<_>>();
+            for (k, at) in [(0, 0), (1, 2), (2, old + 2)] {
+                let file = format!("new{k}.bin");
+                fs::write(folder.join(&file), format!("new entry {k}").repeat(k + 1)).unwrap();
+                let mut new = toml::Table::new();
+                new.insert("file".into(), file.clone().into());
+                new.insert("name".into(), file.to_uppercase().into());
+                if rsli {
+                    new.insert("method".into(), ["lzhuf", "stored", "deflate"][k].into());
+                }
+                entries.insert(at, toml::Value::Table(new));
+                listed.insert(at, None);
+            }
+        });
+        let out = dir.join(format!("out-{name}"));
+        ok(&["pack", s(&folder), "-o", s(&out)]);
+        ok(&["verify", s(&out)]);
+        let mut new = 0;
+        for (i, was) in listed.iter().enumerate() {
+            let got = ok(&["cat", "--index", &i.to_string(), s(&out)]).stdout;
+            let want = match was {
+                Some(j) => ok(&["cat", "--index", &j.to_string(), s(&archive)]).stdout,
+                None => {
+                    new += 1;
+                    format!("new entry {}", new - 1).repeat(new).into_bytes()
+                }
+            };
+            assert_eq!(got, want, "{name}: entry {i} ({was:?})");
+        }
+        assert_eq!(new, 3);
+    }
+}
+
 /// The sample archives unpacked afresh, and `pack` of a folder that must fail: the
 /// fixture of the tests of bad folders.
 struct BadFolders {

@@ -582,7 +582,10 @@ fn refuse_own_input(
 fn sha256_of(path: &Path) -> std::io::Result<String> {
     let mut file = File::open(path)?;
     let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 1 << 20];
+    // Sized to the file: a 1 MiB buffer zeroed for each of 200 000 small files took a
+    // quarter of a `pack`'s time.
+    let len = file.metadata()?.len();
+    let mut buffer = vec![0u8; len.clamp(1 << 12, 1 << 20) as usize];
     loop {
         let n = file.read(&mut buffer)?;
         if n == 0 {
@@ -803,9 +806,11 @@ fn pack_nres(
     for k in (originals.len()..count).rev() {
         editor.remove(k).map_err(|e| e.to_string())?;
     }
+    let mut order = Order::new(planned.len());
     for (pos, p) in planned.iter().enumerate() {
+        let index = order.next(p, editor.len());
         let at = |m: String| {
-            let m = crate::open::after_entry(pos, &m);
+            let m = crate::open::after_entry(index, &m);
             format!("{}: {m}", entry_label(pos, &p.name))
         };
         let Some(file) = &p.file else {
@@ -826,13 +831,12 @@ fn pack_nres(
                 attr2: p.fields.attr2,
                 attr3: p.fields.attr3,
             };
-            let i = editor
+            editor
                 .add(new, read_file(file).map_err(at)?)
                 .map_err(|e| at(e.to_string()))?;
-            editor.move_entry(i, pos).map_err(|e| at(e.to_string()))?;
         } else if p.changed {
             editor
-                .replace(pos, read_file(file).map_err(at)?)
+                .replace(index, read_file(file).map_err(at)?)
                 .map_err(|e| at(e.to_string()))?;
         } else if let Some((start, end)) = range(p) {
             // Its file is unchanged (by its SHA-256), so `size` was edited: the payload
@@ -854,6 +858,7 @@ fn pack_nres(
             });
         }
     }
+    editor.reorder(&order.indices).map_err(|e| e.to_string())?;
     if canonical {
         editor.rebuild_sort_index();
     }
@@ -947,22 +952,23 @@ fn pack_rsli(
     for k in (originals.len()..table).rev() {
         editor.remove(k).map_err(|e| e.to_string())?;
     }
+    let mut order = Order::new(planned.len());
     for (pos, p) in planned.iter().enumerate() {
+        let index = order.next(p, editor.len());
         let at = |m: String| {
-            let m = crate::open::after_entry(pos, &m);
+            let m = crate::open::after_entry(index, &m);
             format!("{}: {m}", entry_label(pos, &p.name))
         };
         let method = p.method.unwrap_or(Method::Stored);
         if p.original.is_none() {
             let Some(file) = &p.file else { continue };
-            let i = editor
+            editor
                 .add(&p.name, method, &read_file(file).map_err(at)?)
                 .map_err(|e| at(e.to_string()))?;
-            editor.move_entry(i, pos).map_err(|e| at(e.to_string()))?;
         } else if p.changed {
             let Some(file) = &p.file else { continue };
             editor
-                .replace_with(pos, method, &read_file(file).map_err(at)?)
+                .replace_with(index, method, &read_file(file).map_err(at)?)
                 .map_err(|e| at(e.to_string()))?;
         } else if let Some((start, end)) = range(p) {
             let Some(plain) = kept_stream(p, method, end - start).map_err(at)? else {
@@ -971,15 +977,49 @@ fn pack_rsli(
             spans.push(Span {
                 start,
                 end,
-                from: From::Bytes(keyed(&editor, pos, p.key, plain), 0),
+                from: From::Bytes(keyed(&editor, index, p.key, plain), 0),
                 who: entry_label(pos, &p.name),
             });
         }
     }
+    editor.reorder(&order.indices).map_err(|e| e.to_string())?;
     if canonical {
         editor.rebuild_sort_index();
     }
     Ok((Built::Rsli(editor), Virtual::new(spans, region.end)?))
+}
+
+/// Where each listed entry sits in the editor while `pack` fills it: the originals keep
+/// the editor's indices (0, 1, ...), each new entry is added after every entry there, and
+/// one `reorder` at the end puts every entry at its place in the list. Moving each new
+/// entry to its place as it came shifted every entry after it: 100 000 new entries listed
+/// before 100 000 old ones took seconds.
+struct Order {
+    /// The editor's index of each listed entry so far, in list order.
+    indices: Vec<usize>,
+    next_original: usize,
+}
+
+impl Order {
+    fn new(listed: usize) -> Order {
+        Order {
+            indices: Vec::with_capacity(listed),
+            next_original: 0,
+        }
+    }
+
+    /// The editor index of `p`, the next entry of the list, given the editor's length
+    /// before a new entry is added.
+    fn next(&mut self, p: &Planned, len: usize) -> usize {
+        let index = if p.original.is_some() {
+            self.next_original += 1;
+            self.next_original - 1
+        } else {
+            len
+        };
+        self.indices.push(index);
+        index
+    }
 }
 
 /// Refuses a table of `table` slots that cannot hold the `listed` entries and a slot for
