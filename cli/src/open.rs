@@ -101,11 +101,19 @@ impl ArchiveFile {
     /// Up to `len` bytes of the file at `offset` (fewer at its end).
     pub fn read_at(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
         let mut bytes = vec![0u8; len];
+        let filled = self.fill_at(offset, &mut bytes)?;
+        bytes.truncate(filled);
+        Ok(bytes)
+    }
+
+    /// Fills `buf` from `offset` on, short only where the file ends; returns how much it
+    /// filled. For callers that read many pieces through one buffer.
+    pub fn fill_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
         let mut filled = 0;
-        while filled < len {
+        while filled < buf.len() {
             match self
                 .file
-                .read_at(&mut bytes[filled..], offset + filled as u64)
+                .read_at(&mut buf[filled..], offset + filled as u64)
             {
                 Ok(0) => break,
                 Ok(n) => filled += n,
@@ -113,8 +121,7 @@ impl ArchiveFile {
                 Err(e) => return Err(e),
             }
         }
-        bytes.truncate(filled);
-        Ok(bytes)
+        Ok(filled)
     }
 
     /// Admits entry `index` into `budget` before anything is decoded: its decoded size

@@ -567,23 +567,25 @@ fn gaps(
 /// as large as the archive.
 fn copy_gaps(archive: &ArchiveFile, gaps: &[Gap], out: &mut std::fs::File) -> std::io::Result<()> {
     const PIECE: u64 = 1 << 20;
+    let longest = gaps.iter().map(|g| g.len).max().unwrap_or(0);
+    let mut buffer = vec![0u8; longest.min(PIECE) as usize];
     for gap in gaps {
         let mut at = gap.offset;
         let end = gap.offset + gap.len;
         while at < end {
-            let want = (end - at).min(PIECE);
-            let piece = archive.read_at(at, want as usize)?;
-            if piece.len() as u64 != want {
+            let piece = &mut buffer[..(end - at).min(PIECE) as usize];
+            let filled = archive.fill_at(at, piece)?;
+            if filled < piece.len() {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::UnexpectedEof,
                     format!(
                         "the archive ends at offset {}, inside a gap",
-                        at + piece.len() as u64
+                        at + filled as u64
                     ),
                 ));
             }
-            out.write_all(&piece)?;
-            at += want;
+            out.write_all(piece)?;
+            at += piece.len() as u64;
         }
     }
     Ok(())
