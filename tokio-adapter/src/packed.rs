@@ -158,7 +158,12 @@ impl FileRange {
             };
             let done = ready!(Pin::new(reading).poll(cx));
             self.reading = None;
+            // A failed read is as if it had not been made: the next poll reads the same
+            // chunk again. Else a "try again" (`WouldBlock`, which the decoder passes on
+            // without keeping) went on from the chunk after it, and the entry decoded
+            // with a chunk missing.
             let (buffer, filled) = done.map_err(|e| {
+                self.next = self.reading_at;
                 ReadFailed {
                     entry: self.entry,
                     offset: self.reading_at,
@@ -166,9 +171,17 @@ impl FileRange {
                 }
                 .into_io()
             })?;
+            let filled = match filled {
+                Ok(filled) => filled,
+                Err(e) => {
+                    self.next = self.reading_at;
+                    self.spare = buffer;
+                    return Poll::Ready(Err(e));
+                }
+            };
             self.spare = std::mem::replace(&mut self.current, buffer);
             self.pos = 0;
-            if !filled? {
+            if !filled {
                 // The file is shorter than when it was opened: the input ends after these
                 // bytes, and the decoder reports the stream as truncated.
                 self.end = self.next;
@@ -269,5 +282,40 @@ mod cached {
     #[cfg(not(target_os = "linux"))]
     pub(super) fn read(_: &File, _: &mut [u8], _: u64) -> Option<usize> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The next chunk `range` gives, copied out.
+    async fn next_chunk(range: &mut FileRange) -> io::Result<Vec<u8>> {
+        std::future::poll_fn(|cx| range.poll_input(cx).map_ok(<[u8]>::to_vec)).await
+    }
+
+    /// A read of the blocking pool that fails with `WouldBlock` (a FUSE file system may
+    /// give one) is passed on, and the next poll reads the same chunk again: it went on
+    /// from the chunk after, so the entry decoded with 16 bytes missing.
+    #[tokio::test]
+    async fn a_failed_read_is_made_again_at_the_same_offset() {
+        let bytes: Vec<u8> = (0..64).collect();
+        let path = std::env::temp_dir().join(format!("ngi-tokio-packed-{}", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let file = Arc::new(File::open(&path).unwrap());
+        std::fs::remove_file(&path).unwrap();
+        let runtime = Handle::current();
+        let mut range = FileRange::new(0, file, runtime.clone(), 0..64, 16, false);
+        assert_eq!(next_chunk(&mut range).await.unwrap(), &bytes[..16]);
+        range.pos = 16;
+        // The read of the second chunk, in flight, fails.
+        range.reading_at = 16;
+        range.next = 32;
+        range.reading = Some(
+            runtime.spawn_blocking(|| (vec![0xEE; 16], Err(io::ErrorKind::WouldBlock.into()))),
+        );
+        let e = next_chunk(&mut range).await.unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::WouldBlock);
+        assert_eq!(next_chunk(&mut range).await.unwrap(), &bytes[16..32]);
     }
 }
