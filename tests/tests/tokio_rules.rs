@@ -56,6 +56,61 @@ fn a_poll_over_blocks_that_produce_nothing_is_bounded() {
     assert!(polls >= 4, "{polls} polls for 4 MB of empty blocks");
 }
 
+/// A reader that starts deep inside a packed entry, and a stream of the entry as one
+/// chunk, polled outside any tokio task (where no coop budget stops them): each poll
+/// decodes a bounded amount and asks to be polled again. One poll decoded 60 MiB to
+/// reach the start, and one `poll_next` the whole entry.
+#[test]
+fn a_poll_outside_tokio_does_bounded_work() {
+    const SIZE: usize = 8 << 20;
+    let data: Vec<u8> = (0..SIZE as u32).map(|i| (i % 251) as u8).collect();
+    let mut builder = Builder::new();
+    builder.add(b"BIG", Method::Lzss, &data).unwrap();
+    let archive = Archive::from_bytes(builder.build().unwrap().into()).unwrap();
+    let mut cx = Context::from_waker(Waker::noop());
+
+    let start = SIZE as u64 - 100;
+    let mut reader = archive.reader_from(0, start).unwrap();
+    let mut out = [0u8; 100];
+    let (mut polls, mut got) = (0, Vec::new());
+    loop {
+        polls += 1;
+        assert!(polls < 10_000, "no end");
+        let before = reader.decoder().produced();
+        let mut buf = ReadBuf::new(&mut out);
+        let poll = Pin::new(&mut reader).poll_read(&mut cx, &mut buf);
+        let worked = reader.decoder().produced() - before;
+        assert!(worked <= 48 << 10, "one poll decoded {worked} bytes");
+        if let Poll::Ready(r) = poll {
+            r.unwrap();
+            if buf.filled().is_empty() {
+                break;
+            }
+            got.extend_from_slice(buf.filled());
+        }
+    }
+    assert!(got == data[start as usize..]);
+    assert!(polls > SIZE / (48 << 10), "{polls} polls");
+
+    let mut stream = archive.stream(0).unwrap().with_chunk_len(usize::MAX);
+    let (mut polls, mut chunks) = (0, Vec::new());
+    loop {
+        polls += 1;
+        assert!(polls < 10_000, "no end");
+        let before = stream.reader().decoder().produced();
+        let poll = futures_core::Stream::poll_next(Pin::new(&mut stream), &mut cx);
+        let worked = stream.reader().decoder().produced() - before;
+        assert!(worked <= 96 << 10, "one poll_next decoded {worked} bytes");
+        match poll {
+            Poll::Ready(Some(chunk)) => chunks.push(chunk.unwrap()),
+            Poll::Ready(None) => break,
+            Poll::Pending => {}
+        }
+    }
+    assert_eq!(chunks.len(), 1, "the entry as one chunk");
+    assert!(chunks[0] == data);
+}
+
 /// Packed bytes that fail once with `kind` when `at` of them are consumed, and then
 /// would go on.
 struct FailsOnceAt {

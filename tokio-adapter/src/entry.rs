@@ -21,6 +21,10 @@ pub(crate) const RESERVE_AHEAD: usize = 1 << 20;
 /// otherwise: 64 KiB (4 KiB chunks cap throughput, tokio PR #4086).
 pub const DEFAULT_STREAM_CHUNK: usize = 64 * 1024;
 
+/// The most decoded bytes one `poll_next` of an [`EntryStream`] adds to its chunk: a
+/// default chunk in one poll, a longer one over several.
+const POLL_CHUNK: usize = DEFAULT_STREAM_CHUNK;
+
 /// The decoded bytes of one entry, from [`Archive::reader`](crate::Archive::reader):
 /// tokio `AsyncRead + AsyncBufRead` (and futures-io's, with feature `futures-io`), owned:
 /// `Send + Sync + Unpin + 'static`.
@@ -45,10 +49,12 @@ pub const DEFAULT_STREAM_CHUNK: usize = 64 * 1024;
 /// LZHUF 58 856 / 9 448, Deflate 92 344 / 42 936.
 ///
 /// # Work per poll
-/// A poll decodes at most 32 KiB, offers the codec at most 64 KiB of packed bytes per
-/// call, and spends at least one unit of tokio's coop budget (the blocking pool's join
-/// handle spends its own), so decoding a large entry from memory lets the other tasks of
-/// its runtime run.
+/// A poll decodes at most 32 KiB (a reader that starts inside a packed entry decodes
+/// its way there at most 32 KiB a poll too), offers the codec at most 64 KiB of packed
+/// bytes per call, and spends at least one unit of tokio's coop budget (the blocking
+/// pool's join handle spends its own), so decoding a large entry from memory lets the
+/// other tasks of its runtime run, under any executor. An [`EntryStream`] decodes at
+/// most 64 KiB a `poll_next`, whatever its chunk length.
 ///
 /// # Cancel safety
 /// Reads may be dropped at any point (`select!`, timeouts): every byte decoded is either
@@ -234,8 +240,16 @@ impl futures_core::Stream for EntryStream {
             // `left` is the size the file claims: reserved as bytes arrive, not on its word.
             this.chunk = BytesMut::with_capacity(this.target.min(RESERVE_AHEAD));
         }
+        // Longer chunks take several polls: the loop alone would decode a whole entry
+        // given as one chunk in one poll outside a tokio task, whose coop budget is what
+        // stops it inside one.
+        let mut allowance = POLL_CHUNK;
         while this.chunk.len() < this.target {
-            let room = this.target - this.chunk.len();
+            if allowance == 0 {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            let room = (this.target - this.chunk.len()).min(allowance);
             let mut limited = (&mut this.chunk).limit(room);
             let read = ready!(tokio_util::io::poll_read_buf(
                 Pin::new(&mut this.reader),
@@ -247,7 +261,7 @@ impl futures_core::Stream for EntryStream {
                     this.finished = true;
                     break;
                 }
-                Ok(_) => {}
+                Ok(n) => allowance = allowance.saturating_sub(n),
                 // The bytes before the fault first; the error sticks, and comes next.
                 Err(_) if !this.chunk.is_empty() => {
                     return Poll::Ready(Some(Ok(this.take_chunk())));
