@@ -307,3 +307,42 @@ fn a_cache_serves_the_runtime_after_the_one_it_began_on() {
         assert!(cache.is_empty(), "swept on this runtime");
     });
 }
+
+/// On a runtime built without timers the sweeping task cannot start (tokio panics in it):
+/// the cache took its end for the runtime's and dropped every archive on each `get`, so
+/// nothing was shared and pins were lost. It now sweeps when asked for an archive.
+#[test]
+fn a_runtime_without_timers_keeps_the_cache_and_sweeps_on_get() {
+    let dir = Scratch::new("cache-no-timers");
+    let (a, b) = (dir.join("a.res"), dir.join("b.res"));
+    std::fs::write(&a, archive_with(b"a")).unwrap();
+    std::fs::write(&b, archive_with(b"b")).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let cache = Cache::new().with_idle(Duration::from_millis(200));
+        let first = cache.get(&a).await.unwrap();
+        // Time for the sweeping task to have run (and failed).
+        for _ in 0..20 {
+            tokio::task::yield_now().await;
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let again = cache.get(&a).await.unwrap();
+        assert!(first.is_same_open(&again), "one open, shared");
+        let pinned = cache.pin(&b).await.unwrap();
+        assert!(pinned.is_same_open(&cache.get(&b).await.unwrap()));
+        drop((first, again, pinned));
+        // A `get` a quarter of the idle time after the last sweep sweeps: it finds `a`
+        // idle; one past the idle time closes it, not the pinned one.
+        std::thread::sleep(Duration::from_millis(60));
+        cache.get(&b).await.unwrap();
+        assert!(cache.contains(&a), "idle for no time yet");
+        std::thread::sleep(Duration::from_millis(300));
+        cache.get(&b).await.unwrap();
+        assert!(!cache.contains(&a), "swept on get");
+        assert!(cache.contains(&b), "pinned: kept");
+        assert_eq!(read(&cache.get(&a).await.unwrap()).await, b"a");
+    });
+}

@@ -98,6 +98,18 @@ struct Inner {
 struct Sweeper {
     alive: Weak<()>,
     started: bool,
+    /// The task panicked for want of timers (a runtime built without `enable_time`):
+    /// `get` sweeps instead, at most every quarter of the idle time.
+    no_timers: bool,
+    /// When `get` last swept in its place.
+    last_sweep: Option<Instant>,
+}
+
+fn lock_sweeper(inner: &Inner) -> MutexGuard<'_, Sweeper> {
+    inner
+        .sweeper
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A cache of open archives, shared by cloning (`Clone + Send + Sync`).
@@ -124,6 +136,10 @@ struct Sweeper {
 ///   `#[tokio::test]` runtime after another. A cache used from several runtimes at once
 ///   keeps the archives each opened: one opened on a runtime that shut down while the
 ///   sweeper's lives fails its reads (those not served from memory).
+/// * The sweeping task needs the runtime's timers (`enable_time`, or `enable_all`). On a
+///   runtime built without them tokio reports the task's panic once, and the cache then
+///   sweeps when an archive is asked for, at most every quarter of the idle time (or
+///   when [`sweep`](Cache::sweep) is called); nothing else changes.
 ///
 /// ```no_run
 /// # async fn serve() -> std::io::Result<()> {
@@ -309,27 +325,39 @@ impl Cache {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let mut sweeper = self
-            .inner
-            .sweeper
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut sweeper = lock_sweeper(&self.inner);
         if sweeper.alive.upgrade().is_some() {
+            return;
+        }
+        let every = (self.inner.idle / 4).max(Duration::from_millis(10));
+        if sweeper.no_timers {
+            let now = Instant::now();
+            if sweeper.last_sweep.is_none_or(|last| now - last >= every) {
+                sweeper.last_sweep = Some(now);
+                drop(sweeper);
+                sweep(&self.inner, now);
+            }
             return;
         }
         if sweeper.started {
             self.lock().slots.clear();
         }
         let alive = Arc::new(());
-        *sweeper = Sweeper {
-            alive: Arc::downgrade(&alive),
-            started: true,
-        };
+        sweeper.alive = Arc::downgrade(&alive);
+        sweeper.started = true;
         let weak: Weak<Inner> = Arc::downgrade(&self.inner);
-        let every = (self.inner.idle / 4).max(Duration::from_millis(10));
         runtime.spawn(async move {
             let _alive = alive;
-            let mut tick = tokio::time::interval(every);
+            // tokio panics here on a runtime without timers (its report is printed once);
+            // the flag is set before the token goes, so no `get` takes this end for the
+            // runtime's.
+            let made = std::panic::catch_unwind(|| tokio::time::interval(every));
+            let Ok(mut tick) = made else {
+                if let Some(inner) = weak.upgrade() {
+                    lock_sweeper(&inner).no_timers = true;
+                }
+                return;
+            };
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tick.tick().await;
