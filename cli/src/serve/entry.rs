@@ -16,8 +16,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use bytes::{BufMut, Bytes, BytesMut};
 use futures_core::Stream;
+use ngi_core::Method;
 use ngi_tokio::{Archive, EntryReader};
-use tokio::io::{AsyncRead, ReadBuf};
+use tokio::io::AsyncBufRead;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::io::poll_read_buf;
 
@@ -212,6 +213,9 @@ pub async fn respond(
         );
     };
     let (name, size) = (entry.name().to_vec(), entry.size);
+    // Stored and XOR bytes carry no check; a packed stream's end is where a fault in it
+    // shows, so even a range that stops short of the entry's end decodes to there.
+    let checked = !matches!(entry.method, Some(Method::Stored | Method::Xor));
     let about = format!(
         "{}: entry {index} \"{}\"",
         located.shown,
@@ -310,7 +314,14 @@ pub async fn respond(
             }
         }
     } else {
-        match streamed_body(archive, index, start..end, size, about, permit).await {
+        let end_check = if end == size {
+            EndCheck::AtTheEnd
+        } else if checked {
+            EndCheck::DecodeToTheEnd
+        } else {
+            EndCheck::None
+        };
+        match streamed_body(archive, index, start..end, end_check, about, permit).await {
             Ok(body) => body,
             Err(refused) => return refused,
         }
@@ -319,14 +330,29 @@ pub async fn respond(
     response
 }
 
-/// The body of entry `index`'s bytes `range` (of its `size`), streamed, with its first
-/// chunk decoded already: a fault in it is still a 500, where after the headers it could
-/// only abort the connection (with `--buffer-up-to 0`, a reply with nothing in it at all).
+/// What a streamed body checks before its last chunk goes out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EndCheck {
+    /// Nothing: bytes stored as they are (or XORed) have no check, and a range that stops
+    /// short of the end needs no decoding past it.
+    None,
+    /// The body runs to the entry's end: the decoder confirms the packed stream ends
+    /// there.
+    AtTheEnd,
+    /// A range of a packed entry that stops short of its end: the rest is decoded and
+    /// thrown away, and the end confirmed. A corrupt stream whose fault lies past the
+    /// range was sent as a whole 206 of wrong bytes.
+    DecodeToTheEnd,
+}
+
+/// The body of entry `index`'s bytes `range`, streamed, with its first chunk decoded
+/// already: a fault in it is still a 500, where after the headers it could only abort the
+/// connection (with `--buffer-up-to 0`, a reply with nothing in it at all).
 async fn streamed_body(
     archive: &Archive,
     index: usize,
     range: std::ops::Range<u64>,
-    size: u64,
+    end_check: EndCheck,
     about: String,
     permit: OwnedSemaphorePermit,
 ) -> Result<Body, Response> {
@@ -337,7 +363,7 @@ async fn streamed_body(
         reader,
         archive: archive.clone(),
         left: range.end - range.start,
-        check_end: range.end == size,
+        end_check,
         chunk: BytesMut::new(),
         first: None,
         last: None,
@@ -412,16 +438,17 @@ impl Stream for Buffered {
 ///
 /// The last chunk is held back until the archive's file is known not to have been
 /// written since it was opened (bytes read across an in-place rewrite may mix two
-/// versions, under the old `ETag`), and, when the body runs to the entry's end, until the
-/// decoder has confirmed the end of the packed stream (a Deflate stream whose last block
-/// is cut, say, fails only there): hyper stops polling a body once `Content-Length`
-/// bytes are out, so a fault found after them would never reach the client.
+/// versions, under the old `ETag`), and, for a packed entry, until the decoder has
+/// confirmed the end of the packed stream (a Deflate stream whose last block is cut, say,
+/// fails only there; a range that stops short decodes the rest to get there): hyper stops
+/// polling a body once `Content-Length` bytes are out, so a fault found after them would
+/// never reach the client.
 struct Streamed {
     reader: EntryReader,
     archive: Archive,
     /// Bytes still to send.
     left: u64,
-    check_end: bool,
+    end_check: EndCheck,
     chunk: BytesMut,
     /// The first chunk, read before the status line, until the body is polled.
     first: Option<Bytes>,
@@ -446,19 +473,25 @@ impl Streamed {
         Poll::Ready(Some(Err(e)))
     }
 
-    /// The decoder's word on the end: nothing more, and no fault.
+    /// The decoder's word on the end: nothing more (or, past a range, nothing but the
+    /// rest of the entry, thrown away), and no fault.
     fn poll_end(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let mut probe = [0u8; 1];
-        let mut buf = ReadBuf::new(&mut probe);
-        ready!(Pin::new(&mut self.reader).poll_read(cx, &mut buf))?;
-        if buf.filled().is_empty() {
-            Poll::Ready(Ok(()))
-        } else {
-            Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "the entry decodes to more than its size",
-            )))
+        // A few of the reader's bounded polls at a time, then the runtime's turn.
+        for _ in 0..16 {
+            let held = ready!(Pin::new(&mut self.reader).poll_fill_buf(cx))?.len();
+            if held == 0 {
+                return Poll::Ready(Ok(()));
+            }
+            if self.end_check != EndCheck::DecodeToTheEnd {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "the entry decodes to more than its size",
+                )));
+            }
+            Pin::new(&mut self.reader).consume(held);
         }
+        cx.waker().wake_by_ref();
+        Poll::Pending
     }
 }
 
@@ -476,7 +509,7 @@ impl Stream for Streamed {
                 return Poll::Ready(None);
             }
             if this.last.is_some() {
-                if this.check_end {
+                if this.end_check != EndCheck::None {
                     if let Err(e) = ready!(this.poll_end(cx)) {
                         return this.fail(e);
                     }
