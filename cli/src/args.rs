@@ -274,7 +274,8 @@ pub enum CliCommand {
         /// a 500); larger ones stream
         #[arg(long, value_name = "N", value_parser = size, default_value = "1M")]
         buffer_up_to: u64,
-        /// Most entry bodies being sent at once; beyond it, 503 with Retry-After
+        /// Most entry and listing bodies being sent at once; beyond it, 503 with
+        /// Retry-After
         #[arg(long, value_name = "N", default_value_t = 256)]
         max_streams: usize,
         /// Most open connections; beyond it, new ones wait in the listen queue

@@ -1072,8 +1072,15 @@ async fn beyond_max_streams(dir: &Path, flags: &[&str]) {
         2,
         "{flags:?}"
     );
-    // Listings need no stream, nor does HEAD of an entry too large to decode whole.
+    // A listing's body is a stream too (a client that did not read one held all of it);
+    // HEAD of a listing needs none, nor does HEAD of an entry too large to decode whole.
     let listing = fetch(&http, &server, "/huge.rsli/").await;
+    assert_eq!(listing.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let listing = http
+        .head(format!("{}/huge.rsli/", server.url))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(listing.status(), StatusCode::OK);
     if !buffered {
         assert_eq!(
@@ -1641,4 +1648,62 @@ async fn slow_headers_time_out_and_requests_are_logged() {
         log.contains("listening") || log.contains("serving"),
         "{log}"
     );
+}
+
+/// A listing is rendered as the client reads it: it was built whole and held until read,
+/// so a dozen clients asking for the 58 MB listing of 300 000 entries and reading none of
+/// it made the server hold about 1 GB. Each now holds a batch of rows (and a stream).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listing_is_rendered_as_it_is_read() {
+    let dir = folder("long-listing");
+    let mut writer = Writer::new();
+    const COUNT: usize = 300_000;
+    for i in 0..COUNT {
+        let name = format!("E{i:07}.dat");
+        let entry = NewEntry {
+            name: name.as_bytes(),
+            ..NewEntry::default()
+        };
+        writer.add(entry, b"").unwrap();
+    }
+    fs::write(dir.join("many.nres"), writer.finish()).unwrap();
+    let server = Server::start(&dir, &[]);
+    let before = server.peak_rss_kib();
+    let address = server.url.trim_start_matches("http://").to_string();
+    let mut idle = Vec::new();
+    for accept in ["application/json", "text/html"] {
+        for _ in 0..6 {
+            let mut socket = tokio::net::TcpStream::connect(&address).await.unwrap();
+            let request =
+                format!("GET /many.nres/ HTTP/1.1\r\nHost: x\r\nAccept: {accept}\r\n\r\n");
+            socket.write_all(request.as_bytes()).await.unwrap();
+            idle.push(socket);
+        }
+    }
+    // Time for each response to fill what the socket buffers take.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let peak = server.peak_rss_kib();
+    eprintln!("12 listings not read: peak {peak} KiB, from {before} KiB");
+    assert!(
+        peak < before + 96 * 1024,
+        "peak {peak} KiB (from {before} KiB) with 12 listings not read"
+    );
+    let status = status_of(&client(), &server).await;
+    assert_eq!(status["open_streams"], 12, "each listing holds a stream");
+    drop(idle);
+
+    let http = client();
+    let listing: Value = fetch(&http, &server, "/many.nres/")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let rows = listing.as_array().unwrap();
+    assert_eq!(rows.len(), COUNT);
+    assert_eq!(
+        rows[COUNT - 1]["name"],
+        format!("E{:07}.dat", COUNT - 1).as_str()
+    );
+    assert_eq!(rows[COUNT - 1]["index"], COUNT - 1);
+    assert!(server.stop().success());
 }

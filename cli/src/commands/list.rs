@@ -56,16 +56,7 @@ enum NativeFields {
     },
 }
 
-/// Every entry's row, in directory order.
-pub fn rows(entries: &[Entry]) -> Vec<Row<'_>> {
-    entries
-        .iter()
-        .enumerate()
-        .map(|(index, entry)| row(index, entry))
-        .collect()
-}
-
-fn row(index: usize, entry: &Entry) -> Row<'_> {
+pub fn row(index: usize, entry: &Entry) -> Row<'_> {
     let native = match &entry.native {
         Native::Nres(record) => {
             let e = record.entry();

@@ -30,6 +30,11 @@ pub fn escape(text: &str) -> String {
 }
 
 fn page(title: &str, body: &str) -> String {
+    format!("{}{body}{PAGE_TAIL}", page_head(title))
+}
+
+/// A page up to its body's content.
+fn page_head(title: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>{title}</title>\n<style>\
@@ -37,10 +42,12 @@ fn page(title: &str, body: &str) -> String {
          table{{border-collapse:collapse}}\
          th,td{{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:left}}\
          td.n{{text-align:right;font-variant-numeric:tabular-nums}}\
-         </style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+         </style>\n</head>\n<body>\n",
         title = escape(title)
     )
 }
+
+const PAGE_TAIL: &str = "</body>\n</html>\n";
 
 /// `/`: every archive under the folder, each a link to its page.
 pub fn index_page(listed: &[Listed]) -> String {
@@ -112,8 +119,8 @@ impl Sort {
     }
 }
 
-/// `/PATH/`: the archive's entries as a table, sorted; each row links to the entry.
-pub fn archive_page(located: &Located, archive: &Archive, sort: Sort) -> String {
+/// The entries' indices in the order the table lists them.
+pub fn table_order(archive: &Archive, sort: Sort) -> Vec<usize> {
     let entries = archive.entries();
     let mut order: Vec<usize> = (0..entries.len()).collect();
     let compare = |&a: &usize, &b: &usize| -> Ordering {
@@ -129,12 +136,18 @@ pub fn archive_page(located: &Located, archive: &Archive, sort: Sort) -> String 
         if sort.descending { by.reverse() } else { by }
     };
     order.sort_by(compare);
+    order
+}
 
-    let mut body = format!(
+/// `/PATH/`, the archive's entries as a table: the page up to its first row.
+pub fn archive_head(located: &Located, archive: &Archive, sort: Sort) -> String {
+    let mut body = page_head(&located.shown);
+    let _ = write!(
+        body,
         "<h1>{}</h1>\n<p><a href=\"/\">All archives</a> &middot; {} entries, {}</p>\n\
          <table id=\"entries\">\n<thead><tr>",
         escape(&located.shown),
-        entries.len(),
+        archive.len(),
         match archive.format() {
             ngi_tokio::Format::Nres => "NRes",
             ngi_tokio::Format::Rsli => "RsLi",
@@ -154,29 +167,35 @@ pub fn archive_page(located: &Located, archive: &Archive, sort: Sort) -> String 
         );
     }
     body.push_str("<th>download</th></tr></thead>\n<tbody>\n");
-    for index in order {
-        let entry = &entries[index];
-        let name = entry.name();
-        // A name the lookup finds is linked by name; a duplicate (or one the lookup cannot
-        // reach) by index, so every link gives its own row's bytes.
-        // Names a browser would resolve as a path (`.`, `..`, empty) go by index too.
-        let path_like = matches!(name, b"" | b"." | b"..");
-        let href = if archive.find(name) == Some(index) && !path_like {
-            format!("{}/{}", located.href, encode(name))
-        } else {
-            format!("{}/?index={index}", located.href)
-        };
-        let _ = writeln!(
-            body,
-            "<tr><td class=\"n\">{index}</td><td class=\"name\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td>{}</td><td><a class=\"download\" href=\"{}\">download</a></td></tr>",
-            escape(&names::display(name)),
-            entry.size,
-            packed_size(entry),
-            method_name(entry),
-            escape(&href)
-        );
-    }
-    body.push_str("</tbody>\n</table>\n");
-    page(&located.shown, &body)
+    body
 }
+
+/// The table's row of entry `index`, linking to the entry, onto `out`.
+pub fn archive_row(out: &mut String, located: &Located, archive: &Archive, index: usize) {
+    let Some(entry) = archive.entry(index) else {
+        return;
+    };
+    let name = entry.name();
+    // A name the lookup finds is linked by name; a duplicate (or one the lookup cannot
+    // reach) by index, so every link gives its own row's bytes.
+    // Names a browser would resolve as a path (`.`, `..`, empty) go by index too.
+    let path_like = matches!(name, b"" | b"." | b"..");
+    let href = if archive.find(name) == Some(index) && !path_like {
+        format!("{}/{}", located.href, encode(name))
+    } else {
+        format!("{}/?index={index}", located.href)
+    };
+    let _ = writeln!(
+        out,
+        "<tr><td class=\"n\">{index}</td><td class=\"name\">{}</td><td class=\"n\">{}</td>\
+         <td class=\"n\">{}</td><td>{}</td><td><a class=\"download\" href=\"{}\">download</a></td></tr>",
+        escape(&names::display(name)),
+        entry.size,
+        packed_size(entry),
+        method_name(entry),
+        escape(&href)
+    );
+}
+
+/// The page after the table's last row.
+pub const ARCHIVE_TAIL: &str = "</tbody>\n</table>\n</body>\n</html>\n";

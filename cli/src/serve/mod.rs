@@ -20,6 +20,7 @@
 mod entry;
 mod html;
 mod idle;
+mod listing;
 mod paths;
 mod routes;
 
@@ -40,7 +41,7 @@ use tokio::sync::Semaphore;
 use crate::args::Serve;
 use crate::report::Failure;
 
-/// Index walks and listing renders at once.
+/// Index walks and listing sorts at once.
 const BULK_AT_ONCE: usize = 2;
 
 /// What every request shares.
@@ -50,10 +51,10 @@ pub struct Shared {
     root: PathBuf,
     cache: Cache,
     settings: Serve,
-    /// One permit per entry body being decoded or sent.
+    /// One permit per entry or listing body being decoded or sent.
     streams: Arc<Semaphore>,
     /// Permits for the work a request may do in bulk: walking the folder for `/`, and
-    /// rendering a listing (up to `--max-entries` rows). Requests wait for one, so that
+    /// sorting a listing's page (up to `--max-entries` rows). Requests wait for one, so that
     /// many at once queue rather than fill the blocking pool the entry reads use.
     bulk: Arc<Semaphore>,
     counters: Counters,

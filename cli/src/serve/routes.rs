@@ -15,9 +15,9 @@ use ngi_tokio::Archive;
 
 use super::entry::{self, Validators};
 use super::html::{self, Sort};
+use super::listing::{Form, Listing};
 use super::paths::{self, Located, Refusal, Target};
 use super::{Shared, error_response};
-use crate::commands::list;
 
 pub fn router(shared: Arc<Shared>) -> Router {
     Router::new().fallback(handle).with_state(shared)
@@ -136,7 +136,7 @@ async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
                 None => return gone(&located),
             };
             match query(request, "index") {
-                None => listing(shared, request, &located, &archive).await,
+                None => listing(shared, request, &located, &archive, head).await,
                 Some(Err(r)) => refusal(r),
                 Some(Ok(text)) => match whole_number(&text) {
                     Some(i) => {
@@ -222,7 +222,7 @@ async fn index(shared: &Arc<Shared>, request: &Parts) -> Response {
     let root = shared.root.clone();
     let conditions = request.headers.clone();
     let max_age = shared.settings.max_age;
-    let mut response = bulk(shared, move || {
+    let done = bulk(shared, move || {
         let listed = match paths::archives(&root) {
             Ok(listed) => listed,
             Err(e) => {
@@ -256,6 +256,7 @@ async fn index(shared: &Arc<Shared>, request: &Parts) -> Response {
         response
     })
     .await;
+    let mut response = done.unwrap_or_else(|refused| refused);
     response
         .headers_mut()
         .insert(header::VARY, HeaderValue::from_static("accept"));
@@ -274,27 +275,34 @@ fn content_hash(body: &[u8]) -> u64 {
 /// `work` on the blocking pool, under one of the bulk permits (waited for). The permit
 /// goes with the work: a request dropped while it runs (the client gone, the request
 /// timeout) cannot cancel a blocking task, so the permit must not be freed before it ends.
-async fn bulk(shared: &Arc<Shared>, work: impl FnOnce() -> Response + Send + 'static) -> Response {
+async fn bulk<T: Send + 'static>(
+    shared: &Arc<Shared>,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Response> {
     let Ok(permit) = Arc::clone(&shared.bulk).acquire_owned().await else {
-        return error_response(StatusCode::SERVICE_UNAVAILABLE, "shutting down".into());
+        return Err(error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "shutting down".into(),
+        ));
     };
     let work = move || {
-        let response = work();
+        let done = work();
         drop(permit);
-        response
+        done
     };
-    match tokio::task::spawn_blocking(work).await {
-        Ok(response) => response,
-        Err(e) => error_response(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-    }
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| error_response(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
 }
 
-/// `/PATH/`: the archive's entries, with the archive's validators.
+/// `/PATH/`: the archive's entries, with the archive's validators, rendered as the client
+/// reads them ([`Listing`]).
 async fn listing(
     shared: &Arc<Shared>,
     request: &Parts,
     located: &Located,
     archive: &Archive,
+    head: bool,
 ) -> Response {
     let html = wants_html(&request.headers);
     let sort = if html {
@@ -317,17 +325,63 @@ async fn listing(
         *response.status_mut() = StatusCode::NOT_MODIFIED;
         response
     } else {
-        let (located, archive) = (located.clone(), archive.clone());
-        bulk(shared, move || match sort {
-            Some(sort) => html_response(html::archive_page(&located, &archive, sort)),
-            None => json_response(serde_json::to_vec(&list::rows(archive.entries()))),
-        })
-        .await
+        let content_type = if html {
+            "text/html; charset=utf-8"
+        } else {
+            "application/json"
+        };
+        let mut response = typed_response(Vec::new(), content_type);
+        if !head {
+            match listing_body(shared, located, archive, sort).await {
+                Ok(body) => *response.body_mut() = body,
+                Err(refused) => return refused,
+            }
+        }
+        response
     };
     let headers = response.headers_mut();
     validators.apply(headers, shared.settings.max_age);
     headers.insert(header::VARY, HeaderValue::from_static("accept"));
     response
+}
+
+/// A listing's body, holding one of the stream permits until it is sent; a sorted
+/// page's order is worked out first, on the blocking pool.
+async fn listing_body(
+    shared: &Arc<Shared>,
+    located: &Located,
+    archive: &Archive,
+    sort: Option<Sort>,
+) -> Result<Body, Response> {
+    let Ok(permit) = Arc::clone(&shared.streams).try_acquire_owned() else {
+        let mut busy = error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "{}: the server is sending {} bodies already (--max-streams); try again",
+                located.shown, shared.settings.max_streams
+            ),
+        );
+        busy.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return Err(busy);
+    };
+    let form = match sort {
+        None => Form::Json,
+        Some(sort) => {
+            let sorted = archive.clone();
+            let order = bulk(shared, move || html::table_order(&sorted, sort)).await?;
+            Form::Html {
+                located: located.clone(),
+                sort,
+                order,
+            }
+        }
+    };
+    Ok(Body::from_stream(Listing::new(
+        archive.clone(),
+        form,
+        permit,
+    )))
 }
 
 /// `/.ngi/status`: the counters, never cached.
@@ -351,10 +405,6 @@ fn json_response(body: serde_json::Result<Vec<u8>>) -> Response {
         Ok(bytes) => typed_response(bytes, "application/json"),
         Err(e) => error_response(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
-}
-
-fn html_response(page: String) -> Response {
-    typed_response(page.into_bytes(), "text/html; charset=utf-8")
 }
 
 fn typed_response(body: Vec<u8>, content_type: &'static str) -> Response {
