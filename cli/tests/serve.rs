@@ -411,6 +411,9 @@ async fn validators_head_304_ranges_and_416() {
     let dir = folder("ranges");
     let large = large_library();
     fs::write(dir.join("large.rsli"), &large).unwrap();
+    // A file written this second gets no Last-Modified (below): this one is a day old.
+    let day_ago = std::time::SystemTime::now() - Duration::from_secs(86_400);
+    set_modified(&dir.join("large.rsli"), day_ago);
     let plain = decoded(&large);
     let server = Server::start(&dir, &[]);
     let http = client();
@@ -466,6 +469,46 @@ async fn validators_head_304_ranges_and_416() {
         }
         let (status, ..) = get(&http, &url, &[("if-none-match", "\"stale\"")]).await;
         assert_eq!(status, StatusCode::OK);
+        // Every line of a list field counts (only the first did).
+        let lines = [
+            ("if-none-match", "\"stale\""),
+            ("if-none-match", etag.as_str()),
+        ];
+        let (status, ..) = get(&http, &url, &lines).await;
+        assert_eq!(status, StatusCode::NOT_MODIFIED, "the tag on a second line");
+        // If-Match and If-Unmodified-Since (they were ignored, so a resumed download
+        // with a stale tag got a 206 of the new version): 412 unless they name this one.
+        let weak = format!("W/{etag}");
+        for (field, value, want) in [
+            ("if-match", "\"other\"", StatusCode::PRECONDITION_FAILED),
+            ("if-match", weak.as_str(), StatusCode::PRECONDITION_FAILED),
+            ("if-match", etag.as_str(), StatusCode::PARTIAL_CONTENT),
+            ("if-match", "*", StatusCode::PARTIAL_CONTENT),
+            (
+                "if-unmodified-since",
+                "Sat, 01 Jan 2000 00:00:00 GMT",
+                StatusCode::PRECONDITION_FAILED,
+            ),
+            (
+                "if-unmodified-since",
+                modified.as_str(),
+                StatusCode::PARTIAL_CONTENT,
+            ),
+            (
+                "if-unmodified-since",
+                "not a date",
+                StatusCode::PARTIAL_CONTENT,
+            ),
+        ] {
+            let (status, headers, body) =
+                get(&http, &url, &[(field, value), ("range", "bytes=1-2")]).await;
+            assert_eq!(status, want, "{field}: {value}");
+            if want == StatusCode::PRECONDITION_FAILED {
+                assert_eq!(headers[header::ETAG], etag.as_str());
+                let error: Value = serde_json::from_slice(&body).unwrap();
+                assert!(error["error"].as_str().unwrap().contains(name), "{error}");
+            }
+        }
         let older = "Sat, 01 Jan 2000 00:00:00 GMT";
         let (status, _, body) = get(&http, &url, &[("if-modified-since", older)]).await;
         assert_eq!(status, StatusCode::OK, "modified since 2000");
@@ -551,6 +594,21 @@ async fn validators_head_304_ranges_and_416() {
     );
     assert!(get_part.starts_with(b"HTTP/1.1 200"), "HEAD had a body");
     assert!(get_part.ends_with(&plain[3]), "the GET's body");
+
+    // A file time in the second now running, or in the future, gets no Last-Modified:
+    // another version written within that second would carry the same date (a 304, or a
+    // resumed download of two versions spliced), and a future date is never sent.
+    for when in [
+        std::time::SystemTime::now(),
+        std::time::SystemTime::now() + Duration::from_secs(5 * 365 * 86_400),
+    ] {
+        set_modified(&dir.join("large.rsli"), when);
+        let (status, headers, _) =
+            get(&http, &format!("{}/large.rsli/SMALL.TXT", server.url), &[]).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(headers.get(header::LAST_MODIFIED).is_none(), "{when:?}");
+        assert!(headers.get(header::ETAG).is_some());
+    }
 
     // A file time HTTP cannot write (before 1970): no Last-Modified, still served.
     let touched = Command::new("touch")
@@ -847,6 +905,12 @@ async fn corrupt_entries_are_500_or_an_aborted_body_and_limits_refuse() {
     assert_eq!(good.bytes().await.unwrap(), &b"still fine"[..]);
     assert_eq!(status_of(&http, &streaming).await["open_streams"], 0);
     assert!(streaming.stop().success());
+}
+
+/// Sets `path`'s modification time.
+fn set_modified(path: &Path, when: std::time::SystemTime) {
+    let file = fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(when).unwrap();
 }
 
 /// FNV-1a, to check bodies without keeping them.

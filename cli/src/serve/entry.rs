@@ -65,9 +65,7 @@ impl Validators {
         };
         Validators {
             etag: format!("\"{dev:x}-{ino:x}-{len:x}-{nanos:x}-{changed:x}-{what}{options}\""),
-            // HTTP dates run from 1970 to 9999 (httpdate panics outside); a file time
-            // outside them gets no Last-Modified, and the ETag alone validates.
-            last_modified: modified.filter(|&t| http_date_range(t)),
+            last_modified: modified.filter(|&t| usable_date(t, SystemTime::now())),
         }
     }
 
@@ -87,26 +85,55 @@ impl Validators {
         }
     }
 
-    /// Whether the request's `If-None-Match` (or, without one, `If-Modified-Since`) says
-    /// the client's copy is current: a 304.
-    pub fn not_modified(&self, request: &HeaderMap) -> bool {
-        if let Some(list) = request.get(header::IF_NONE_MATCH) {
-            // Weak comparison, as RFC 9110 13.1.2 has it for If-None-Match.
-            let mine = self.etag.trim_start_matches("W/");
-            return list.to_str().is_ok_and(|list| {
-                list.split(',')
-                    .map(str::trim)
-                    .any(|tag| tag == "*" || tag.trim_start_matches("W/") == mine)
-            });
+    /// What the request's preconditions answer, in the order of RFC 9110 13.2.2: 412 when
+    /// `If-Match` names no tag of this version (or, without one, `If-Unmodified-Since` is
+    /// older than it), then 304 when `If-None-Match` (or, without one,
+    /// `If-Modified-Since`) says the client's copy is current; `None` to go on.
+    pub fn precondition(&self, request: &HeaderMap) -> Option<StatusCode> {
+        if let Some(matched) = self.tag_listed(request, header::IF_MATCH, true) {
+            if !matched {
+                return Some(StatusCode::PRECONDITION_FAILED);
+            }
+        } else if let (Some(since), Some(modified)) = (
+            date(request, header::IF_UNMODIFIED_SINCE),
+            self.last_modified,
+        ) {
+            if whole_seconds(modified) > whole_seconds(since) {
+                return Some(StatusCode::PRECONDITION_FAILED);
+            }
         }
-        let since = request
-            .get(header::IF_MODIFIED_SINCE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| httpdate::parse_http_date(v).ok());
-        match (since, self.last_modified) {
-            (Some(since), Some(modified)) => whole_seconds(modified) <= whole_seconds(since),
-            _ => false,
-        }
+        let current = match self.tag_listed(request, header::IF_NONE_MATCH, false) {
+            Some(listed) => listed,
+            None => match (date(request, header::IF_MODIFIED_SINCE), self.last_modified) {
+                (Some(since), Some(modified)) => whole_seconds(modified) <= whole_seconds(since),
+                _ => false,
+            },
+        };
+        current.then_some(StatusCode::NOT_MODIFIED)
+    }
+
+    /// Whether the `name` field lists this version's tag or `*`, over every line of it
+    /// (`None` without one): `strong` compares as `If-Match` does (a weak tag matches
+    /// nothing), else weakly, as `If-None-Match` does (RFC 9110 13.1.1, 13.1.2).
+    fn tag_listed(
+        &self,
+        request: &HeaderMap,
+        name: header::HeaderName,
+        strong: bool,
+    ) -> Option<bool> {
+        let mut lines = request.get_all(name).iter().peekable();
+        lines.peek()?;
+        let mine = self.etag.as_str();
+        Some(lines.filter_map(|v| v.to_str().ok()).any(|list| {
+            list.split(',').map(str::trim).any(|tag| {
+                tag == "*"
+                    || if strong {
+                        tag == mine
+                    } else {
+                        tag.trim_start_matches("W/") == mine
+                    }
+            })
+        }))
     }
 
     /// Whether an `If-Range` lets a `Range` apply: absent, or naming this very version
@@ -128,11 +155,41 @@ impl Validators {
     }
 }
 
-/// Whether `t` can be written as an HTTP date (1970-01-01 up to the end of 9999).
-fn http_date_range(t: SystemTime) -> bool {
+/// The answer to a request whose preconditions stopped it: a 304 with no body, or a 412
+/// naming `what` (the validators are the caller's to add).
+pub fn precondition_response(status: StatusCode, what: &str) -> Response {
+    if status == StatusCode::PRECONDITION_FAILED {
+        error_response(
+            status,
+            format!("{what}: changed since the version If-Match or If-Unmodified-Since names"),
+        )
+    } else {
+        let mut response = Response::new(Body::empty());
+        *response.status_mut() = status;
+        response
+    }
+}
+
+/// Whether the file time `t` may be sent as `Last-Modified` at `now`. HTTP dates run
+/// from 1970 to 9999 (httpdate panics outside). A time in the second of `now` or later is
+/// left out (RFC 9110 8.8.2.1 and 8.8.2.2): another version could come within the same
+/// second and carry the same date, so an `If-Modified-Since` or `If-Range` holding it
+/// answered 304, or spliced two versions in one resumed download; and a time in the
+/// future is never sent. The ETag alone validates then.
+fn usable_date(t: SystemTime, now: SystemTime) -> bool {
     const YEAR_10000: u64 = 253_402_300_800;
     t.duration_since(UNIX_EPOCH)
         .is_ok_and(|d| d.as_secs() < YEAR_10000)
+        && whole_seconds(t) < whole_seconds(now)
+}
+
+/// The date in the request's `name` field; `None` without one or for one that is not an
+/// HTTP date (which the preconditions ignore, RFC 9110 13.1.3, 13.1.4).
+fn date(request: &HeaderMap, name: header::HeaderName) -> Option<SystemTime> {
+    request
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| httpdate::parse_http_date(v).ok())
 }
 
 fn whole_seconds(t: SystemTime) -> u64 {
@@ -232,9 +289,10 @@ pub async fn respond(
     let mut response = Response::new(Body::empty());
     let headers = response.headers_mut();
     validators.apply(headers, shared.settings.max_age);
-    if validators.not_modified(request) {
-        *response.status_mut() = StatusCode::NOT_MODIFIED;
-        return response;
+    if let Some(status) = validators.precondition(request) {
+        let mut answer = precondition_response(status, &about);
+        validators.apply(answer.headers_mut(), shared.settings.max_age);
+        return answer;
     }
     headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
     headers.insert(header::CONTENT_TYPE, content_type(&name));

@@ -243,10 +243,8 @@ async fn index(shared: &Arc<Shared>, request: &Parts) -> Response {
             etag: format!("\"index-{:016x}-{kind}\"", content_hash(&body)),
             last_modified: None,
         };
-        let mut response = if validators.not_modified(&conditions) {
-            let mut response = Response::new(Body::empty());
-            *response.status_mut() = StatusCode::NOT_MODIFIED;
-            response
+        let mut response = if let Some(status) = validators.precondition(&conditions) {
+            entry::precondition_response(status, "the folder's index")
         } else if html {
             typed_response(body, "text/html; charset=utf-8")
         } else {
@@ -320,10 +318,8 @@ async fn listing(
     };
     // The JSON and the page are different representations: different tags.
     let validators = Validators::of(archive, if html { "html" } else { "list" });
-    let mut response = if validators.not_modified(&request.headers) {
-        let mut response = Response::new(Body::empty());
-        *response.status_mut() = StatusCode::NOT_MODIFIED;
-        response
+    let mut response = if let Some(status) = validators.precondition(&request.headers) {
+        entry::precondition_response(status, &located.shown)
     } else {
         let content_type = if html {
             "text/html; charset=utf-8"
