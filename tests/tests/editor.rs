@@ -1183,3 +1183,52 @@ fn reorder_saves_what_moving_one_entry_at_a_time_saves() {
         );
     }
 }
+
+/// A payload taken from the source (`add_from_source`, `replace_from_source`) saves what
+/// the same bytes held by the editor save, byte for byte; the source may run past the
+/// archive, and a source that ends before the range fails the write.
+#[test]
+fn payloads_from_the_source_save_as_payloads_held() {
+    let mut rng = Rng::new(0x50CE);
+    for (name, old) in sample_nres_archives() {
+        let archive = Archive::open(&old).unwrap();
+        let (added, replacing) = (rng.bytes(1000), rng.bytes(333));
+        let source = [&old[..], &added, &replacing].concat();
+        let (at_added, at_replacing) = (old.len() as u64, (old.len() + added.len()) as u64);
+        let new = NewEntry {
+            name: b"from.src",
+            type_id: 7,
+            ..NewEntry::default()
+        };
+
+        let mut held = nres::Editor::open(&archive).unwrap();
+        held.add(new, added.clone()).unwrap();
+        let mut sourced = nres::Editor::open(&archive).unwrap();
+        let i = sourced.add_from_source(new, at_added, 1000).unwrap();
+        assert_eq!(sourced.source_range(i), Some(at_added..at_added + 1000));
+        assert_eq!(sourced.entry(i).unwrap().size, 1000);
+        if !archive.is_empty() {
+            held.replace(0, replacing.clone()).unwrap();
+            sourced.replace_from_source(0, at_replacing, 333).unwrap();
+        }
+        let want = saved(&held.plan().unwrap(), &old);
+        assert_eq!(saved(&sourced.plan().unwrap(), &source), want, "{name}");
+
+        // The source ends inside the new payload: the write fails.
+        let short = &source[..at_added as usize + 999];
+        let mut out = Vec::new();
+        let written = write_plan(&sourced.plan().unwrap(), &short.to_vec(), &mut out);
+        assert!(written.is_err(), "{name}: a short source");
+    }
+    // Too large for the format's 32-bit sizes, as `add` refuses it.
+    let mut editor = nres::Editor::new();
+    let e = editor.add_from_source(
+        NewEntry {
+            name: b"huge",
+            ..NewEntry::default()
+        },
+        0,
+        1 << 32,
+    );
+    assert_eq!(e, Err(nres::WriteError::TooLarge { entry: 0 }));
+}

@@ -164,12 +164,30 @@ enum Payload {
     Outside,
     /// New bytes; `was` is the original range they replace, if there was one.
     New {
-        bytes: Vec<u8>,
+        bytes: NewBytes,
         was: Option<(u64, u64)>,
     },
     /// The source's bytes `start..start + len`, laid out again as if new (a canonical
     /// rebuild).
     Moved { start: u64, len: u64 },
+}
+
+/// Where a new payload's bytes are.
+#[derive(Debug, Clone)]
+enum NewBytes {
+    /// In the editor.
+    Held(Vec<u8>),
+    /// In the save's source, `len` bytes from `offset` (copied when the plan is written).
+    Source { offset: u64, len: u64 },
+}
+
+impl NewBytes {
+    fn len(&self) -> u64 {
+        match self {
+            NewBytes::Held(bytes) => bytes.len() as u64,
+            NewBytes::Source { len, .. } => *len,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -351,13 +369,19 @@ impl Editor {
         (0..self.items.len()).filter_map(|i| self.entry(i))
     }
 
-    /// The range of the source entry `index`'s payload comes from, if it still comes from
-    /// the source.
+    /// The range of the source entry `index`'s payload comes from, if it comes from the
+    /// source: its original payload (kept or moved), or one given by
+    /// [`add_from_source`](Editor::add_from_source) or
+    /// [`replace_from_source`](Editor::replace_from_source).
     pub fn source_range(&self, index: usize) -> Option<core::ops::Range<u64>> {
         match self.items.get(index)?.payload {
             Payload::Original { start, len } | Payload::Moved { start, len } => {
                 Some(start..start + len)
             }
+            Payload::New {
+                bytes: NewBytes::Source { offset, len },
+                ..
+            } => Some(offset..offset.saturating_add(len)),
             Payload::Outside | Payload::New { .. } => None,
         }
     }
@@ -385,17 +409,55 @@ impl Editor {
     ///   written.
     /// * [`WriteError::TooManyEntries`] when the directory alone would.
     pub fn add(&mut self, entry: NewEntry<'_>, payload: Vec<u8>) -> Result<usize, WriteError> {
+        self.add_bytes(entry, NewBytes::Held(payload))
+    }
+
+    /// [`add`](Editor::add), with a payload the editor does not hold: `len` bytes of the
+    /// save's source from `offset`, which the plan copies ([`Piece::Copy`]) as it copies
+    /// the old payloads. The source is whatever the plan is written from, and may hold
+    /// more than the archive being edited: `ngi pack` joins the folder's files after the
+    /// archive's bytes in one source, so no payload is held in memory whatever its size.
+    /// The range is not checked here (the source is not known yet): writing the plan
+    /// fails if the source ends before it.
+    ///
+    /// ```
+    /// use ngi_core::nres::{Archive, Editor, NewEntry, Writer};
+    ///
+    /// let mut writer = Writer::new();
+    /// writer.add(NewEntry { name: b"old", ..NewEntry::default() }, b"old bytes")?;
+    /// let old = writer.finish();
+    /// // The source: the archive, and after it the bytes of a new payload.
+    /// let source = [&old[..], b"new bytes"].concat();
+    ///
+    /// let mut editor = Editor::open(&Archive::open(&old)?)?;
+    /// editor.add_from_source(NewEntry { name: b"new", ..NewEntry::default() }, old.len() as u64, 9)?;
+    /// let new = editor.plan()?.to_vec(&source)?;
+    /// let archive = Archive::open(&new)?;
+    /// assert_eq!(archive.payload(1)?, b"new bytes");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`add`](Editor::add)'s, for a payload of `len` bytes.
+    pub fn add_from_source(
+        &mut self,
+        entry: NewEntry<'_>,
+        offset: u64,
+        len: u64,
+    ) -> Result<usize, WriteError> {
+        self.add_bytes(entry, NewBytes::Source { offset, len })
+    }
+
+    fn add_bytes(&mut self, entry: NewEntry<'_>, bytes: NewBytes) -> Result<usize, WriteError> {
         let index = self.items.len();
         let field = name_field(entry.name, index)?;
-        fits(HEADER_LEN as u64, payload.len() as u64, index)?;
+        fits(HEADER_LEN as u64, bytes.len(), index)?;
         let mut record = [0u8; ENTRY_LEN];
         put_name(&mut record, &field);
         let mut item = Item {
             record,
-            payload: Payload::New {
-                bytes: payload,
-                was: None,
-            },
+            payload: Payload::New { bytes, was: None },
         };
         item.set_fields(Fields {
             type_id: entry.type_id,
@@ -416,19 +478,35 @@ impl Editor {
     /// * [`WriteError::TooLarge`] when the payload alone would take the archive past
     ///   4 GiB, as [`add`](Editor::add) checks it.
     pub fn replace(&mut self, index: usize, payload: Vec<u8>) -> Result<(), WriteError> {
+        self.replace_bytes(index, NewBytes::Held(payload))
+    }
+
+    /// [`replace`](Editor::replace), with `len` bytes of the save's source from `offset`
+    /// as the new payload (see [`add_from_source`](Editor::add_from_source)).
+    ///
+    /// # Errors
+    ///
+    /// [`replace`](Editor::replace)'s, for a payload of `len` bytes.
+    pub fn replace_from_source(
+        &mut self,
+        index: usize,
+        offset: u64,
+        len: u64,
+    ) -> Result<(), WriteError> {
+        self.replace_bytes(index, NewBytes::Source { offset, len })
+    }
+
+    fn replace_bytes(&mut self, index: usize, bytes: NewBytes) -> Result<(), WriteError> {
         // An index past the end is that, whatever the payload: checked first.
         self.item_mut(index)?;
-        fits(HEADER_LEN as u64, payload.len() as u64, index)?;
+        fits(HEADER_LEN as u64, bytes.len(), index)?;
         let item = self.item_mut(index)?;
         let was = match item.payload {
             Payload::Original { start, len } => Some((start, len)),
             Payload::New { was, .. } => was,
             Payload::Outside | Payload::Moved { .. } => None,
         };
-        item.payload = Payload::New {
-            bytes: payload,
-            was,
-        };
+        item.payload = Payload::New { bytes, was };
         Ok(())
     }
 
@@ -656,7 +734,14 @@ impl Editor {
                 Event::Copy { offset, len } => Piece::Copy { offset, len },
                 Event::Zeros(len) => Piece::Zeros(len),
                 Event::New(i) => match self.items.get(i).map(|item| &item.payload) {
-                    Some(Payload::New { bytes, .. }) => Piece::Borrowed(bytes),
+                    Some(Payload::New {
+                        bytes: NewBytes::Held(bytes),
+                        ..
+                    }) => Piece::Borrowed(bytes),
+                    Some(&Payload::New {
+                        bytes: NewBytes::Source { offset, len },
+                        ..
+                    }) => Piece::Copy { offset, len },
                     Some(&Payload::Moved { start, len }) => Piece::Copy { offset: start, len },
                     _ => Piece::Zeros(0),
                 },
@@ -722,7 +807,7 @@ impl Item {
             &Payload::Original { start, len } => Slot::Kept { start, len },
             Payload::Outside => Slot::Fixed,
             Payload::New { bytes, was } => Slot::New {
-                len: bytes.len() as u64,
+                len: bytes.len(),
                 was: *was,
             },
             &Payload::Moved { len, .. } => Slot::New { len, was: None },
