@@ -1480,20 +1480,6 @@ fn a_large_gap_is_unpacked_and_packed_in_bounded_memory() {
     let len = 16 + GAP + 8 + 64;
     write_sparse_nres(&path, len, &[(b"a.txt", 5, (16 + GAP) as u32, b"hello")]);
     let folder = dir.join("d");
-    let under_256_mib = |args: &[&str]| {
-        let o = Command::new("sh")
-            .arg("-c")
-            .arg("ulimit -v 262144 && exec \"$0\" \"$@\"")
-            .arg(env!("CARGO_BIN_EXE_ngi"))
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    };
     under_256_mib(&["unpack", s(&path), "-o", s(&folder)]);
     assert_eq!(
         fs::metadata(folder.join("ngi-gaps.bin")).unwrap().len(),
@@ -1503,6 +1489,85 @@ fn a_large_gap_is_unpacked_and_packed_in_bounded_memory() {
     under_256_mib(&["pack", s(&folder), "-o", s(&out)]);
     let same = Command::new("cmp").arg(&path).arg(&out).status().unwrap();
     assert!(same.success(), "packed again byte for byte");
+}
+
+/// Runs `ngi args` under 256 MiB of address space (`ulimit -v`); it must succeed.
+#[cfg(unix)]
+fn under_256_mib(args: &[&str]) {
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 262144 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_ngi"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A sparse file of `len` bytes, `head` at its start and `tail` at its end.
+#[cfg(unix)]
+fn sparse_file(path: &Path, len: u64, head: &[u8], tail: &[u8]) {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut f = fs::File::create(path).unwrap();
+    f.set_len(len).unwrap();
+    f.write_all(head).unwrap();
+    f.seek(SeekFrom::Start(len - tail.len() as u64)).unwrap();
+    f.write_all(tail).unwrap();
+}
+
+/// `pack` reads an NRes entry's new or changed file as it writes the archive, as it
+/// copies unchanged ones: it held each in memory until the archive was written, so a
+/// 300 MiB file aborted it under 256 MiB of address space.
+#[cfg(unix)]
+#[test]
+fn pack_streams_new_and_changed_nres_payloads() {
+    let dir = Scratch::new("edit-pack-large");
+    let archive = dir.join("s.nres");
+    fs::write(&archive, samples::nres()).unwrap();
+    let folder = dir.join("d");
+    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    const LEN: u64 = 300 << 20;
+    sparse_file(&folder.join("big.bin"), LEN, b"the new one", b"its end");
+    let mut changed = String::new();
+    edit_manifest(&folder, |m| {
+        changed = entry_mut(m, 0)["file"].as_str().unwrap().to_owned();
+        let mut new = toml::Table::new();
+        new.insert("file".into(), "big.bin".into());
+        new.insert("name".into(), "big.bin".into());
+        m["entry"]
+            .as_array_mut()
+            .unwrap()
+            .insert(1, toml::Value::Table(new));
+    });
+    sparse_file(&folder.join(&changed), LEN, b"changed", b"the end");
+    let out = dir.join("out.nres");
+    under_256_mib(&["pack", s(&folder), "-o", s(&out)]);
+    // Past the default 256 MiB an entry may decode to.
+    let big = ["--max-entry-size", "1G"];
+    ok(&[&["verify", s(&out)], &big[..]].concat());
+    for (index, head, tail) in [
+        ("0", &b"changed"[..], &b"the end"[..]),
+        ("1", b"the new one", b"its end"),
+    ] {
+        let got = ok(&[&["cat", "--index", index, s(&out)], &big[..]].concat()).stdout;
+        assert_eq!(got.len() as u64, LEN, "entry {index}");
+        assert!(
+            got.starts_with(head) && got.ends_with(tail),
+            "entry {index}"
+        );
+        assert!(
+            got[head.len()..got.len() - tail.len()]
+                .iter()
+                .all(|&b| b == 0)
+        );
+    }
+    // The entries after them are as they were.
+    let before = ok(&["cat", "--index", "3", s(&archive)]).stdout;
+    assert_eq!(ok(&["cat", "--index", "4", s(&out)]).stdout, before);
 }
 
 /// Sends signal `name` (`TERM`, `INT`) to process `pid`.

@@ -806,12 +806,30 @@ fn pack_nres(
     for k in (originals.len()..count).rev() {
         editor.remove(k).map_err(|e| e.to_string())?;
     }
+    // Changed and new payloads are read from their files as the archive is written, as
+    // unchanged ones are: each is given a span of the source past everything else in it,
+    // so no payload is held in memory.
+    let mut appended = spans.iter().map(|s| s.end).fold(region.end, u64::max);
     let mut order = Order::new(planned.len());
     for (pos, p) in planned.iter().enumerate() {
         let index = order.next(p, editor.len());
         let at = |m: String| {
             let m = crate::open::after_entry(index, &m);
             format!("{}: {m}", entry_label(pos, &p.name))
+        };
+        let mut append = |file: &PathBuf| -> Result<(u64, u64), String> {
+            let len = std::fs::metadata(file)
+                .map_err(|e| at(format!("file: {}: {e}", file.display())))?
+                .len();
+            let start = appended;
+            appended += len;
+            spans.push(Span {
+                start,
+                end: appended,
+                from: From::File(file.clone(), 0),
+                who: entry_label(pos, &p.name),
+            });
+            Ok((start, len))
         };
         let Some(file) = &p.file else {
             // A record without a payload in the data region keeps no bytes; one with a
@@ -831,12 +849,14 @@ fn pack_nres(
                 attr2: p.fields.attr2,
                 attr3: p.fields.attr3,
             };
+            let (start, len) = append(file)?;
             editor
-                .add(new, read_file(file).map_err(at)?)
+                .add_from_source(new, start, len)
                 .map_err(|e| at(e.to_string()))?;
         } else if p.changed {
+            let (start, len) = append(file)?;
             editor
-                .replace(index, read_file(file).map_err(at)?)
+                .replace_from_source(index, start, len)
                 .map_err(|e| at(e.to_string()))?;
         } else if let Some((start, end)) = range(p) {
             // Its file is unchanged (by its SHA-256), so `size` was edited: the payload
@@ -862,7 +882,7 @@ fn pack_nres(
     if canonical {
         editor.rebuild_sort_index();
     }
-    Ok((Built::Nres(editor), Virtual::new(spans, region.end)?))
+    Ok((Built::Nres(editor), Virtual::new(spans, appended)?))
 }
 
 fn pack_rsli(
