@@ -93,9 +93,12 @@ fn edit_nres(archive: &[u8], steps: &[[u8; 4]]) {
             outside: editor.source_range(e.index as usize).is_none(),
         })
         .collect();
+    // Payloads given as ranges of the save's source: their bytes go after the archive's.
+    let mut tail: Vec<u8> = Vec::new();
     for &[kind, a, b, c] in steps {
         let len = model.len();
         let pick = |x: u8| usize::from(x) % len.max(1);
+        let at = (archive.len() + tail.len()) as u64;
         match kind % 8 {
             0 => {
                 let name = format!("F{a}.{b}").into_bytes();
@@ -112,7 +115,14 @@ fn edit_nres(archive: &[u8], steps: &[[u8; 4]]) {
                     attr2: 0,
                     attr3: 0,
                 };
-                if editor.add(entry, bytes.clone()).is_ok() {
+                let added = if c & 0x80 != 0 {
+                    let added = editor.add_from_source(entry, at, bytes.len() as u64);
+                    tail.extend_from_slice(&bytes);
+                    added
+                } else {
+                    editor.add(entry, bytes.clone())
+                };
+                if added.is_ok() {
                     model.push(Model {
                         name,
                         data: Some(bytes),
@@ -123,7 +133,14 @@ fn edit_nres(archive: &[u8], steps: &[[u8; 4]]) {
             }
             1 if len > 0 => {
                 let bytes = data_of(b, c);
-                if editor.replace(pick(a), bytes.clone()).is_ok() {
+                let replaced = if kind & 0x80 != 0 {
+                    let replaced = editor.replace_from_source(pick(a), at, bytes.len() as u64);
+                    tail.extend_from_slice(&bytes);
+                    replaced
+                } else {
+                    editor.replace(pick(a), bytes.clone())
+                };
+                if replaced.is_ok() {
                     model[pick(a)].data = Some(bytes);
                     model[pick(a)].outside = false;
                 }
@@ -178,7 +195,7 @@ fn edit_nres(archive: &[u8], steps: &[[u8; 4]]) {
     let Ok(plan) = editor.plan() else {
         return;
     };
-    let saved = render(&plan, archive);
+    let saved = render(&plan, &[archive, &tail].concat());
     let reopened = Archive::open(&saved).expect("a saved archive opens");
     assert_eq!(reopened.len(), model.len());
     for (i, m) in model.iter().enumerate() {
