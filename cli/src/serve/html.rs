@@ -119,12 +119,13 @@ impl Sort {
     }
 }
 
-/// The entries' indices in the order the table lists them.
-pub fn table_order(archive: &Archive, sort: Sort) -> Vec<usize> {
+/// The entries' indices in the order the table lists them (4 bytes an entry: an
+/// archive holds fewer than 2^32).
+pub fn table_order(archive: &Archive, sort: Sort) -> Vec<u32> {
     let entries = archive.entries();
-    let mut order: Vec<usize> = (0..entries.len()).collect();
-    let compare = |&a: &usize, &b: &usize| -> Ordering {
-        let (x, y) = (&entries[a], &entries[b]);
+    let mut order: Vec<u32> = (0..entries.len() as u32).collect();
+    let compare = |&a: &u32, &b: &u32| -> Ordering {
+        let (x, y) = (&entries[a as usize], &entries[b as usize]);
         let by = match sort.key {
             SortKey::Index => Ordering::Equal,
             SortKey::Name => x.name().cmp(y.name()),

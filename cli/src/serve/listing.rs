@@ -31,7 +31,7 @@ pub enum Form {
     Html {
         located: Located,
         sort: Sort,
-        order: Vec<usize>,
+        order: Vec<u32>,
     },
 }
 
@@ -82,7 +82,7 @@ impl Listing {
             Form::Html { located, order, .. } => {
                 let mut out = String::new();
                 for &index in &order[from..to] {
-                    html::archive_row(&mut out, located, &self.archive, index);
+                    html::archive_row(&mut out, located, &self.archive, index as usize);
                 }
                 Ok(out.into_bytes())
             }

@@ -17,12 +17,14 @@
 //! on each socket ([`idle`]), a bound on connections, and graceful shutdown on SIGINT and
 //! SIGTERM.
 
+mod body;
 mod entry;
 mod html;
 mod idle;
 mod listing;
 mod paths;
 mod routes;
+mod validators;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -57,6 +59,8 @@ pub struct Shared {
     /// sorting a listing's page (up to `--max-entries` rows). Requests wait for one, so that
     /// many at once queue rather than fill the blocking pool the entry reads use.
     bulk: Arc<Semaphore>,
+    /// The entries decoded to their end without a fault, whose ranges need no end check.
+    verified: Arc<body::Verified>,
     counters: Counters,
 }
 
@@ -137,6 +141,7 @@ pub fn run(settings: &Serve) -> Result<(), Failure> {
             .with_options(options),
         streams: Arc::new(Semaphore::new(settings.max_streams)),
         bulk: Arc::new(Semaphore::new(BULK_AT_ONCE)),
+        verified: Arc::default(),
         settings,
         counters: Counters::default(),
     });

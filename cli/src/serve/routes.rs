@@ -13,10 +13,11 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use ngi_tokio::Archive;
 
-use super::entry::{self, Validators};
+use super::entry;
 use super::html::{self, Sort};
 use super::listing::{Form, Listing};
 use super::paths::{self, Located, Refusal, Target};
+use super::validators::{Validators, unsized_empty};
 use super::{Shared, error_response};
 
 pub fn router(shared: Arc<Shared>) -> Router {
@@ -241,11 +242,13 @@ async fn index(shared: &Arc<Shared>, request: &Parts) -> Response {
         };
         let validators = Validators {
             etag: format!("\"index-{:016x}-{kind}\"", content_hash(&body)),
+            modified: None,
             last_modified: None,
         };
-        let mut response = if let Some(status) = validators.precondition(&conditions) {
-            entry::precondition_response(status, "the folder's index")
-        } else if html {
+        if let Some(status) = validators.precondition(&conditions) {
+            return validators.answer(status, "the folder's index", max_age);
+        }
+        let mut response = if html {
             typed_response(body, "text/html; charset=utf-8")
         } else {
             typed_response(body, "application/json")
@@ -318,8 +321,9 @@ async fn listing(
     };
     // The JSON and the page are different representations: different tags.
     let validators = Validators::of(archive, if html { "html" } else { "list" });
+    let max_age = shared.settings.max_age;
     let mut response = if let Some(status) = validators.precondition(&request.headers) {
-        entry::precondition_response(status, &located.shown)
+        validators.answer(status, &located.shown, max_age)
     } else {
         let content_type = if html {
             "text/html; charset=utf-8"
@@ -327,40 +331,33 @@ async fn listing(
             "application/json"
         };
         let mut response = typed_response(Vec::new(), content_type);
-        if !head {
+        // Rendered as it is read: a HEAD has no length to tell.
+        *response.body_mut() = if head {
+            unsized_empty()
+        } else {
             match listing_body(shared, located, archive, sort).await {
-                Ok(body) => *response.body_mut() = body,
+                Ok(body) => body,
                 Err(refused) => return refused,
             }
-        }
+        };
+        validators.apply(response.headers_mut(), max_age);
         response
     };
-    let headers = response.headers_mut();
-    validators.apply(headers, shared.settings.max_age);
-    headers.insert(header::VARY, HeaderValue::from_static("accept"));
+    response
+        .headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("accept"));
     response
 }
 
-/// A listing's body, holding one of the stream permits until it is sent; a sorted
-/// page's order is worked out first, on the blocking pool.
+/// A listing's body, holding one of the stream permits until it is sent. A sorted
+/// page's order is worked out first, on the blocking pool, before the permit is taken:
+/// listings waiting for a sort must not hold the streams entries need.
 async fn listing_body(
     shared: &Arc<Shared>,
     located: &Located,
     archive: &Archive,
     sort: Option<Sort>,
 ) -> Result<Body, Response> {
-    let Ok(permit) = Arc::clone(&shared.streams).try_acquire_owned() else {
-        let mut busy = error_response(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "{}: the server is sending {} bodies already (--max-streams); try again",
-                located.shown, shared.settings.max_streams
-            ),
-        );
-        busy.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-        return Err(busy);
-    };
     let form = match sort {
         None => Form::Json,
         Some(sort) => {
@@ -372,6 +369,18 @@ async fn listing_body(
                 order,
             }
         }
+    };
+    let Ok(permit) = Arc::clone(&shared.streams).try_acquire_owned() else {
+        let mut busy = error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "{}: the server is sending {} bodies already (--max-streams); try again",
+                located.shown, shared.settings.max_streams
+            ),
+        );
+        busy.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return Err(busy);
     };
     Ok(Body::from_stream(Listing::new(
         archive.clone(),
