@@ -346,3 +346,44 @@ fn a_runtime_without_timers_keeps_the_cache_and_sweeps_on_get() {
         assert_eq!(read(&cache.get(&a).await.unwrap()).await, b"a");
     });
 }
+
+/// A cache first used on a runtime without timers still sees that runtime end: the next
+/// runtime gets archives opened on it, not the dead one's (whose reads on the blocking
+/// pool fail), and a sweeping task of its own when it has timers.
+#[test]
+fn a_cache_begun_without_timers_serves_the_next_runtime() {
+    let dir = Scratch::new("cache-no-timers-then");
+    let path = dir.join("a.res");
+    std::fs::write(&path, archive_with(b"kept")).unwrap();
+    let cache = Cache::new().with_idle(Duration::from_millis(100));
+    let without = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let first = without.block_on(async {
+        let archive = cache.get(&path).await.unwrap();
+        for _ in 0..20 {
+            tokio::task::yield_now().await;
+        }
+        let again = cache.get(&path).await.unwrap();
+        assert!(archive.is_same_open(&again), "shared on the first runtime");
+        archive
+    });
+    drop(without);
+    let with = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    with.block_on(async {
+        let archive = cache.get(&path).await.unwrap();
+        assert!(
+            !archive.is_same_open(&first),
+            "opened again on this runtime"
+        );
+        let pooled = archive.clone().with_cached_reads_inline(false);
+        assert_eq!(read(&pooled).await, b"kept");
+        drop((archive, pooled));
+        // Its own sweeping task closes the idle archive, no `get` needed.
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        assert!(!cache.contains(&path), "swept by the task");
+    });
+}

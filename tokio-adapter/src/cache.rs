@@ -137,9 +137,10 @@ fn lock_sweeper(inner: &Inner) -> MutexGuard<'_, Sweeper> {
 ///   keeps the archives each opened: one opened on a runtime that shut down while the
 ///   sweeper's lives fails its reads (those not served from memory).
 /// * The sweeping task needs the runtime's timers (`enable_time`, or `enable_all`). On a
-///   runtime built without them tokio reports the task's panic once, and the cache then
-///   sweeps when an archive is asked for, at most every quarter of the idle time (or
-///   when [`sweep`](Cache::sweep) is called); nothing else changes.
+///   runtime built without them, tokio's panic in the task is printed by the panic hook
+///   (once per cache and runtime), and the cache sweeps when an archive is asked for
+///   instead, at most every quarter of the idle time (or when [`sweep`](Cache::sweep) is
+///   called); nothing else changes, a later runtime included.
 ///
 /// ```no_run
 /// # async fn serve() -> std::io::Result<()> {
@@ -326,16 +327,17 @@ impl Cache {
             return;
         };
         let mut sweeper = lock_sweeper(&self.inner);
-        if sweeper.alive.upgrade().is_some() {
-            return;
-        }
         let every = (self.inner.idle / 4).max(Duration::from_millis(10));
-        if sweeper.no_timers {
-            let now = Instant::now();
-            if sweeper.last_sweep.is_none_or(|last| now - last >= every) {
-                sweeper.last_sweep = Some(now);
-                drop(sweeper);
-                sweep(&self.inner, now);
+        if sweeper.alive.upgrade().is_some() {
+            // Without timers the task only waits for its runtime to end: the sweeping is
+            // done here.
+            if sweeper.no_timers {
+                let now = Instant::now();
+                if sweeper.last_sweep.is_none_or(|last| now - last >= every) {
+                    sweeper.last_sweep = Some(now);
+                    drop(sweeper);
+                    sweep(&self.inner, now);
+                }
             }
             return;
         }
@@ -345,17 +347,21 @@ impl Cache {
         let alive = Arc::new(());
         sweeper.alive = Arc::downgrade(&alive);
         sweeper.started = true;
+        sweeper.no_timers = false;
+        sweeper.last_sweep = None;
         let weak: Weak<Inner> = Arc::downgrade(&self.inner);
         runtime.spawn(async move {
             let _alive = alive;
-            // tokio panics here on a runtime without timers (its report is printed once);
-            // the flag is set before the token goes, so no `get` takes this end for the
-            // runtime's.
+            // tokio panics here on a runtime without timers (the panic hook prints it).
             let made = std::panic::catch_unwind(|| tokio::time::interval(every));
             let Ok(mut tick) = made else {
                 if let Some(inner) = weak.upgrade() {
                     lock_sweeper(&inner).no_timers = true;
                 }
+                // Kept, with the token, until the runtime shuts down and drops it: that end
+                // is what tells a later `get` (on another runtime) this one is gone.
+                drop(weak);
+                std::future::pending::<()>().await;
                 return;
             };
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
