@@ -10,6 +10,7 @@ mod args;
 mod commands;
 mod editing;
 mod jobs;
+mod joined;
 mod manifest;
 mod names;
 mod open;

@@ -44,7 +44,16 @@ pub fn read(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     if len > max {
         return Err(too_large(len));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    // A failed allocation is an error of the file, not an abort of the process.
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(usize::try_from(len).unwrap_or(usize::MAX))
+        .map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                format!("{len} bytes, more than the memory there is to read it into"),
+            )
+        })?;
     file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
         return Err(too_large(bytes.len() as u64));

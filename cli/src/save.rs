@@ -198,10 +198,16 @@ impl Replacing {
 /// A new file next to `target`, named after it, that no other run can be using.
 fn create_temp(folder: &Path, target: &Path) -> io::Result<(PathBuf, File)> {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let stem = target
+    // At most 64 bytes of the name: with the rest it must stay within a file name's
+    // 255 (an archive named with 240 bytes could not be edited at all). The process id
+    // and the counter make it unique.
+    let mut stem: String = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
+    while stem.len() > 64 {
+        stem.pop();
+    }
     loop {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let temp = folder.join(format!(".{stem}.ngi-{}-{n}.tmp", process_id()));

@@ -1570,6 +1570,84 @@ fn pack_streams_new_and_changed_nres_payloads() {
     assert_eq!(ok(&["cat", "--index", "4", s(&out)]).stdout, before);
 }
 
+/// `add` copies an NRes payload from its file as the archive is written, and refuses a
+/// file the archive cannot take before reading it: each was read whole first (4.2 GB of
+/// memory to refuse a 4 GB file, an abort where memory was short). An RsLi payload, which
+/// is packed, is read; where memory is short that is one line and exit 1, not an abort.
+#[cfg(unix)]
+#[test]
+fn add_copies_nres_payloads_and_fails_cleanly_where_memory_is_short() {
+    let dir = Scratch::new("edit-add-large");
+    let nres_path = dir.join("s.nres");
+    fs::write(&nres_path, samples::nres()).unwrap();
+    const LEN: u64 = 300 << 20;
+    let big = dir.join("big.bin");
+    sparse_file(&big, LEN, b"head", b"tail");
+    under_256_mib(&["add", s(&nres_path), s(&big)]);
+    let got = ok(&["cat", "--max-entry-size", "1G", s(&nres_path), "big.bin"]).stdout;
+    assert_eq!(got.len() as u64, LEN);
+    assert!(got.starts_with(b"head") && got.ends_with(b"tail"));
+    ok(&["verify", "--max-entry-size", "1G", s(&nres_path)]);
+
+    let under_256_mib_fails = |args: &[&str]| -> String {
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 262144 && exec \"$0\" \"$@\"")
+            .arg(env!("CARGO_BIN_EXE_ngi"))
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        err
+    };
+    let before = fs::read(&nres_path).unwrap();
+    let near_4_gib = dir.join("near4g.bin");
+    sparse_file(&near_4_gib, 4_294_967_000, b"x", b"y");
+    let err = under_256_mib_fails(&["add", s(&nres_path), s(&near_4_gib)]);
+    assert!(err.contains("would exceed 4294967295 bytes"), "{err}");
+    assert!(fs::read(&nres_path).unwrap() == before, "nothing written");
+
+    let rsli_path = dir.join("s.rsli");
+    fs::write(&rsli_path, samples::rsli()).unwrap();
+    let err = under_256_mib_fails(&["add", s(&rsli_path), s(&big)]);
+    assert!(err.contains("more than the memory there is"), "{err}");
+    assert_eq!(fs::read(&rsli_path).unwrap(), samples::rsli());
+}
+
+/// A read-only archive (`chmod a-w`) is not edited, nor replaced by `-o --force`: the
+/// edit renames a new file over it, which only needs the folder's permission, so it was
+/// rewritten. An archive whose name is near the 255-byte limit can be edited: the
+/// temporary file's name, the archive's and 20 bytes more, was too long for it.
+#[cfg(unix)]
+#[test]
+fn read_only_archives_are_refused_and_long_names_edited() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Scratch::new("edit-read-only");
+    let path = dir.join("ro.nres");
+    fs::write(&path, samples::nres()).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
+    let err = fails(&["rm", s(&path), "AB"]);
+    assert!(
+        err.contains("read-only") && err.contains("nothing written"),
+        "{err}"
+    );
+    let other = dir.join("other.nres");
+    fs::write(&other, samples::nres()).unwrap();
+    let err = fails(&["repack", s(&other), "-o", s(&path), "--force"]);
+    assert!(err.contains("read-only"), "{err}");
+    assert_eq!(fs::read(&path).unwrap(), samples::nres(), "untouched");
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+    ok(&["rm", s(&path), "AB"]);
+
+    let long = dir.join(format!("{}.nres", "n".repeat(245)));
+    fs::write(&long, samples::nres()).unwrap();
+    ok(&["rm", s(&long), "AB"]);
+    ok(&["repack", s(&other), "-o", s(&long), "--force"]);
+    assert_eq!(fs::read(&long).unwrap(), fs::read(&other).unwrap());
+}
+
 /// Sends signal `name` (`TERM`, `INT`) to process `pid`.
 #[cfg(unix)]
 fn signal(pid: u32, name: &str) {

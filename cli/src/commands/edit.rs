@@ -11,6 +11,7 @@ use ngi_core::{Method, rsli};
 use super::{entry_at, entry_named, os_bytes};
 use crate::args::{Edit, Selected, Source};
 use crate::editing::{AnyEditor, hold_for_edit, hold_output, save_plan};
+use crate::joined::Joined;
 use crate::names;
 use crate::open::ArchiveFile;
 use crate::report::{Failure, done};
@@ -26,11 +27,14 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
         _ => false,
     };
     if !elsewhere {
+        refuse_read_only(path)?;
         hold_for_edit(archive, path)?;
     }
     // An existing output of `repack -o`, locked until it is replaced.
     let mut held_output = None;
     let mut editor = AnyEditor::open(archive, path)?;
+    // The save's source: the archive, and the files `add` copies NRes payloads from.
+    let mut source = Joined::new(archive.file()).map_err(|e| Failure::about(&shown, e))?;
     let bad = |message: String| Failure::Bad(format!("{shown}: {message}"));
     let misused = |message: String| Failure::Usage(format!("{shown}: {message}"));
     let mut target: PathBuf = path.clone();
@@ -48,7 +52,13 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
                 return Err(misused("--name needs exactly one FILE".into()));
             }
             refuse_misused_add(&editor, method.is_some(), nres_fields).map_err(misused)?;
-            add(&mut editor, name.as_ref(), *method, *type_id, *attrs, files).map_err(bad)?;
+            let new = New {
+                name: name.as_ref(),
+                method: *method,
+                type_id: *type_id,
+                attrs: *attrs,
+            };
+            add(&mut editor, &mut source, &new, files).map_err(bad)?;
             format!("{} added", count(files.len()))
         }
         Edit::Rm {
@@ -116,7 +126,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
         Edit::Unpack { .. } => return Ok(()),
     };
     let plan = editor.plan().map_err(bad)?;
-    save_plan(&plan, archive.file(), &target)?;
+    save_plan(&plan, &source, &target)?;
     drop(held_output);
     done(format_args!(
         "{}: {what}; {} (was {before}), {} bytes",
@@ -136,7 +146,7 @@ pub fn count(n: usize) -> String {
 pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
     match std::fs::symlink_metadata(path) {
         Err(_) => Ok(()),
-        Ok(meta) if force && meta.file_type().is_file() => Ok(()),
+        Ok(meta) if force && meta.file_type().is_file() => refuse_read_only(path),
         Ok(meta) if meta.file_type().is_file() => Err(Failure::Bad(format!(
             "{}: already exists (use --force to replace it)",
             path.display()
@@ -145,6 +155,20 @@ pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
             "{}: exists and is not a regular file; not replaced",
             path.display()
         ))),
+    }
+}
+
+/// Refuses to replace a file whose permissions allow no write (`chmod a-w`): the edit
+/// writes a new file and renames it over the old, which needs only the folder's
+/// permission, so a file its owner made read-only was rewritten (the engine itself fails
+/// to open such a file for writing).
+fn refuse_read_only(path: &Path) -> Result<(), Failure> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.permissions().readonly() => Err(Failure::Bad(format!(
+            "{}: read-only (its permissions allow no write); nothing written",
+            path.display()
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -161,25 +185,32 @@ fn refuse_misused_add(editor: &AnyEditor, method: bool, nres_fields: bool) -> Re
     }
 }
 
-fn add(
-    editor: &mut AnyEditor,
-    name: Option<&OsString>,
+/// What `add` gives each new entry besides its name and bytes.
+struct New<'a> {
+    /// `--name`, for the one file.
+    name: Option<&'a OsString>,
     method: Option<Method>,
     type_id: Option<u32>,
     attrs: [Option<u32>; 3],
+}
+
+/// Adds `files`. An NRes payload is joined to `source` and copied from its file when the
+/// archive is written; an RsLi one is read (and packed) here.
+fn add(
+    editor: &mut AnyEditor,
+    source: &mut Joined<'_>,
+    new: &New<'_>,
     files: &[PathBuf],
 ) -> Result<(), String> {
     for file in files {
-        let data = crate::regular::read(file, crate::regular::ENTRY_MAX)
-            .map_err(|e| format!("{}: {e}", file.display()))?;
-        let mut entry_name = match name {
+        let mut entry_name = match new.name {
             Some(n) => names::parse_argument(&os_bytes(n)),
             None => file
                 .file_name()
                 .map(os_bytes)
                 .ok_or_else(|| format!("{}: has no file name to name the entry", file.display()))?,
         };
-        if name.is_none() && matches!(editor, AnyEditor::Rsli(_)) {
+        if new.name.is_none() && matches!(editor, AnyEditor::Rsli(_)) {
             entry_name.make_ascii_uppercase();
         }
         if let Some(other) = editor.find(&entry_name) {
@@ -189,21 +220,29 @@ fn add(
             ));
         }
         let shown = names::display(&entry_name);
+        let at_file = |e: std::io::Error| format!("{}: {e}", file.display());
         match editor {
             AnyEditor::Nres(e) => {
-                let [attr1, attr2, attr3] = attrs.map(|a| a.unwrap_or(0));
-                let new = NewEntry {
+                let opened = crate::regular::open(file).map_err(at_file)?;
+                let len = opened.metadata().map_err(at_file)?.len();
+                let [attr1, attr2, attr3] = new.attrs.map(|a| a.unwrap_or(0));
+                let entry = NewEntry {
                     name: &entry_name,
-                    type_id: type_id.unwrap_or(0),
+                    type_id: new.type_id.unwrap_or(0),
                     attr1,
                     attr2,
                     attr3,
                 };
-                e.add(new, data)
+                // Refused by its size before anything is joined or read.
+                let at = source.len();
+                e.add_from_source(entry, at, len)
                     .map_err(|e: nres::WriteError| format!("\"{shown}\": {e}"))?;
+                source.push(opened, len);
             }
             AnyEditor::Rsli(e) => {
-                e.add(&entry_name, method.unwrap_or(Method::Stored), &data)
+                let data =
+                    crate::regular::read(file, crate::regular::ENTRY_MAX).map_err(at_file)?;
+                e.add(&entry_name, new.method.unwrap_or(Method::Stored), &data)
                     .map_err(|e: rsli::BuildError| format!("\"{shown}\": {e}"))?;
             }
         }
