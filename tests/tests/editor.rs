@@ -1232,3 +1232,47 @@ fn payloads_from_the_source_save_as_payloads_held() {
     );
     assert_eq!(e, Err(nres::WriteError::TooLarge { entry: 0 }));
 }
+
+/// `source_index` follows each entry through removals, moves and sorts, and is `None` for
+/// an added one and past the end, in both editors.
+#[test]
+fn source_index_follows_the_entries() {
+    let old = samples::nres();
+    let archive = Archive::open(&old).unwrap();
+    let n = archive.len();
+    let mut editor = nres::Editor::open(&archive).unwrap();
+    editor.remove(0).unwrap();
+    let added = editor
+        .add(
+            NewEntry {
+                name: b"added",
+                ..NewEntry::default()
+            },
+            b"x".to_vec(),
+        )
+        .unwrap();
+    editor.move_entry(added, 0).unwrap();
+    let listed: Vec<Option<usize>> = (0..editor.len()).map(|i| editor.source_index(i)).collect();
+    let want: Vec<Option<usize>> = std::iter::once(None).chain((1..n).map(Some)).collect();
+    assert_eq!(listed, want);
+    editor.sort(SortMode::Name);
+    for i in 0..editor.len() {
+        let name = editor.entry(i).unwrap().name().to_vec();
+        let source = editor.source_index(i);
+        assert_eq!(source.is_none(), name == b"added", "{i}");
+        if let Some(j) = source {
+            assert_eq!(archive.entry(j).unwrap().name(), &name[..], "{i}");
+        }
+    }
+    assert_eq!(editor.source_index(editor.len()), None);
+
+    let old = samples::rsli();
+    let lib = Library::open(&old).unwrap();
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    editor.remove(1).unwrap();
+    editor.replace_with(0, Method::Lzss, b"new bytes").unwrap();
+    editor.add(b"ADDED", Method::Stored, b"y").unwrap();
+    assert_eq!(editor.source_index(0), Some(0), "replaced: the same entry");
+    assert_eq!(editor.source_index(1), Some(2));
+    assert_eq!(editor.source_index(editor.len() - 1), None);
+}

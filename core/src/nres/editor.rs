@@ -196,6 +196,8 @@ struct Item {
     /// which the save works out.
     record: [u8; ENTRY_LEN],
     payload: Payload,
+    /// Its index in the archive opened; `None` for an added entry.
+    source: Option<u32>,
 }
 
 /// Edits an NRes archive without losing anything nobody changed.
@@ -332,6 +334,7 @@ impl Editor {
                 } else {
                     Payload::Outside
                 },
+                source: u32::try_from(index).ok(),
             });
         }
         Ok(Editor {
@@ -384,6 +387,16 @@ impl Editor {
             } => Some(offset..offset.saturating_add(len)),
             Payload::Outside | Payload::New { .. } => None,
         }
+    }
+
+    /// The index entry `index` had in the archive opened, `None` for one added since (or
+    /// past the last entry). Errors number entries as the edit has them: this says which
+    /// entry of the archive as it was (as `ngi list` showed it) one of them is.
+    pub fn source_index(&self, index: usize) -> Option<usize> {
+        self.items
+            .get(index)?
+            .source
+            .and_then(|i| usize::try_from(i).ok())
     }
 
     /// The first entry, in directory order, whose name equals `name` under the engine's
@@ -458,6 +471,7 @@ impl Editor {
         let mut item = Item {
             record,
             payload: Payload::New { bytes, was: None },
+            source: None,
         };
         item.set_fields(Fields {
             type_id: entry.type_id,

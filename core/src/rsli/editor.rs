@@ -41,6 +41,8 @@ struct Item {
     /// rebuilt, its `sort_index`.
     entry: Entry,
     payload: Payload,
+    /// Its index in the library opened; `None` for an added entry.
+    source: Option<u32>,
 }
 
 /// Edits an RsLi library without losing anything nobody changed.
@@ -244,7 +246,8 @@ impl Editor {
         let mut starts = Vec::with_capacity(entries.len());
         let items = entries
             .into_iter()
-            .map(|entry| {
+            .zip(0u32..)
+            .map(|(entry, index)| {
                 let (start, end) = real(&entry);
                 // A payload whose span runs past the end of the region keeps the bytes
                 // that exist, when what a read takes lies within them (a stored entry's
@@ -275,6 +278,7 @@ impl Editor {
                         Payload::Outside
                     },
                     entry,
+                    source: Some(index),
                 }
             })
             .collect();
@@ -420,6 +424,16 @@ impl Editor {
         }
     }
 
+    /// The index entry `index` had in the library opened, `None` for one added since (or
+    /// past the last entry). Errors number entries as the edit has them: this says which
+    /// entry of the library as it was (as `ngi list` showed it) one of them is.
+    pub fn source_index(&self, index: usize) -> Option<usize> {
+        self.items
+            .get(index)?
+            .source
+            .and_then(|i| usize::try_from(i).ok())
+    }
+
     /// The first entry, in table order, that `rsFind` would take `name` to mean: the
     /// query upper-cased and cut to 15 bytes, compared byte for byte.
     pub fn find(&self, name: &[u8]) -> Option<usize> {
@@ -455,7 +469,11 @@ impl Editor {
             ..Entry::default()
         };
         let payload = self.packed(index, method, data, None, &mut entry)?;
-        self.items.push(Item { entry, payload });
+        self.items.push(Item {
+            entry,
+            payload,
+            source: None,
+        });
         self.reindex = true;
         Ok(index)
     }
@@ -497,7 +515,8 @@ impl Editor {
         entry.flags = (entry.flags & !METHOD_MASK) | method.bits();
         let payload = self.packed(index, method, data, was, &mut entry)?;
         if let Some(item) = self.items.get_mut(index) {
-            *item = Item { entry, payload };
+            item.entry = entry;
+            item.payload = payload;
         }
         Ok(())
     }
