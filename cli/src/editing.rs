@@ -102,11 +102,13 @@ impl AnyEditor {
         }
     }
 
+    /// The editor's canonical form; a refusal names the entry as [`plan`](Self::plan)'s do.
     pub fn canonicalize(&mut self) -> Result<(), String> {
-        match self {
-            AnyEditor::Nres(e) => e.canonicalize().map_err(|e| e.to_string()),
-            AnyEditor::Rsli(e) => e.canonicalize().map_err(|e| e.to_string()),
-        }
+        let refused = match self {
+            AnyEditor::Nres(e) => e.canonicalize().map_err(|e| (e.to_string(), e.entry())),
+            AnyEditor::Rsli(e) => e.canonicalize().map_err(|e| (e.to_string(), e.entry())),
+        };
+        refused.map_err(|(message, entry)| self.refusal(message, entry, false))
     }
 
     pub fn plan(&self) -> Result<Plan<'_>, String> {
@@ -122,11 +124,27 @@ impl AnyEditor {
         }
     }
 
+    /// Entry `index`'s index in the archive opened, `None` for an added one.
+    pub fn source_index(&self, index: usize) -> Option<usize> {
+        match self {
+            AnyEditor::Nres(e) => e.source_index(index),
+            AnyEditor::Rsli(e) => e.source_index(index),
+        }
+    }
+
     /// The plan's refusal `message` (about `entry`, if it names one) with the entry's
-    /// name, and for an entry the editor leaves outside the payloads (which the edit would
-    /// change) what the user can do.
-    fn refusal(&self, message: String, entry: Option<u32>, outside: bool) -> String {
-        let named = with_entry_name(&message, entry, |index| self.name(index));
+    /// name, numbered as `ngi list` showed the archive (the core numbers entries as the
+    /// edit has them: after an `rm`, the entry listed as 1 was "entry 0"), and for an
+    /// entry the editor leaves outside the payloads (which the edit would change) what the
+    /// user can do.
+    pub fn refusal(&self, message: String, entry: Option<u32>, outside: bool) -> String {
+        let named = with_entry_label(&message, entry, |index| {
+            let name = crate::names::display(&self.name(index)?);
+            Some(match self.source_index(index) {
+                Some(listed) => format!("entry {listed} (\"{name}\")"),
+                None => format!("the added entry \"{name}\""),
+            })
+        });
         if outside {
             format!("{named}; remove that entry first, or leave the archive as it is")
         } else {
@@ -143,15 +161,28 @@ pub fn with_entry_name(
     entry: Option<u32>,
     name: impl FnOnce(usize) -> Option<Vec<u8>>,
 ) -> String {
-    let named = entry.and_then(|entry| {
-        let index = usize::try_from(entry).ok()?;
+    with_entry_label(message, entry, |index| {
         let name = crate::names::display(&name(index)?);
+        Some(format!("entry {index} (\"{name}\")"))
+    })
+}
+
+/// `message`, a core error about entry `entry` ("entry N: ..."), its "entry N" replaced
+/// by what `label` gives for N.
+pub fn with_entry_label(
+    message: &str,
+    entry: Option<u32>,
+    label: impl FnOnce(usize) -> Option<String>,
+) -> String {
+    let labelled = entry.and_then(|entry| {
+        let index = usize::try_from(entry).ok()?;
         Some(format!(
-            "entry {index} (\"{name}\"): {}",
+            "{}: {}",
+            label(index)?,
             after_entry(index, message)
         ))
     });
-    named.unwrap_or_else(|| message.to_string())
+    labelled.unwrap_or_else(|| message.to_string())
 }
 
 /// Why a library that ends with an `AO` media trailer must not be edited as it was

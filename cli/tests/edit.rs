@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use ngi_core::Limits;
 use ngi_core::nres::{self, NewEntry, Writer};
 use ngi_core::rsli::{self, Builder};
+use ngi_core::{Limits, Method};
 use ngi_tests::corpus::Rng;
 use ngi_tests::hostile::{self, Expect, Produce};
 use ngi_tests::samples;
@@ -1646,6 +1646,52 @@ fn read_only_archives_are_refused_and_long_names_edited() {
     ok(&["rm", s(&long), "AB"]);
     ok(&["repack", s(&other), "-o", s(&long), "--force"]);
     assert_eq!(fs::read(&long).unwrap(), fs::read(&other).unwrap());
+}
+
+/// A refusal names an entry by its index in the archive as `ngi list` showed it, not as
+/// the edit renumbered it (after `rm S`, the entry listed as 1 was "entry 0"); `repack`'s
+/// refusals name the entry too; and two files of one `add` with one name are said to be
+/// that, not an entry the archive does not have.
+#[test]
+fn refusals_number_entries_as_they_were_listed() {
+    let dir = Scratch::new("edit-numbering");
+    let mut builder = Builder::new();
+    builder.add(b"S", Method::Stored, b"PAYLOAD!").unwrap();
+    builder
+        .add(b"T", Method::Stored, b"sixteen bytes!!!")
+        .unwrap();
+    let mut bytes = builder.build().unwrap();
+    // T's bytes now lie inside the table: an edit that rewrites the table is refused.
+    hostile::patch_rsli(&mut bytes, |i, e| {
+        if i == 1 {
+            e.data_offset = 40;
+        }
+    });
+    let path = dir.join("t.rsli");
+    fs::write(&path, &bytes).unwrap();
+    let err = fails(&["rm", s(&path), "S"]);
+    assert!(err.contains("entry 1 (\"T\")"), "{err}");
+    let err = fails(&["repack", s(&path)]);
+    assert!(err.contains("entry 1 (\"T\")"), "{err}");
+    assert_eq!(fs::read(&path).unwrap(), bytes, "nothing written");
+
+    let nres_path = dir.join("s.nres");
+    fs::write(&nres_path, samples::nres()).unwrap();
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    fs::create_dir_all(&a).unwrap();
+    fs::create_dir_all(&b).unwrap();
+    fs::write(a.join("same.txt"), b"one").unwrap();
+    fs::write(b.join("same.txt"), b"two").unwrap();
+    let err = fails(&[
+        "add",
+        s(&nres_path),
+        s(&a.join("same.txt")),
+        s(&b.join("same.txt")),
+    ]);
+    assert!(
+        err.contains("is the name of a file added before it by this command"),
+        "{err}"
+    );
 }
 
 /// Sends signal `name` (`TERM`, `INT`) to process `pid`.

@@ -214,10 +214,14 @@ fn add(
             entry_name.make_ascii_uppercase();
         }
         if let Some(other) = editor.find(&entry_name) {
-            return Err(format!(
-                "entry {other} is already named \"{}\" (rm it first)",
-                names::display(&entry_name)
-            ));
+            let name = names::display(&entry_name);
+            return Err(match editor.source_index(other) {
+                Some(listed) => format!("entry {listed} is already named \"{name}\" (rm it first)"),
+                None => format!(
+                    "{}: \"{name}\" is the name of a file added before it by this command",
+                    file.display()
+                ),
+            });
         }
         let shown = names::display(&entry_name);
         let at_file = |e: std::io::Error| format!("{}: {e}", file.display());
