@@ -259,9 +259,14 @@ impl Builder {
             let entry = entry_id(index);
             let size =
                 u32::try_from(item.packed.len()).map_err(|_| BuildError::TooLarge { entry })?;
-            let data_offset = position
-                .checked_sub(u64::from(overlay))
-                .ok_or(BuildError::OverlayTooLarge { overlay })?;
+            let data_offset =
+                position
+                    .checked_sub(u64::from(overlay))
+                    .ok_or(BuildError::OverlayTooLarge {
+                        overlay,
+                        entry,
+                        offset: position,
+                    })?;
             let data_offset =
                 u32::try_from(data_offset).map_err(|_| BuildError::TooLarge { entry })?;
             entries.push(Entry {
@@ -441,7 +446,14 @@ mod tests {
         b.add(b"A", Method::Stored, b"x").unwrap();
         // The only payload starts at 64: an overlay of 64 is the largest that fits.
         b.media_trailer(Some(65));
-        assert_eq!(b.build(), Err(BuildError::OverlayTooLarge { overlay: 65 }));
+        assert_eq!(
+            b.build(),
+            Err(BuildError::OverlayTooLarge {
+                overlay: 65,
+                entry: 0,
+                offset: 64
+            })
+        );
         b.media_trailer(Some(64));
         let file = b.build().unwrap();
         assert_eq!(&file[file.len() - 6..], b"AO\x40\0\0\0");

@@ -568,13 +568,15 @@ impl Editor {
     /// * [`BuildError::PayloadOutside`] for the first entry whose range is not inside the
     ///   payload region; nothing is changed.
     pub fn canonicalize(&mut self) -> Result<(), BuildError> {
-        if let Some(index) = self
+        if let Some((index, item)) = self
             .items
             .iter()
-            .position(|item| matches!(item.payload, Payload::Outside))
+            .enumerate()
+            .find(|(_, item)| matches!(item.payload, Payload::Outside))
         {
             return Err(BuildError::PayloadOutside {
                 entry: entry_id(index),
+                offset: u64::from(item.entry.data_offset) + u64::from(self.overlay),
             });
         }
         for item in &mut self.items {
@@ -658,6 +660,8 @@ impl Editor {
                     .checked_sub(u64::from(self.overlay))
                     .ok_or(BuildError::OverlayTooLarge {
                         overlay: self.overlay,
+                        entry: entry_id(i),
+                        offset,
                     })?;
             entry.data_offset =
                 u32::try_from(stored).map_err(|_| BuildError::TooLarge { entry: entry_id(i) })?;

@@ -361,6 +361,10 @@ pub enum BuildError {
     OverlayTooLarge {
         /// The overlay asked for.
         overlay: u32,
+        /// The entry.
+        entry: u32,
+        /// Its real offset in the file.
+        offset: u64,
     },
     /// The editor has no entry with this index.
     NoSuchEntry {
@@ -398,6 +402,8 @@ pub enum BuildError {
     PayloadOutside {
         /// The entry.
         entry: u32,
+        /// Where its packed bytes start in the file.
+        offset: u64,
     },
     /// The entry's packed bytes lie outside the payload region (in the header or the
     /// table, or past the payloads) and the edit may change what it reads there: it
@@ -441,10 +447,10 @@ impl BuildError {
             | BuildError::TooLarge { entry }
             | BuildError::MethodNotImplemented { entry, .. }
             | BuildError::SharedKeyedPayload { entry, .. }
-            | BuildError::PayloadOutside { entry }
+            | BuildError::PayloadOutside { entry, .. }
+            | BuildError::OverlayTooLarge { entry, .. }
             | BuildError::OutsideChanged { entry, .. } => Some(entry),
             BuildError::TooManyEntries
-            | BuildError::OverlayTooLarge { .. }
             | BuildError::NoSuchEntry { .. }
             | BuildError::OrderLength { .. }
             | BuildError::OrderRepeats { .. }
@@ -513,9 +519,14 @@ impl fmt::Display for BuildError {
                 "entry {entry}: packing with method {method} ({:#05x}) is not supported yet",
                 method.bits()
             ),
-            BuildError::OverlayTooLarge { overlay } => write!(
+            BuildError::OverlayTooLarge {
+                overlay,
+                entry,
+                offset,
+            } => write!(
                 f,
-                "media overlay {overlay} is larger than an entry's offset in the file"
+                "entry {entry}: the media overlay {overlay} is larger than its offset in the \
+                 file, {offset}"
             ),
             BuildError::NoSuchEntry { index, count } => {
                 write!(f, "no entry {index} (the library has {count})")
@@ -543,9 +554,10 @@ impl fmt::Display for BuildError {
                  payloads (in the header or table, or reaching past their end), where this edit \
                  may change what it reads"
             ),
-            BuildError::PayloadOutside { entry } => write!(
+            BuildError::PayloadOutside { entry, offset } => write!(
                 f,
-                "entry {entry}: its packed range is not inside the library's payload region"
+                "entry {entry}: its packed bytes at offset {offset} are not inside the \
+                 library's payload region"
             ),
         }
     }
@@ -701,10 +713,17 @@ mod tests {
                 entry: 6,
                 method: Method::Deflate,
             },
-            BuildError::OverlayTooLarge { overlay: 7 },
+            BuildError::OverlayTooLarge {
+                overlay: 7,
+                entry: 7,
+                offset: 3,
+            },
             BuildError::NoSuchEntry { index: 8, count: 1 },
             BuildError::SharedKeyedPayload { entry: 9, other: 1 },
-            BuildError::PayloadOutside { entry: 10 },
+            BuildError::PayloadOutside {
+                entry: 10,
+                offset: 4,
+            },
             BuildError::OutsideChanged {
                 entry: 11,
                 offset: 12,
@@ -712,7 +731,7 @@ mod tests {
             BuildError::TrailerInTable { overlay: 13 },
         ];
         let named: std::vec::Vec<_> = all.iter().filter_map(BuildError::entry).collect();
-        assert_eq!(named, [1, 2, 3, 4, 5, 6, 9, 10, 11]);
+        assert_eq!(named, [1, 2, 3, 4, 5, 6, 7, 9, 10, 11]);
         for e in all {
             let prefix = e.entry().map(|n| std::format!("entry {n}: "));
             let message = e.to_string();
