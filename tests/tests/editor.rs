@@ -1220,6 +1220,21 @@ fn payloads_from_the_source_save_as_payloads_held() {
         let written = write_plan(&sourced.plan().unwrap(), &short.to_vec(), &mut out);
         assert!(written.is_err(), "{name}: a short source");
     }
+    // A range past the largest offset: the write fails (it was cut short without a word).
+    let mut editor = nres::Editor::new();
+    editor
+        .add_from_source(
+            NewEntry {
+                name: b"far",
+                ..NewEntry::default()
+            },
+            u64::MAX - 2,
+            10,
+        )
+        .unwrap();
+    let mut out = Vec::new();
+    let e = write_plan(&editor.plan().unwrap(), &Vec::<u8>::new(), &mut out).unwrap_err();
+    assert!(e.to_string().contains("runs past any source"), "{e}");
     // Too large for the format's 32-bit sizes, as `add` refuses it.
     let mut editor = nres::Editor::new();
     let e = editor.add_from_source(

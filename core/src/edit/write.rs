@@ -70,7 +70,17 @@ pub fn write_plan<S: ReadAt + ?Sized, W: Write + ?Sized>(
                 }
             }
             Piece::Copy { offset, len } => {
-                let (mut from, end) = (*offset, offset.saturating_add(*len));
+                // A copy past the largest offset could only be cut short: no source ends
+                // there.
+                let end = offset.checked_add(*len).ok_or_else(|| {
+                    io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        std::format!(
+                            "a copy of {len} bytes at offset {offset} runs past any source"
+                        ),
+                    )
+                })?;
+                let mut from = *offset;
                 while from < end {
                     let n = (end - from).min(COPY_CHUNK as u64) as usize;
                     buffer.clear();

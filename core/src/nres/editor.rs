@@ -430,8 +430,9 @@ impl Editor {
     /// the old payloads. The source is whatever the plan is written from, and may hold
     /// more than the archive being edited: `ngi pack` joins the folder's files after the
     /// archive's bytes in one source, so no payload is held in memory whatever its size.
-    /// The range is not checked here (the source is not known yet): writing the plan
-    /// fails if the source ends before it.
+    /// The range is not checked here (the source is not known yet):
+    /// [`write_plan`](crate::edit::write_plan) fails if the source ends before it, where
+    /// [`Plan::to_vec`] fills what is missing with zeros.
     ///
     /// ```
     /// use ngi_core::nres::{Archive, Editor, NewEntry, Writer};
