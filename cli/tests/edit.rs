@@ -1694,6 +1694,47 @@ fn refusals_number_entries_as_they_were_listed() {
     );
 }
 
+/// `add` of many files copied as the archive is written opens one at a time (each was
+/// kept open: 300 files failed under `ulimit -n 100`), and a file whose size says less
+/// than it holds (under /proc, 0) is added with what it holds.
+#[cfg(target_os = "linux")]
+#[test]
+fn add_opens_one_file_at_a_time_and_reads_what_files_hold() {
+    let dir = Scratch::new("edit-add-many");
+    let path = dir.join("s.nres");
+    fs::write(&path, samples::nres()).unwrap();
+    let files = dir.join("files");
+    fs::create_dir_all(&files).unwrap();
+    let mut args = vec!["add".to_string(), s(&path).to_string()];
+    for i in 0..200 {
+        let file = files.join(format!("f{i:03}"));
+        sparse_file(&file, 64 << 10, format!("file {i}").as_bytes(), b"end");
+        args.push(s(&file).to_string());
+    }
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -n 64 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_ngi"))
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for i in [0, 117, 199] {
+        let got = ok(&["cat", s(&path), &format!("f{i:03}")]).stdout;
+        assert_eq!(got.len(), 64 << 10);
+        assert!(got.starts_with(format!("file {i}").as_bytes()) && got.ends_with(b"end"));
+    }
+
+    let want = fs::read("/proc/version").unwrap();
+    assert_eq!(
+        fs::metadata("/proc/version").unwrap().len(),
+        0,
+        "its size says 0"
+    );
+    ok(&["add", s(&path), "/proc/version"]);
+    assert_eq!(ok(&["cat", s(&path), "version"]).stdout, want);
+}
+
 /// Sends signal `name` (`TERM`, `INT`) to process `pid`.
 #[cfg(unix)]
 fn signal(pid: u32, name: &str) {

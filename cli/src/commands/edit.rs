@@ -27,7 +27,6 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
         _ => false,
     };
     if !elsewhere {
-        refuse_read_only(path)?;
         hold_for_edit(archive, path)?;
     }
     // An existing output of `repack -o`, locked until it is replaced.
@@ -125,6 +124,10 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
         }
         Edit::Unpack { .. } => return Ok(()),
     };
+    // After the usage checks (a misused option is exit 2 whatever the file).
+    if !elsewhere {
+        refuse_read_only(path)?;
+    }
     let plan = editor.plan().map_err(bad)?;
     save_plan(&plan, &source, &target)?;
     drop(held_output);
@@ -194,8 +197,13 @@ struct New<'a> {
     attrs: [Option<u32>; 3],
 }
 
-/// Adds `files`. An NRes payload is joined to `source` and copied from its file when the
-/// archive is written; an RsLi one is read (and packed) here.
+/// NRes payloads of files this small are read when added; larger ones are copied from
+/// their files as the archive is written.
+const READ_BELOW: u64 = 64 * 1024;
+
+/// Adds `files`. An NRes payload of [`READ_BELOW`] bytes or more is joined to `source`
+/// and copied from its file when the archive is written; a smaller one, and an RsLi one
+/// (which is packed), is read here.
 fn add(
     editor: &mut AnyEditor,
     source: &mut Joined<'_>,
@@ -227,8 +235,9 @@ fn add(
         let at_file = |e: std::io::Error| format!("{}: {e}", file.display());
         match editor {
             AnyEditor::Nres(e) => {
-                let opened = crate::regular::open(file).map_err(at_file)?;
-                let len = opened.metadata().map_err(at_file)?.len();
+                let meta = crate::regular::open(file)
+                    .and_then(|opened| opened.metadata())
+                    .map_err(at_file)?;
                 let [attr1, attr2, attr3] = new.attrs.map(|a| a.unwrap_or(0));
                 let entry = NewEntry {
                     name: &entry_name,
@@ -237,11 +246,19 @@ fn add(
                     attr2,
                     attr3,
                 };
-                // Refused by its size before anything is joined or read.
-                let at = source.len();
-                e.add_from_source(entry, at, len)
-                    .map_err(|e: nres::WriteError| format!("\"{shown}\": {e}"))?;
-                source.push(opened, len);
+                let refused = |e: nres::WriteError| format!("\"{shown}\": {e}");
+                if meta.len() < READ_BELOW {
+                    // Read whole: what it holds, whatever its size says (a file under
+                    // /proc says 0 bytes).
+                    let data =
+                        crate::regular::read(file, crate::regular::ENTRY_MAX).map_err(at_file)?;
+                    e.add(entry, data).map_err(refused)?;
+                } else {
+                    // Refused by its size before anything is read.
+                    e.add_from_source(entry, source.len(), meta.len())
+                        .map_err(refused)?;
+                    source.push(file.clone(), &meta);
+                }
             }
             AnyEditor::Rsli(e) => {
                 let data =

@@ -1174,8 +1174,8 @@ impl Virtual {
         for mut span in spans {
             if span.start < covered {
                 let shared = span.start..covered.min(span.end);
-                if let Some(at) = first_difference(&flat, &span, shared)
-                    .map_err(|e| format!("{}: reading it: {e}", span.who))?
+                if let Some(at) =
+                    first_difference(&flat, &span, shared).map_err(|e| e.to_string())?
                 {
                     let before = flat.iter().find(|s| s.start <= at && at < s.end);
                     return Err(format!(
@@ -1227,7 +1227,7 @@ fn first_difference(
 }
 
 /// `buf.len()` bytes of `spans` (sorted, not overlapping) from `offset`, zeros where none
-/// lies or a file ends short (the save itself reports a short file); the buffer back.
+/// lies (a file that ends short is an error); the buffer back.
 fn read_filled<'b>(spans: &[Span], buf: &'b mut [u8], offset: u64) -> std::io::Result<&'b [u8]> {
     let end = offset + buf.len() as u64;
     let mut done = 0;
@@ -1254,7 +1254,26 @@ fn read_spans(spans: &[Span], len: u64, buf: &mut [u8], offset: u64) -> std::io:
             let n = (span.end - offset).min(buf.len() as u64) as usize;
             let skip = offset - span.start;
             match &span.from {
-                From::File(path, at) => File::open(path)?.read_at(&mut buf[..n], at + skip),
+                From::File(path, at) => {
+                    let name = |e: std::io::Error| {
+                        std::io::Error::new(
+                            e.kind(),
+                            format!("{}: {}: {e}", span.who, path.display()),
+                        )
+                    };
+                    let got = File::open(path)
+                        .and_then(|f| f.read_at(&mut buf[..n], at + skip))
+                        .map_err(name)?;
+                    if got == 0 {
+                        // The file is shorter than when it was measured: an error naming
+                        // it, not the end of pack's source at an offset of its own.
+                        return Err(name(std::io::Error::new(
+                            std::io::ErrorKind::UnexpectedEof,
+                            format!("ends at byte {}, shorter than it was", at + skip),
+                        )));
+                    }
+                    Ok(got)
+                }
                 From::Bytes(bytes, at) => {
                     let from = at + skip as usize;
                     let src = bytes.get(from..from + n).unwrap_or_default();
