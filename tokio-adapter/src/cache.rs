@@ -140,7 +140,9 @@ fn lock_sweeper(inner: &Inner) -> MutexGuard<'_, Sweeper> {
 ///   runtime built without them, tokio's panic in the task is printed by the panic hook
 ///   (once per cache and runtime), and the cache sweeps when an archive is asked for
 ///   instead, at most every quarter of the idle time (or when [`sweep`](Cache::sweep) is
-///   called); nothing else changes, a later runtime included.
+///   called); nothing else changes, a later runtime included. The task stays there, idle,
+///   until that runtime shuts down (its end is how the cache tells), even if the cache is
+///   dropped first.
 ///
 /// ```no_run
 /// # async fn serve() -> std::io::Result<()> {

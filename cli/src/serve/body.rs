@@ -40,10 +40,11 @@ pub enum EndCheck {
     DecodeToTheEnd,
 }
 
-/// The entries decoded to their end without a fault (by their `ETag`, which names the
-/// open file's identity and the entry), so that a range of one needs no decoding past
-/// it: a downloader fetching an entry in many ranges pays for one full decode, not one
-/// per range. At most [`Verified::MAX`] are kept, the oldest forgotten first.
+/// The entries decoded to their end without a fault (by their archive's path and their
+/// `ETag`, which names the open file's identity and the entry; the path too, as off Unix
+/// the tag has no identity but size and time), so that a range of one needs no decoding
+/// past it: a downloader fetching an entry in many ranges pays for one full decode, not
+/// one per range. At most [`Verified::MAX`] are kept, the oldest forgotten first.
 #[derive(Debug, Default)]
 pub struct Verified {
     known: Mutex<(HashSet<u64>, VecDeque<u64>)>,
@@ -52,10 +53,10 @@ pub struct Verified {
 impl Verified {
     const MAX: usize = 1 << 16;
 
-    /// The key of an entry's `ETag`.
-    pub fn key(etag: &str) -> u64 {
+    /// The key of the entry with `etag` in the archive at `path`.
+    pub fn key(path: &std::path::Path, etag: &str) -> u64 {
         use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
-        BuildHasherDefault::<DefaultHasher>::default().hash_one(etag)
+        BuildHasherDefault::<DefaultHasher>::default().hash_one((path, etag))
     }
 
     pub fn contains(&self, key: u64) -> bool {
@@ -266,15 +267,13 @@ impl Streamed {
     }
 
     /// The decoder's word on the end: nothing more (or, past a range, nothing but the
-    /// rest of the entry, thrown away), and no fault. Recorded in [`Verified`] once given.
+    /// rest of the entry, thrown away), and no fault.
     fn poll_end(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         // A few of the reader's bounded polls at a time, then the runtime's turn.
         for _ in 0..16 {
             let held = ready!(Pin::new(&mut self.reader).poll_fill_buf(cx))?.len();
             if held == 0 {
                 self.end_checked = true;
-                let (verified, key) = &self.verified;
-                verified.insert(*key);
                 return Poll::Ready(Ok(()));
             }
             if self.end_check != EndCheck::DecodeToTheEnd {
@@ -312,6 +311,11 @@ impl Stream for Streamed {
                     let e = io::Error::other("the archive was rewritten while it was sent");
                     return this.fail(e);
                 }
+                // Checked to its end, and from the file as it was opened.
+                if this.end_check != EndCheck::None {
+                    let (verified, key) = &this.verified;
+                    verified.insert(*key);
+                }
                 this.done = true;
                 return Poll::Ready(this.last.take().map(Ok));
             }
@@ -339,8 +343,16 @@ mod tests {
     #[test]
     fn verified_keeps_the_latest_entries() {
         let verified = Verified::default();
-        let (a, b) = (Verified::key("\"1-2-3-a\""), Verified::key("\"1-2-3-b\""));
+        let path = std::path::Path::new("x.rsli");
+        let (a, b) = (
+            Verified::key(path, "\"1-2-a\""),
+            Verified::key(path, "\"1-2-b\""),
+        );
         assert_ne!(a, b);
+        assert_ne!(
+            a,
+            Verified::key(std::path::Path::new("y.rsli"), "\"1-2-a\"")
+        );
         assert!(!verified.contains(a));
         verified.insert(a);
         verified.insert(a);

@@ -177,7 +177,7 @@ pub async fn respond(
     if !head {
         shared.counters.streams.fetch_add(1, Ordering::Relaxed);
     }
-    let key = Verified::key(&validators.etag);
+    let key = Verified::key(&located.file, &validators.etag);
     let body = if buffered {
         match archive.read(index).await {
             Ok(_) if changed(archive) => return rewritten(&about),
