@@ -891,12 +891,7 @@ fn hostile_folders_are_refused_before_anything_is_read() {
         entry_mut(m, 5).insert("packed".into(), "P".into());
     });
     // Under 256 MiB of address space: the 3 GiB read aborted the process.
-    let o = Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -v 262144 && exec \"$0\" \"$@\"")
-        .args([env!("CARGO_BIN_EXE_ngi"), "pack", s(&folder), "-o", s(&out)])
-        .output()
-        .unwrap();
+    let o = run_under_256_mib(&["pack", s(&folder), "-o", s(&out)]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
@@ -1491,16 +1486,21 @@ fn a_large_gap_is_unpacked_and_packed_in_bounded_memory() {
     assert!(same.success(), "packed again byte for byte");
 }
 
-/// Runs `ngi args` under 256 MiB of address space (`ulimit -v`); it must succeed.
-#[cfg(unix)]
-fn under_256_mib(args: &[&str]) {
-    let o = Command::new("sh")
+/// Runs `ngi args` under 256 MiB of address space (`ulimit -v`, through `sh`).
+fn run_under_256_mib(args: &[&str]) -> Output {
+    Command::new("sh")
         .arg("-c")
         .arg("ulimit -v 262144 && exec \"$0\" \"$@\"")
         .arg(env!("CARGO_BIN_EXE_ngi"))
         .args(args)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// [`run_under_256_mib`], which must succeed.
+#[cfg(unix)]
+fn under_256_mib(args: &[&str]) {
+    let o = run_under_256_mib(args);
     assert!(
         o.status.success(),
         "{args:?}: {}",
@@ -1590,13 +1590,7 @@ fn add_copies_nres_payloads_and_fails_cleanly_where_memory_is_short() {
     ok(&["verify", "--max-entry-size", "1G", s(&nres_path)]);
 
     let under_256_mib_fails = |args: &[&str]| -> String {
-        let o = Command::new("sh")
-            .arg("-c")
-            .arg("ulimit -v 262144 && exec \"$0\" \"$@\"")
-            .arg(env!("CARGO_BIN_EXE_ngi"))
-            .args(args)
-            .output()
-            .unwrap();
+        let o = run_under_256_mib(args);
         let err = String::from_utf8_lossy(&o.stderr).into_owned();
         assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{err}");
