@@ -132,26 +132,8 @@ pub async fn respond(
         // 14.2).
         .filter(|_| !head && validators.range_applies(request))
         .map_or(Wanted::Whole, |r| wanted(r, size));
-    let (start, end) = match range {
-        Wanted::Whole => (0, size),
-        Wanted::Part(start, end) => {
-            *response.status_mut() = StatusCode::PARTIAL_CONTENT;
-            let value = format!("bytes {start}-{}/{size}", end - 1);
-            if let Ok(v) = HeaderValue::from_str(&value) {
-                response.headers_mut().insert(header::CONTENT_RANGE, v);
-            }
-            (start, end)
-        }
-        Wanted::Unsatisfiable => {
-            let mut refused = error_response(
-                StatusCode::RANGE_NOT_SATISFIABLE,
-                format!("{about}: the range is outside its {size} bytes"),
-            );
-            if let Ok(v) = HeaderValue::from_str(&format!("bytes */{size}")) {
-                refused.headers_mut().insert(header::CONTENT_RANGE, v);
-            }
-            return refused;
-        }
+    let Some((start, end)) = answer_range(&mut response, range, size) else {
+        return unsatisfiable(size, &about);
     };
     response
         .headers_mut()
@@ -218,6 +200,35 @@ pub async fn respond(
     };
     *response.body_mut() = body;
     response
+}
+
+/// The bytes `range` asks for, of an entry of `size`, with the status and
+/// `Content-Range` of a part put on `response`; `None` for a range it cannot satisfy.
+fn answer_range(response: &mut Response, range: Wanted, size: u64) -> Option<(u64, u64)> {
+    match range {
+        Wanted::Whole => Some((0, size)),
+        Wanted::Part(start, end) => {
+            *response.status_mut() = StatusCode::PARTIAL_CONTENT;
+            let value = format!("bytes {start}-{}/{size}", end - 1);
+            if let Ok(v) = HeaderValue::from_str(&value) {
+                response.headers_mut().insert(header::CONTENT_RANGE, v);
+            }
+            Some((start, end))
+        }
+        Wanted::Unsatisfiable => None,
+    }
+}
+
+/// The 416 of a range outside an entry of `size`.
+fn unsatisfiable(size: u64, about: &str) -> Response {
+    let mut refused = error_response(
+        StatusCode::RANGE_NOT_SATISFIABLE,
+        format!("{about}: the range is outside its {size} bytes"),
+    );
+    if let Ok(v) = HeaderValue::from_str(&format!("bytes */{size}")) {
+        refused.headers_mut().insert(header::CONTENT_RANGE, v);
+    }
+    refused
 }
 
 /// `Content-Type` from the name's extension, `application/octet-stream` otherwise.
