@@ -1729,6 +1729,35 @@ fn add_opens_one_file_at_a_time_and_reads_what_files_hold() {
     assert_eq!(ok(&["cat", s(&path), "version"]).stdout, want);
 }
 
+/// An RsLi entry whose bytes run from the end of the table into the payloads: the folder
+/// `unpack` writes packs back byte for byte. `pack` rebuilt the `sort_index` values a
+/// canonical manifest asks for even when they were the engine's already, which counted as
+/// an edit, and an edit refuses such an entry.
+#[test]
+fn a_library_with_an_entry_across_the_table_end_packs_back() {
+    let dir = Scratch::new("edit-straddle");
+    let mut builder = Builder::new();
+    builder.add(b"X", Method::Stored, b"xxxxxxxx").unwrap();
+    builder.add(b"Y", Method::Stored, b"data").unwrap();
+    let mut bytes = builder.build().unwrap();
+    // The table ends at 32 + 2 * 32 = 96: X now reads 92..100.
+    hostile::patch_rsli(&mut bytes, |i, e| {
+        if i == 0 {
+            e.data_offset = 92;
+        }
+    });
+    let path = dir.join("straddle.rsli");
+    fs::write(&path, &bytes).unwrap();
+    let folder = dir.join("d");
+    ok(&["unpack", s(&path), "-o", s(&folder)]);
+    let out = dir.join("out.rsli");
+    ok(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(
+        fs::read(&out).unwrap() == bytes,
+        "packed back byte for byte"
+    );
+}
+
 /// Sends signal `name` (`TERM`, `INT`) to process `pid`.
 #[cfg(unix)]
 fn signal(pid: u32, name: &str) {

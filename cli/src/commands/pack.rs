@@ -1003,7 +1003,7 @@ fn pack_rsli(
         }
     }
     editor.reorder(&order.indices).map_err(|e| e.to_string())?;
-    if canonical {
+    if canonical && !sort_index_is_canonical(&editor) {
         editor.rebuild_sort_index();
     }
     Ok((Built::Rsli(editor), Virtual::new(spans, region.end)?))
@@ -1040,6 +1040,18 @@ impl Order {
         self.indices.push(index);
         index
     }
+}
+
+/// Whether the library's `sort_index` values are the engine's permutation already, so
+/// that rebuilding them changes no byte. Asked for anyway, a rebuild counts as an edit,
+/// and an edit refuses an entry whose bytes run from the table into the payloads: the
+/// folder `unpack` wrote of such a library would not pack back.
+fn sort_index_is_canonical(editor: &rsli::Editor) -> bool {
+    let mut table: Vec<rsli::Entry> = (0..editor.len())
+        .filter_map(|i| editor.entry(i).copied())
+        .collect();
+    rsli::compute_permutation(&mut table);
+    table.iter().all(|e| e.sort_index == e.file_sort_index)
 }
 
 /// Refuses a table of `table` slots that cannot hold the `listed` entries and a slot for
