@@ -961,3 +961,31 @@ fn verify_fails_a_lookup_table_that_is_no_permutation() {
     let o = ngi(&["verify", &sample("sample.nres")]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// Of two entries with one file name, the later in the archive gets `~INDEX`, whatever
+/// the order they are chosen in (`--index 6 --index 1` gave it to entry 1).
+#[test]
+fn extracted_file_names_do_not_depend_on_the_order_chosen() {
+    let dir = Scratch::new("cli-extract-names");
+    let archive = samples().join("sample.nres");
+    let archive = archive.to_str().unwrap();
+    for (k, order) in [["1", "6"], ["6", "1"]].iter().enumerate() {
+        let out = dir.join(format!("out{k}"));
+        let o = ngi(&[
+            "extract",
+            archive,
+            "-o",
+            out.to_str().unwrap(),
+            "--index",
+            order[0],
+            "--index",
+            order[1],
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        for (file, index) in [("Steel.mat", "1"), ("STEEL~6.MAT", "6")] {
+            let want = ngi(&["cat", "--index", index, archive]).stdout;
+            let got = std::fs::read(out.join(file)).unwrap_or_default();
+            assert_eq!(got, want, "{order:?}: {file}");
+        }
+    }
+}

@@ -22,7 +22,7 @@
 //! it was to replace stays as it was), and the entries left are reported as not
 //! extracted.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -42,7 +42,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let indices = selection(options, archive)?;
     super::output_folder(&dir)?;
     let bar = progress_bar(indices.len());
-    let mut taken: HashSet<String> = HashSet::new();
+    let mut file_names = file_names(archive, &indices);
     let mut budget = Budget::new(options.limits);
     let mut stopped = false;
     // In entry order: the file name, the file, the limits; then the decoding, on the
@@ -51,8 +51,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         if stopped {
             return None;
         }
-        let entry = archive.entry(index)?;
-        let file = unique_file_name(&mut taken, &names::file_name(entry.name()), index);
+        let file = file_names.remove(&index)?;
         let path = dir.join(&file);
         let job = match save::stopped() {
             Ok(()) => plan_one(archive, index, path, options.force, &mut budget),
@@ -143,6 +142,23 @@ fn selection(options: &Options, archive: &ArchiveFile) -> Result<Vec<usize>, Fai
         }
     }
     Ok(chosen)
+}
+
+/// The file name of each entry of `indices`, worked out in entry order whatever the
+/// order they were chosen in: of two entries with one name, the later in the archive gets
+/// the `~INDEX` (`--index 6 --index 1` gave it to entry 1).
+fn file_names(archive: &ArchiveFile, indices: &[usize]) -> HashMap<usize, String> {
+    let mut in_order = indices.to_vec();
+    in_order.sort_unstable();
+    let mut taken: HashSet<String> = HashSet::new();
+    in_order
+        .into_iter()
+        .filter_map(|index| {
+            let entry = archive.entry(index)?;
+            let file = unique_file_name(&mut taken, &names::file_name(entry.name()), index);
+            Some((index, file))
+        })
+        .collect()
 }
 
 /// `file`, or the first of `file~index`, `file~index~2`, ... not yet taken (ignoring
