@@ -989,3 +989,53 @@ fn extracted_file_names_do_not_depend_on_the_order_chosen() {
         }
     }
 }
+
+/// An NRes of `(name, sort_index)` records, each with a 1-byte payload.
+fn nres_of(records: &[(&[u8], i32)]) -> Vec<u8> {
+    let mut body = Vec::new();
+    let mut directory = Vec::new();
+    for (i, &(name, sort_index)) in records.iter().enumerate() {
+        body.extend_from_slice(&[b'0' + i as u8, 0, 0, 0, 0, 0, 0, 0]);
+        for v in [1u32, 0, 0, 1, 0] {
+            directory.extend_from_slice(&v.to_le_bytes());
+        }
+        let mut field = [0u8; 36];
+        field[..name.len()].copy_from_slice(name);
+        directory.extend_from_slice(&field);
+        directory.extend_from_slice(&(16 + 8 * i as u32).to_le_bytes());
+        directory.extend_from_slice(&sort_index.to_le_bytes());
+    }
+    let total = 16 + body.len() + directory.len();
+    let mut file = b"NRes".to_vec();
+    for v in [0x100u32, records.len() as u32, total as u32] {
+        file.extend_from_slice(&v.to_le_bytes());
+    }
+    file.extend_from_slice(&body);
+    file.extend_from_slice(&directory);
+    file
+}
+
+/// `verify` notes an empty NRes name (which `repack` refuses), and a table that is no
+/// permutation is that problem alone, not also a note calling it "sorted, ties out of
+/// index order".
+#[test]
+fn verify_notes_empty_names_and_does_not_call_a_broken_table_sorted() {
+    let dir = Scratch::new("cli-verify-notes");
+    let empty = write(&dir, "empty.nres", &nres_of(&[(b"", 0)]));
+    let o = ngi(&["verify", &empty]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(
+        all.contains("entry 0 at offset") && all.contains("its name is empty"),
+        "{all}"
+    );
+
+    let twice = write(&dir, "twice.nres", &nres_of(&[(b"a", 0), (b"b", 0)]));
+    let o = ngi(&["verify", &twice]);
+    let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{all}");
+    assert!(all.contains("no permutation"), "{all}");
+    assert!(!all.contains("lookup table: sorted"), "{all}");
+    let info = String::from_utf8_lossy(&ngi(&["info", &twice]).stdout).into_owned();
+    assert!(!info.contains("ties out of index order"), "{info}");
+}

@@ -106,8 +106,10 @@ fn rsli_lookup_fact(table: rsli::LookupTable) -> Fact {
 pub fn nres_lookup(table: nres::LookupTable) -> String {
     match table {
         nres::LookupTable::Canonical => "canonical (binary search)".into(),
+        // Names in table order are sorted, but the table is not the canonical one: ties
+        // out of index order, or (which `verify` tells) not a permutation.
         nres::LookupTable::Sorted => {
-            "sorted, ties out of index order (binary search, as the engine)".into()
+            "sorted by name, not the canonical table (binary search, as the engine)".into()
         }
         nres::LookupTable::Unsorted { slot } => {
             format!("not sorted at slot {slot} (linear scan)")

@@ -133,11 +133,15 @@ fn nres_structure(
         findings.problem(problem);
     }
     let described = super::info::nres_lookup(table);
-    if let Some(problem) = nres_not_a_permutation(archive, table) {
+    let not_a_permutation = nres_not_a_permutation(archive, table);
+    let permutation = not_a_permutation.is_none();
+    if let Some(problem) = not_a_permutation {
         findings.problem(problem);
     }
     match table {
         nres::LookupTable::Canonical => {}
+        // A table that is no permutation is the problem above, not also a note.
+        nres::LookupTable::Sorted if !permutation => {}
         nres::LookupTable::Sorted => findings.note(format_args!("lookup table: {described}")),
         nres::LookupTable::Unsorted { slot } => findings.problem(format_args!(
             "lookup table at offset {}: {described}",
@@ -151,6 +155,7 @@ fn nres_structure(
     if !archive.catalog.is_raw() {
         nres_layout(archive, findings);
         nres_name_tails(archive, findings);
+        nres_empty_names(archive, findings);
     }
     table.is_searchable()
 }
@@ -207,6 +212,20 @@ fn nres_name_tails(archive: &ArchiveFile, findings: &mut Findings) {
             findings.note(format_args!(
                 "entry {index} (\"{}\") at offset {field}: {stray} non-zero bytes after the name's NUL",
                 names::display(e.name())
+            ));
+        }
+    }
+}
+
+/// SPEC 1.3: a canonical writer writes names of 1 to 35 bytes; the engine reads an empty
+/// one, and `repack`, which writes the canonical form, refuses it.
+fn nres_empty_names(archive: &ArchiveFile, findings: &mut Findings) {
+    for (index, e) in archive.entries().iter().enumerate() {
+        if e.as_nres().is_some() && e.name().is_empty() {
+            let field = archive.catalog.directory_offset() + 64 * index as u64 + 20;
+            findings.note(format_args!(
+                "entry {index} at offset {field}: its name is empty, which no canonical writer \
+                 writes (repack refuses it; rename it first)"
             ));
         }
     }
