@@ -33,7 +33,11 @@ pub fn open(path: &Path) -> io::Result<File> {
 /// The whole regular file at `path`, refused before a byte is read if it holds more than
 /// `max` bytes (and if it grows past them while it is read).
 pub fn read(path: &Path, max: u64) -> io::Result<Vec<u8>> {
-    let file = open(path)?;
+    read_open(open(path)?, max)
+}
+
+/// [`read`] of a file already open (by [`open`]).
+pub fn read_open(file: File, max: u64) -> io::Result<Vec<u8>> {
     let len = file.metadata()?.len();
     let too_large = |len: u64| {
         io::Error::new(

@@ -288,13 +288,21 @@ fn a_cache_serves_the_runtime_after_the_one_it_began_on() {
         archive
     });
     // The first runtime is gone.
-    runtime().block_on(async {
-        let archive = cache.get(&path).await.unwrap();
-        assert!(
-            !archive.is_same_open(&first),
-            "opened again on this runtime"
-        );
-        // Every read on the blocking pool, where the dead runtime's archive failed.
+    serves_a_new_runtime(&cache, &path, &first);
+}
+
+/// On a new runtime (with timers), `cache` opens the archive at `path` afresh rather than
+/// hand out `first`, opened on a runtime now gone; it reads on this runtime's blocking
+/// pool (where the dead runtime's archive failed), and this runtime's sweeping task
+/// closes it when idle.
+fn serves_a_new_runtime(cache: &Cache, path: &Path, first: &Archive) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let archive = cache.get(path).await.unwrap();
+        assert!(!archive.is_same_open(first), "opened again on this runtime");
         let pooled = archive.clone().with_cached_reads_inline(false);
         assert_eq!(read(&pooled).await, b"kept");
         drop((archive, pooled));
@@ -304,7 +312,7 @@ fn a_cache_serves_the_runtime_after_the_one_it_began_on() {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        assert!(cache.is_empty(), "swept on this runtime");
+        assert!(cache.is_empty(), "swept by this runtime's task");
     });
 }
 
@@ -369,21 +377,5 @@ fn a_cache_begun_without_timers_serves_the_next_runtime() {
         archive
     });
     drop(without);
-    let with = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    with.block_on(async {
-        let archive = cache.get(&path).await.unwrap();
-        assert!(
-            !archive.is_same_open(&first),
-            "opened again on this runtime"
-        );
-        let pooled = archive.clone().with_cached_reads_inline(false);
-        assert_eq!(read(&pooled).await, b"kept");
-        drop((archive, pooled));
-        // Its own sweeping task closes the idle archive, no `get` needed.
-        tokio::time::sleep(Duration::from_millis(400)).await;
-        assert!(!cache.contains(&path), "swept by the task");
-    });
+    serves_a_new_runtime(&cache, &path, &first);
 }

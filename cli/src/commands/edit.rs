@@ -235,9 +235,8 @@ fn add(
         let at_file = |e: std::io::Error| format!("{}: {e}", file.display());
         match editor {
             AnyEditor::Nres(e) => {
-                let meta = crate::regular::open(file)
-                    .and_then(|opened| opened.metadata())
-                    .map_err(at_file)?;
+                let opened = crate::regular::open(file).map_err(at_file)?;
+                let meta = opened.metadata().map_err(at_file)?;
                 let [attr1, attr2, attr3] = new.attrs.map(|a| a.unwrap_or(0));
                 let entry = NewEntry {
                     name: &entry_name,
@@ -250,8 +249,8 @@ fn add(
                 if meta.len() < READ_BELOW {
                     // Read whole: what it holds, whatever its size says (a file under
                     // /proc says 0 bytes).
-                    let data =
-                        crate::regular::read(file, crate::regular::ENTRY_MAX).map_err(at_file)?;
+                    let data = crate::regular::read_open(opened, crate::regular::ENTRY_MAX)
+                        .map_err(at_file)?;
                     e.add(entry, data).map_err(refused)?;
                 } else {
                     // Refused by its size before anything is read.

@@ -1047,11 +1047,7 @@ impl Order {
 /// and an edit refuses an entry whose bytes run from the table into the payloads: the
 /// folder `unpack` wrote of such a library would not pack back.
 fn sort_index_is_canonical(editor: &rsli::Editor) -> bool {
-    let mut table: Vec<rsli::Entry> = (0..editor.len())
-        .filter_map(|i| editor.entry(i).copied())
-        .collect();
-    rsli::compute_permutation(&mut table);
-    table.iter().all(|e| e.sort_index == e.file_sort_index)
+    super::unpack::is_engine_permutation((0..editor.len()).filter_map(|i| editor.entry(i).copied()))
 }
 
 /// Refuses a table of `table` slots that cannot hold the `listed` entries and a slot for

@@ -594,13 +594,15 @@ fn copy_gaps(archive: &ArchiveFile, gaps: &[Gap], out: &mut std::fs::File) -> st
 /// Whether every stored `sort_index` is the engine's permutation, so that `pack` may
 /// rebuild it.
 fn rsli_is_canonical(entries: &[ngi_core::archive::Entry]) -> bool {
-    let mut table: Vec<rsli::Entry> = entries
-        .iter()
-        .filter_map(|e| match e.native {
-            Native::Rsli(r) => Some(r),
-            Native::Nres(_) => None,
-        })
-        .collect();
+    is_engine_permutation(entries.iter().filter_map(|e| match e.native {
+        Native::Rsli(r) => Some(r),
+        Native::Nres(_) => None,
+    }))
+}
+
+/// Whether the stored `sort_index` of every entry of `table` is the engine's permutation.
+pub(super) fn is_engine_permutation(table: impl Iterator<Item = rsli::Entry>) -> bool {
+    let mut table: Vec<rsli::Entry> = table.collect();
     rsli::compute_permutation(&mut table);
     table.iter().all(|e| e.sort_index == e.file_sort_index)
 }
