@@ -342,14 +342,14 @@ pub fn save_plan<S: ReadAt + ?Sized>(
 }
 
 /// [`save_plan`], with `check` run on the written file before it takes the target's place
-/// (see [`write_atomic_checked`](crate::save::write_atomic_checked)).
+/// (see [`write_atomic`](crate::save::write_atomic)).
 pub fn save_plan_checked<S: ReadAt + ?Sized>(
     plan: &Plan<'_>,
     source: &S,
     target: &Path,
     check: impl FnOnce(&Path) -> std::io::Result<()>,
 ) -> Result<(), Failure> {
-    crate::save::write_atomic_checked(
+    crate::save::write_atomic(
         target,
         |out: &mut dyn Write| write_plan(plan, source, out).map(drop),
         check,

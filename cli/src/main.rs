@@ -9,6 +9,7 @@ mod address_space;
 mod args;
 mod commands;
 mod editing;
+mod folder;
 mod jobs;
 mod joined;
 mod manifest;

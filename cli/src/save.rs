@@ -4,24 +4,18 @@
 //! A crash or a kill at any moment leaves either the old file or the new one, never a mix;
 //! on any error the target is untouched and the temporary file removed.
 
-use std::fs::{self, File, OpenOptions};
+use std::ffi::{OsStr, OsString};
+use std::fs::{self, File, Permissions};
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::path::Path;
 
-/// Writes `path` atomically with what `fill` writes. An existing target keeps its
-/// permissions. `fill` may fail at any point: the target is then as it was.
+use crate::folder::Folder;
+
+/// Writes `path` atomically with what `fill` writes, with `check` run on the written file
+/// (its temporary path, the data on disk) before it takes the target's place. An existing
+/// target keeps its permissions. `fill` or `check` may fail at any point: the target is
+/// then as it was.
 pub fn write_atomic(
-    path: &Path,
-    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-) -> io::Result<()> {
-    write_atomic_checked(path, fill, |_| Ok(()))
-}
-
-/// [`write_atomic`], with `check` run on the written file (its temporary path, the data on
-/// disk) before it takes the target's place: a check that fails leaves the target as it
-/// was, as a failing `fill` does.
-pub fn write_atomic_checked(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     check: impl FnOnce(&Path) -> io::Result<()>,
@@ -30,42 +24,44 @@ pub fn write_atomic_checked(
     let resolved = fs::canonicalize(path)
         .ok()
         .filter(|_| fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()));
-    let path = resolved.as_deref().unwrap_or(path);
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let (temp, file) = create_temp(&folder, path)?;
-    let result = fill_and_sync(file, fill, path)
-        .and_then(|()| check(&temp))
+    let (folder, name) = Folder::of(resolved.as_deref().unwrap_or(path))?;
+    write_atomic_in(&folder, name, fill, check)
+}
+
+/// [`write_atomic`] of the file `name` of `folder`; a link there is replaced, not
+/// followed.
+pub fn write_atomic_in(
+    folder: &Folder,
+    name: &OsStr,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    check: impl FnOnce(&Path) -> io::Result<()>,
+) -> io::Result<()> {
+    let (temp, file) = folder.create_temp(name)?;
+    let result = fill_and_sync(file, fill, folder.permissions(name))
+        .and_then(|()| check(&folder.join(&temp)))
         .and_then(|()| stopped())
-        .and_then(|()| fs::rename(&temp, path))
-        .and_then(|()| sync_folder(&folder));
+        .and_then(|()| folder.rename(&temp, name))
+        .and_then(|()| folder.sync());
     if result.is_err() {
-        let _ = fs::remove_file(&temp);
+        let _ = folder.remove(&temp);
     }
     result
 }
 
+/// Writes what `fill` writes to `file`, which is to take the place of a file of
+/// `permissions` (none when there is none), and flushes it to disk.
 fn fill_and_sync(
     file: File,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-    target: &Path,
+    permissions: Option<Permissions>,
 ) -> io::Result<()> {
-    keep_permissions(&file, target)?;
+    if let Some(permissions) = permissions {
+        file.set_permissions(permissions)?;
+    }
     let mut out = BufWriter::with_capacity(1 << 20, Stoppable(file));
     fill(&mut out)?;
     let Stoppable(file) = out.into_inner().map_err(io::IntoInnerError::into_error)?;
     file.sync_all()
-}
-
-/// Gives `file`, which is to take `target`'s place, the permissions of the file there
-/// (none when there is none).
-fn keep_permissions(file: &File, target: &Path) -> io::Result<()> {
-    match fs::metadata(target) {
-        Ok(meta) => file.set_permissions(meta.permissions()),
-        Err(_) => Ok(()),
-    }
 }
 
 /// Set by SIGINT, SIGTERM or SIGHUP once [`stop_on_signals`] has run.
@@ -123,41 +119,38 @@ impl<W: Write> Write for Stoppable<W> {
 /// was, so an entry that fails to decode, or a full disk, loses nothing. Not synced: the
 /// files made this way (extracted and unpacked entries) can be made again.
 #[derive(Debug)]
-pub struct Replacing {
-    target: PathBuf,
-    temp: Option<PathBuf>,
+pub struct Replacing<'a> {
+    folder: &'a Folder,
+    target: OsString,
+    temp: Option<OsString>,
 }
 
-impl Replacing {
-    /// Opens the file to write for `target`; `replace` says whether a file there is to be
-    /// replaced (else the target is created new, failing on anything already there).
-    pub fn create(target: &Path, replace: bool) -> io::Result<(Replacing, File)> {
-        if replace {
-            let folder = match target.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p,
-                _ => Path::new("."),
-            };
-            let (temp, file) = create_temp(folder, target)?;
+impl<'a> Replacing<'a> {
+    /// Opens the file to write for `target` in `folder`; `replace` says whether a file
+    /// there is to be replaced (else the target is created new, failing on anything
+    /// already there).
+    pub fn create(folder: &'a Folder, target: &OsStr, replace: bool) -> io::Result<(Self, File)> {
+        let (temp, file) = if replace {
+            let (temp, file) = folder.create_temp(target)?;
             // A private file must not come back readable by all.
-            if let Err(e) = keep_permissions(&file, target) {
+            let kept = match folder.permissions(target) {
+                Some(permissions) => file.set_permissions(permissions),
+                None => Ok(()),
+            };
+            if let Err(e) = kept {
                 drop(file);
-                let _ = fs::remove_file(&temp);
+                let _ = folder.remove(&temp);
                 return Err(e);
             }
-            let replacing = Replacing {
-                target: target.to_path_buf(),
-                temp: Some(temp),
-            };
-            return Ok((replacing, file));
-        }
-        // create_new fails on anything already there, links included: nothing is followed.
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(target)?;
+            (Some(temp), file)
+        } else {
+            // Fails on anything already there, links included: nothing is followed.
+            (None, folder.create_new(target)?)
+        };
         let replacing = Replacing {
-            target: target.to_path_buf(),
-            temp: None,
+            folder,
+            target: target.to_os_string(),
+            temp,
         };
         Ok((replacing, file))
     }
@@ -173,16 +166,19 @@ impl Replacing {
         let Some(temp) = &self.temp else {
             return Ok(());
         };
-        match fs::remove_file(&self.target) {
+        match self.folder.remove(&self.target) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => {
-                let _ = fs::remove_file(temp);
+                let _ = self.folder.remove(temp);
                 Err(e)
             }
             // The old file is gone: the new one is kept, wherever it is, and said where.
-            _ => fs::rename(temp, &self.target).map_err(|e| {
+            _ => self.folder.rename(temp, &self.target).map_err(|e| {
                 io::Error::new(
                     e.kind(),
-                    format!("{e}; the new file is left at {}", temp.display()),
+                    format!(
+                        "{e}; the new file is left at {}",
+                        self.folder.join(temp).display()
+                    ),
                 )
             }),
         }
@@ -191,51 +187,9 @@ impl Replacing {
     /// Removes what was written: the temporary file, or the new file at the target. An
     /// old file at the target stays.
     pub fn abandon(self) {
-        let _ = fs::remove_file(self.temp.as_ref().unwrap_or(&self.target));
-    }
-}
-
-/// A new file next to `target`, named after it, that no other run can be using.
-fn create_temp(folder: &Path, target: &Path) -> io::Result<(PathBuf, File)> {
-    static COUNTER: AtomicU32 = AtomicU32::new(0);
-    // At most 64 bytes of the name: with the rest it must stay within a file name's
-    // 255 (an archive named with 240 bytes could not be edited at all). The process id
-    // and the counter make it unique.
-    let mut stem: String = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    while stem.len() > 64 {
-        stem.pop();
-    }
-    loop {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp = folder.join(format!(".{stem}.ngi-{}-{n}.tmp", process_id()));
-        match OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(file) => return Ok((temp, file)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
-}
-
-/// The process's id, asked of the system once (`extract --force` names a temporary file
-/// per entry, and `getpid` is a system call each time).
-fn process_id() -> u32 {
-    static ID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *ID.get_or_init(std::process::id)
-}
-
-/// Makes the rename itself durable.
-fn sync_folder(folder: &Path) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        File::open(folder)?.sync_all()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = folder;
-        Ok(())
+        let _ = self
+            .folder
+            .remove(self.temp.as_ref().unwrap_or(&self.target));
     }
 }
 
@@ -273,7 +227,7 @@ mod tests {
         let new: Vec<u8> = (0..70_000u32).map(|i| (i % 13) as u8).collect();
         let mut steps = 0;
         for fail_at in (0..new.len()).step_by(4096) {
-            let result = write_atomic(&target, |out| {
+            let fill = |out: &mut dyn Write| {
                 let mut failing = FailAfter {
                     inner: out,
                     left: fail_at,
@@ -282,7 +236,8 @@ mod tests {
                     failing.write_all(chunk)?;
                 }
                 Ok(())
-            });
+            };
+            let result = write_atomic(&target, fill, |_| Ok(()));
             assert_eq!(result.unwrap_err().to_string(), "injected failure");
             assert_eq!(fs::read(&target).unwrap(), old, "failed at {fail_at}");
             let names: Vec<_> = fs::read_dir(&dir)
@@ -293,7 +248,7 @@ mod tests {
             steps += 1;
         }
         assert_eq!(steps, 18);
-        write_atomic(&target, |out| out.write_all(&new)).unwrap();
+        write_atomic(&target, |out| out.write_all(&new), |_| Ok(())).unwrap();
         assert_eq!(fs::read(&target).unwrap(), new);
     }
 
@@ -305,14 +260,14 @@ mod tests {
         let target = dir.join("a.lib");
         fs::write(&target, b"old").unwrap();
         fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
-        write_atomic(&target, |out| out.write_all(b"new")).unwrap();
+        write_atomic(&target, |out| out.write_all(b"new"), |_| Ok(())).unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"new");
         assert_eq!(
             fs::metadata(&target).unwrap().permissions().mode() & 0o777,
             0o640
         );
         // A new file gets the usual mode of a created file.
-        write_atomic(&dir.join("b.lib"), |out| out.write_all(b"b")).unwrap();
+        write_atomic(&dir.join("b.lib"), |out| out.write_all(b"b"), |_| Ok(())).unwrap();
         assert_eq!(fs::read(dir.join("b.lib")).unwrap(), b"b");
     }
 }

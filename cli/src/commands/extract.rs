@@ -23,13 +23,14 @@
 //! extracted.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use ngi_core::limits::Budget;
 
 use crate::args::Options;
+use crate::folder::{Folder, Kind};
 use crate::jobs;
 use crate::names;
 use crate::open::{ArchiveFile, EntryError, after_entry};
@@ -41,6 +42,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let dir = options.output.clone().unwrap_or_else(|| PathBuf::from("."));
     let indices = selection(options, archive)?;
     super::output_folder(&dir)?;
+    let folder = Folder::open(&dir).map_err(|e| Failure::about(dir.display(), e))?;
     let bar = progress_bar(indices.len());
     let mut file_names = file_names(archive, &indices);
     let mut budget = Budget::new(options.limits);
@@ -52,9 +54,8 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
             return None;
         }
         let file = file_names.remove(&index)?;
-        let path = dir.join(&file);
         let job = match save::stopped() {
-            Ok(()) => plan_one(archive, index, path, options.force, &mut budget),
+            Ok(()) => plan_one(archive, index, &folder, &file, options.force, &mut budget),
             Err(e) => Err(Skip::Total(e.to_string())),
         };
         stopped = matches!(job, Err(Skip::Total(_)));
@@ -62,7 +63,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     });
     let files = OpenFiles::new(options.jobs);
     let work = |(index, file, job): (usize, String, Result<Job, Skip>)| {
-        let outcome = job.and_then(|job| extract_one(archive, index, job, &files));
+        let outcome = job.and_then(|job| extract_one(archive, index, &folder, job, &files));
         (index, file, outcome)
     };
     let mut extracted = 0usize;
@@ -200,25 +201,30 @@ impl Skip {
 /// created only when the job runs, so the files open are those being written, not those
 /// waiting (and a run cut short leaves no empty files for entries it never reached).
 struct Job {
-    path: PathBuf,
+    file: String,
     force: bool,
 }
 
-/// Checks that entry `index`'s file can be made at `path` and admits the entry into
+/// Checks that entry `index`'s file can be made as `file` in `folder` and admits the entry into
 /// `budget`: everything that must happen in entry order. An entry refused here has no
 /// file made for it.
 fn plan_one(
     archive: &ArchiveFile,
     index: usize,
-    path: PathBuf,
+    folder: &Folder,
+    file: &str,
     force: bool,
     budget: &mut Budget,
 ) -> Result<Job, Skip> {
-    if let Err(e) = check_target(&path, force) {
+    let path = folder.join(file);
+    if let Err(e) = check_target(folder, file, force) {
         return Err(Skip::Entry(format!("{}: {e}", path.display())));
     }
     match archive.admit_entry(index, budget) {
-        Ok(()) => Ok(Job { path, force }),
+        Ok(()) => Ok(Job {
+            file: file.to_string(),
+            force,
+        }),
         Err(e) => Err(Skip::from_entry(e, &path)),
     }
 }
@@ -229,15 +235,17 @@ fn plan_one(
 fn extract_one(
     archive: &ArchiveFile,
     index: usize,
+    folder: &Folder,
     job: Job,
     files: &OpenFiles,
 ) -> Result<(), Skip> {
-    let shown = job.path.display();
+    let path = folder.join(&job.file);
+    let shown = path.display();
     save::stopped().map_err(|e| Skip::Total(e.to_string()))?;
     // The closure may run more than once (when no descriptor is free): the last open wins.
     let made = std::cell::RefCell::new(None);
     let create = || {
-        let (replacing, file) = create(&job.path, job.force)?;
+        let (replacing, file) = create(folder, &job.file, job.force)?;
         *made.borrow_mut() = Some(replacing);
         Ok(file)
     };
@@ -262,19 +270,19 @@ fn extract_one(
     done.map_err(|e| match save::stopped() {
         // Not this entry's fault: the extraction stops here.
         Err(stop) => Skip::Total(stop.to_string()),
-        Ok(()) => Skip::from_entry(e, &job.path),
+        Ok(()) => Skip::from_entry(e, &path),
     })
 }
 
-/// Whether a file may be made at `path`: nothing is there, or (with `force`) a regular
-/// file that may be replaced; returns whether there is one. Only looks; [`create`] acts.
-fn check_target(path: &Path, force: bool) -> std::io::Result<bool> {
-    match fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(e),
-        Ok(_) if !force => Err(already_exists()),
-        Ok(meta) if meta.file_type().is_file() => Ok(true),
-        Ok(_) => Err(std::io::Error::new(
+/// Whether a file may be made as `file` in `folder`: nothing is there, or (with `force`)
+/// a regular file that may be replaced; returns whether there is one. Only looks;
+/// [`create`] acts.
+fn check_target(folder: &Folder, file: &str, force: bool) -> std::io::Result<bool> {
+    match folder.kind(file)? {
+        None => Ok(false),
+        Some(_) if !force => Err(already_exists()),
+        Some(Kind::Regular) => Ok(true),
+        Some(Kind::Other) => Err(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
             "exists and is not a regular file; not replaced",
         )),
@@ -288,12 +296,17 @@ fn already_exists() -> std::io::Error {
     )
 }
 
-/// Opens the file to write for `path`: a new one, or with `force` one that replaces the
-/// regular file there once [finished](Replacing::finish) (until then the old file stays).
-pub(super) fn create(path: &Path, force: bool) -> std::io::Result<(Replacing, File)> {
+/// Opens the file to write as `file` in `folder`: a new one, or with `force` one that
+/// replaces the regular file there once [finished](Replacing::finish) (until then the old
+/// file stays).
+pub(super) fn create<'a>(
+    folder: &'a Folder,
+    file: &str,
+    force: bool,
+) -> std::io::Result<(Replacing<'a>, File)> {
     // Without `force`, create_new alone refuses whatever is there.
-    let replace = force && check_target(path, force)?;
-    Replacing::create(path, replace).map_err(|e| {
+    let replace = force && check_target(folder, file, force)?;
+    Replacing::create(folder, file.as_ref(), replace).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
             already_exists()
         } else {

@@ -23,11 +23,12 @@ use super::edit::refuse_existing;
 use super::extract::{create, unique_file_name};
 use crate::args::Source;
 use crate::editing::AnyEditor;
+use crate::folder::Folder;
 use crate::manifest::{self, EntryRecord, FILE_NAME, GAPS_NAME, Gap, Manifest, hex};
 use crate::names;
 use crate::open::{ArchiveFile, EntryError, after_entry};
 use crate::report::{Failure, done, progress_bar, say_over};
-use crate::save::write_atomic;
+use crate::save::write_atomic_in;
 
 /// NRes payloads start on multiples of this; zero padding up to it is implied.
 const ALIGN: u64 = 8;
@@ -63,24 +64,25 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
         .map(Path::to_path_buf)
         .collect();
     super::output_folder(dir)?;
+    let folder = Folder::open(dir).map_err(|e| Failure::about(dir.display(), e))?;
     let manifest_path = dir.join(FILE_NAME);
     refuse_existing(&manifest_path, force)?;
     let mut written = Written {
-        dir,
+        folder: &folder,
         files: Vec::new(),
         before: std::fs::read_dir(dir)
             .map(|d| d.filter_map(|e| Some(e.ok()?.file_name())).collect())
             .unwrap_or_default(),
         new_folders,
     };
-    let outcome = unpack_entries(source, archive, &layout, dir, force, &mut written)
+    let outcome = unpack_entries(source, archive, &layout, &folder, force, &mut written)
         .map_err(|(index, message)| bad(entry_failure(archive, index, &message)))
         .and_then(|Unpacked { records, mut payloads }| {
             let gaps = gaps(archive, &layout.region, &mut payloads, layout.is_nres)
                 .map_err(|e| bad(e.to_string()))?;
             let gaps_file = (!gaps.is_empty()).then(|| GAPS_NAME.to_string());
             if let Some(file) = &gaps_file {
-                write_new_with(&dir.join(file), force, |out| copy_gaps(archive, &gaps, out))?;
+                write_new_with(&folder, file, force, |out| copy_gaps(archive, &gaps, out))?;
                 written.files.push(file.clone());
             }
             let manifest = manifest_of(
@@ -107,7 +109,8 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
                     crate::manifest::MAX_LEN
                 )));
             }
-            write_atomic(&manifest_path, |out| out.write_all(text.as_bytes()))
+            let fill = |out: &mut dyn Write| out.write_all(text.as_bytes());
+            write_atomic_in(&folder, FILE_NAME.as_ref(), fill, |_| Ok(()))
                 .map_err(|e| Failure::about(manifest_path.display(), e))?;
             Ok(manifest)
         });
@@ -158,7 +161,7 @@ impl Layout {
 /// The files a run has written in its folder, removed if it fails: without the manifest
 /// they are no unpacked archive, and they would be in the way of the next try.
 struct Written<'a> {
-    dir: &'a Path,
+    folder: &'a Folder,
     files: Vec<String>,
     /// What the folder held before the run: a file of these names that the run replaced
     /// (`--force`) is left, as no file of the run's own is removed that was there before.
@@ -177,7 +180,7 @@ impl Written<'_> {
             .partition(|file| self.before.contains(std::ffi::OsStr::new(file.as_str())));
         let removed = made
             .iter()
-            .filter(|file| std::fs::remove_file(self.dir.join(file)).is_ok())
+            .filter(|file| self.folder.remove(file).is_ok())
             .count();
         let mut gone = None;
         for folder in &self.new_folders {
@@ -217,7 +220,7 @@ impl Written<'_> {
     }
 }
 
-/// Every entry unpacked into `dir` in entry order. An entry that cannot be unpacked in full
+/// Every entry unpacked into `folder` in entry order. An entry that cannot be unpacked in full
 /// is reported on its own line and kept as its record (and packed bytes) says; a fault that
 /// leaves the archive's bytes without a place in the folder stops the run, with the
 /// entry's index.
@@ -225,7 +228,7 @@ fn unpack_entries(
     source: &Source,
     archive: &ArchiveFile,
     layout: &Layout,
-    dir: &Path,
+    folder: &Folder,
     force: bool,
     written: &mut Written<'_>,
 ) -> Result<Unpacked, (usize, String)> {
@@ -247,7 +250,7 @@ fn unpack_entries(
         let inside = layout.inside(start, len);
         payloads.extend(inside);
         let outcome = if layout.is_nres {
-            let sink = (dir, file.as_str(), force);
+            let sink = (folder, file.as_str(), force);
             unpack_nres(
                 archive,
                 index,
@@ -258,7 +261,7 @@ fn unpack_entries(
             )
         } else {
             let range = (start, inside.map_or(len, |(start, end)| end - start));
-            let sink = (dir, file.as_str(), force);
+            let sink = (folder, file.as_str(), force);
             unpack_rsli(
                 archive,
                 index,
@@ -423,19 +426,19 @@ fn entry_failure(archive: &ArchiveFile, index: usize, message: &str) -> String {
 
 /// Where an entry's file goes: the folder, the file's name in it, and whether a file
 /// already there is replaced.
-type Sink<'a> = (&'a Path, &'a str, bool);
+type Sink<'a> = (&'a Folder, &'a str, bool);
 
 fn unpack_nres(
     archive: &ArchiveFile,
     index: usize,
     inside: bool,
-    (dir, file, force): Sink<'_>,
+    (folder, file, force): Sink<'_>,
     budget: &mut Budget,
     record: &mut EntryRecord,
 ) -> Result<(), Stop> {
-    let path = dir.join(file);
+    let path = folder.join(file);
     let (replacing, mut out) =
-        create(&path, force).map_err(|e| Stop::All(format!("{}: {e}", path.display())))?;
+        create(folder, file, force).map_err(|e| Stop::All(format!("{}: {e}", path.display())))?;
     let mut hashing = Hashing {
         inner: &mut out,
         hasher: Sha256::new(),
@@ -471,7 +474,7 @@ fn unpack_rsli(
     archive: &ArchiveFile,
     index: usize,
     (start, len): (u64, u64),
-    (dir, file, force): Sink<'_>,
+    (folder, file, force): Sink<'_>,
     budget: &mut Budget,
     taken: &mut HashSet<String>,
     record: &mut EntryRecord,
@@ -506,13 +509,13 @@ fn unpack_rsli(
             codec::pack(m, 0, &decoded, &PackOptions::default()).is_ok_and(|p| p == plain)
         });
     if result.is_ok() {
-        write_new(&dir.join(file), force, &decoded).map_err(|e| Stop::All(e.message().into()))?;
+        write_new(folder, file, force, &decoded).map_err(|e| Stop::All(e.message().into()))?;
         record.sha256 = Some(hex(&Sha256::digest(&decoded)));
         record.file = Some(file.to_string());
     }
     if !reproduced {
         let packed = unique_file_name(taken, &format!("{file}.packed"), index);
-        write_new(&dir.join(&packed), force, &plain).map_err(|e| Stop::All(e.message().into()))?;
+        write_new(folder, &packed, force, &plain).map_err(|e| Stop::All(e.message().into()))?;
         record.packed = Some(packed);
     }
     result.map_err(Stop::Entry)
@@ -613,30 +616,31 @@ fn tail_hex(field: &[u8], name_len: usize) -> Option<String> {
     tail.iter().any(|&b| b != 0).then(|| hex(tail))
 }
 
-/// Writes `bytes` to the new file `path`; a write that fails leaves no new file behind,
-/// and a file `--force` would replace as it was.
-fn write_new(path: &Path, force: bool, bytes: &[u8]) -> Result<(), Failure> {
-    write_new_with(path, force, |file| file.write_all(bytes))
+/// Writes `bytes` to the new file `file` of `folder`; a write that fails leaves no new
+/// file behind, and a file `--force` would replace as it was.
+fn write_new(folder: &Folder, file: &str, force: bool, bytes: &[u8]) -> Result<(), Failure> {
+    write_new_with(folder, file, force, |out| out.write_all(bytes))
 }
 
 /// [`write_new`] of what `fill` writes.
 fn write_new_with(
-    path: &Path,
+    folder: &Folder,
+    file: &str,
     force: bool,
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<(), Failure> {
-    let (replacing, mut file) =
-        create(path, force).map_err(|e| Failure::about(path.display(), e))?;
-    let written = fill(&mut file).and_then(|()| file.flush());
-    drop(file);
-    match written {
-        Ok(()) => replacing.finish(),
-        Err(e) => {
-            replacing.abandon();
-            Err(e)
+    let written = create(folder, file, force).and_then(|(replacing, mut out)| {
+        let written = fill(&mut out).and_then(|()| out.flush());
+        drop(out);
+        match written {
+            Ok(()) => replacing.finish(),
+            Err(e) => {
+                replacing.abandon();
+                Err(e)
+            }
         }
-    }
-    .map_err(|e| Failure::about(path.display(), e))
+    });
+    written.map_err(|e| Failure::about(folder.join(file).display(), e))
 }
 
 /// A writer that hashes what goes through it.
