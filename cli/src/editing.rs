@@ -277,7 +277,7 @@ pub fn hold_for_edit(archive: &ArchiveFile, path: &Path) -> Result<(), Failure> 
         }
         let opened = file.metadata().map_err(|e| Failure::about(&shown, e))?;
         let now = std::fs::metadata(path).map_err(|e| Failure::about(&shown, e))?;
-        if !same_file(&opened, &now) {
+        if !crate::regular::same_file(&opened, &now) {
             return Err(Failure::Bad(format!(
                 "{shown}: the archive was replaced while it was read (another edit \
                  finished); nothing written, try again"
@@ -297,13 +297,6 @@ fn locked(path: &Path) -> Failure {
          again when it is done",
         path.display()
     ))
-}
-
-/// Whether two files' metadata are of one file (the same device and inode).
-#[cfg(unix)]
-pub fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    (a.dev(), a.ino()) == (b.dev(), b.ino())
 }
 
 /// Takes an existing `output` that a command replaces whole (`pack -o`, `repack -o` to

@@ -15,6 +15,8 @@ use std::path::PathBuf;
 
 use ngi_core::io::ReadAt;
 
+use crate::regular;
+
 /// A file joined to the source.
 struct Part {
     /// Where it starts in the source.
@@ -22,7 +24,7 @@ struct Part {
     path: PathBuf,
     len: u64,
     /// What tells it from another file at the same path (Unix: device and inode).
-    identity: (u64, u64),
+    identity: Option<(u64, u64)>,
 }
 
 /// The archive's bytes, then each joined file's.
@@ -33,19 +35,6 @@ pub struct Joined<'a> {
     len: u64,
     /// The file open for reading: its index in `parts`.
     open: RefCell<Option<(usize, File)>>,
-}
-
-fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        (meta.dev(), meta.ino())
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        (0, 0)
-    }
 }
 
 impl<'a> Joined<'a> {
@@ -75,7 +64,7 @@ impl<'a> Joined<'a> {
             start,
             path,
             len,
-            identity: identity(meta),
+            identity: regular::identity(meta),
         });
         self.len = start.saturating_add(len);
         start
@@ -91,7 +80,7 @@ impl<'a> Joined<'a> {
             let file = crate::regular::open(&part.path)
                 .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", part.path.display())))?;
             let meta = file.metadata()?;
-            if identity(&meta) != part.identity || meta.len() != part.len {
+            if regular::identity(&meta) != part.identity || meta.len() != part.len {
                 return Err(changed(part));
             }
             *open = Some((index, file));

@@ -9,6 +9,27 @@ use std::path::Path;
 /// sizes are 32-bit.
 pub const ENTRY_MAX: u64 = u32::MAX as u64;
 
+/// What tells a file from another at the same path: its device and inode (Unix); `None`
+/// elsewhere, where the metadata holds nothing that does.
+pub fn identity(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}
+
+/// Whether two files' metadata are known to be of one file (Unix: the same device and
+/// inode; elsewhere never).
+pub fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    identity(a).is_some_and(|id| Some(id) == identity(b))
+}
+
 /// Opens `path` for reading if it is a regular file (links followed). On Linux it is
 /// opened without blocking (`O_NONBLOCK`, which changes nothing for a regular file's
 /// reads), so that a FIFO is refused by its metadata instead of waiting for a writer.

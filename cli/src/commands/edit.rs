@@ -276,7 +276,7 @@ fn names_file(path: &Path, file: &std::fs::File) -> bool {
     #[cfg(unix)]
     {
         match (std::fs::metadata(path), file.metadata()) {
-            (Ok(a), Ok(b)) => crate::editing::same_file(&a, &b),
+            (Ok(a), Ok(b)) => crate::regular::same_file(&a, &b),
             _ => false,
         }
     }

@@ -565,7 +565,7 @@ fn refuse_own_input(
                 .map(PathBuf::as_path),
         );
         for input in inputs {
-            if std::fs::metadata(input).is_ok_and(|m| crate::editing::same_file(&m, &out)) {
+            if std::fs::metadata(input).is_ok_and(|m| crate::regular::same_file(&m, &out)) {
                 return Err(Failure::Bad(format!(
                     "{}: is {}, which pack reads; write the archive elsewhere",
                     output.display(),
