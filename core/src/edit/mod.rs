@@ -6,7 +6,8 @@
 //! an embedded flash writer or a test that checks the layout.
 //!
 //! [`write_plan`] (feature `std`) runs a plan from any [`ReadAt`](crate::io::ReadAt)
-//! source into any [`std::io::Write`].
+//! source into any [`std::io::Write`]; without `std`, [`Plan::to_vec`] runs one in memory
+//! and [`Plan::rekeying`] shows how to run one in bounded memory into anything.
 //!
 //! The layout rules both editors share live in `layout`: payloads that were not touched
 //! keep their bytes and the bytes around them (gaps, padding), a payload whose size
@@ -21,6 +22,6 @@ mod plan;
 #[cfg(feature = "std")]
 mod write;
 
-pub use plan::{Piece, Plan, Rekey};
+pub use plan::{Piece, Plan, Rekey, Rekeying, ToVecError};
 #[cfg(feature = "std")]
 pub use write::{COPY_CHUNK, write_plan};

@@ -2,6 +2,7 @@
 
 use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
+use core::fmt;
 
 use crate::codec::xor::XorStream;
 
@@ -96,37 +97,51 @@ impl<'a> Plan<'a> {
 
     /// The bytes of a plan whose source is `source` in memory: for tests and small
     /// archives ([`write_plan`](crate::edit::write_plan) writes any plan in bounded
-    /// memory). Copies past the end of `source` give zeros there.
+    /// memory with `std`; without it, see [`rekeying`](Plan::rekeying)).
     ///
     /// ```
-    /// use ngi_core::edit::{Piece, Plan};
+    /// use ngi_core::edit::{Piece, Plan, ToVecError};
     ///
-    /// let plan = Plan::new(vec![Piece::Owned(b"head".to_vec()), Piece::Copy { offset: 2, len: 4 }]);
-    /// assert_eq!(plan.to_vec(b"..src")?, b"headsrc\0");
+    /// let plan = Plan::new(vec![Piece::Owned(b"head".to_vec()), Piece::Copy { offset: 2, len: 3 }]);
+    /// assert_eq!(plan.to_vec(b"..src")?, b"headsrc");
+    /// assert_eq!(
+    ///     plan.to_vec(b"..sr"),
+    ///     Err(ToVecError::SourceShort { offset: 2, len: 3, source_len: 4 })
+    /// );
     /// assert!(Plan::new(vec![Piece::Zeros(u64::MAX)]).to_vec(b"").is_err());
-    /// # Ok::<(), std::collections::TryReserveError>(())
+    /// # Ok::<(), ToVecError>(())
     /// ```
     ///
     /// # Errors
     ///
-    /// * [`TryReserveError`] when the plan's whole [`len`](Plan::len) cannot be reserved.
-    ///   It is reserved first, so a plan larger than memory can hold is an error, not a
-    ///   shorter output or an abort.
-    pub fn to_vec(&self, source: &[u8]) -> Result<Vec<u8>, TryReserveError> {
+    /// * [`ToVecError::TooLarge`] when the plan's whole [`len`](Plan::len) cannot be
+    ///   reserved. It is reserved first, so a plan larger than memory can hold is an
+    ///   error, not a shorter output or an abort.
+    /// * [`ToVecError::SourceShort`] for the first [`Piece::Copy`] that reaches past the
+    ///   end of `source`: a save never pads a missing payload with anything (as
+    ///   [`write_plan`](crate::edit::write_plan) refuses it too).
+    pub fn to_vec(&self, source: &[u8]) -> Result<Vec<u8>, ToVecError> {
         let mut out = Vec::new();
-        out.try_reserve_exact(usize::try_from(self.len()).unwrap_or(usize::MAX))?;
+        out.try_reserve_exact(usize::try_from(self.len()).unwrap_or(usize::MAX))
+            .map_err(ToVecError::TooLarge)?;
         // Every piece fits in what was reserved, so no length below can overflow.
         for piece in &self.pieces {
             match piece {
                 Piece::Owned(bytes) => out.extend_from_slice(bytes),
                 Piece::Borrowed(bytes) => out.extend_from_slice(bytes),
-                Piece::Copy { offset, len } => {
-                    let start = usize::try_from(*offset).unwrap_or(usize::MAX);
-                    let len = usize::try_from(*len).unwrap_or(usize::MAX);
-                    let end = start.saturating_add(len).min(source.len());
-                    let have = source.get(start..end).unwrap_or_default();
-                    out.extend_from_slice(have);
-                    out.resize(out.len().saturating_add(len - have.len()), 0);
+                &Piece::Copy { offset, len } => {
+                    let short = ToVecError::SourceShort {
+                        offset,
+                        len,
+                        source_len: source.len() as u64,
+                    };
+                    let start = usize::try_from(offset).map_err(|_| short.clone())?;
+                    let len = usize::try_from(len).map_err(|_| short.clone())?;
+                    let bytes = start
+                        .checked_add(len)
+                        .and_then(|end| source.get(start..end))
+                        .ok_or(short)?;
+                    out.extend_from_slice(bytes);
                 }
                 Piece::Zeros(len) => {
                     let len = usize::try_from(*len).unwrap_or(usize::MAX);
@@ -134,22 +149,112 @@ impl<'a> Plan<'a> {
                 }
             }
         }
-        let mut rekeys = Rekeying::new(&self.rekeys);
-        rekeys.apply(&mut out, 0);
+        self.rekeying().apply(&mut out, 0);
         Ok(out)
+    }
+
+    /// The re-keying of this plan, to apply to its output as it is made: the way to run
+    /// a plan without `std` (into flash, say) in bounded memory. Put each piece's bytes
+    /// in a buffer (a copy read from the source), hand each chunk to
+    /// [`Rekeying::apply`] in order, then write it.
+    ///
+    /// ```
+    /// use ngi_core::edit::Piece;
+    /// use ngi_core::{Method, rsli::{Builder, Editor, Library}};
+    ///
+    /// let mut builder = Builder::new();
+    /// builder.add(b"B", Method::Xor, b"encrypted with its sort_index")?;
+    /// let old = builder.build()?;
+    /// let mut editor = Editor::open(&Library::open(&old)?)?;
+    /// editor.add(b"A", Method::Stored, b"sorts first")?; // B's key changes
+    /// let plan = editor.plan()?;
+    /// assert_eq!(plan.rekeys.len(), 1, "B's bytes are copied and re-keyed, not packed again");
+    ///
+    /// // A flash writer that takes 16 bytes at a time.
+    /// let mut flash = Vec::new();
+    /// let mut rekeying = plan.rekeying();
+    /// let (mut at, mut buf) = (0u64, [0u8; 16]);
+    /// for piece in &plan.pieces {
+    ///     let mut done = 0;
+    ///     while done < piece.len() {
+    ///         let n = (piece.len() - done).min(16) as usize;
+    ///         let chunk = &mut buf[..n];
+    ///         let (from, to) = (done as usize, done as usize + n);
+    ///         match piece {
+    ///             Piece::Owned(bytes) => chunk.copy_from_slice(&bytes[from..to]),
+    ///             Piece::Borrowed(bytes) => chunk.copy_from_slice(&bytes[from..to]),
+    ///             Piece::Copy { offset, .. } => {
+    ///                 let start = (offset + done) as usize;
+    ///                 chunk.copy_from_slice(&old[start..start + n]);
+    ///             }
+    ///             Piece::Zeros(_) => chunk.fill(0),
+    ///         }
+    ///         rekeying.apply(chunk, at);
+    ///         flash.extend_from_slice(chunk);
+    ///         (at, done) = (at + n as u64, done + n as u64);
+    ///     }
+    /// }
+    /// assert_eq!(flash, plan.to_vec(&old)?);
+    /// let library = Library::open(&flash)?;
+    /// let b = library.find(b"B").unwrap();
+    /// assert_eq!(library.unpack_to_vec(b, &Default::default())?, b"encrypted with its sort_index");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn rekeying(&self) -> Rekeying<'_> {
+        Rekeying::new(&self.rekeys)
     }
 }
 
-/// Applies a plan's re-keying to output chunks that arrive in order.
-#[derive(Debug)]
-pub(crate) struct Rekeying<'r> {
+/// Why [`Plan::to_vec`] gave no bytes.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToVecError {
+    /// The plan's whole length could not be reserved.
+    TooLarge(TryReserveError),
+    /// A [`Piece::Copy`] of `len` bytes from `offset` reaches past the end of the source,
+    /// which is `source_len` bytes long.
+    SourceShort {
+        /// Where the copy starts in the source.
+        offset: u64,
+        /// Its length.
+        len: u64,
+        /// The source's length.
+        source_len: u64,
+    },
+}
+
+impl fmt::Display for ToVecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToVecError::TooLarge(e) => write!(f, "the plan does not fit in memory: {e}"),
+            ToVecError::SourceShort {
+                offset,
+                len,
+                source_len,
+            } => write!(
+                f,
+                "a copy of {len} bytes at offset {offset} runs past the end of the \
+                 {source_len}-byte source"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for ToVecError {}
+
+/// Applies a plan's re-keying ([`Plan::rekeying`]) to its output chunks, which must
+/// arrive in order, without gaps (chunks out of order come out wrong, never a panic).
+#[derive(Debug, Clone)]
+pub struct Rekeying<'r> {
     rest: &'r [Rekey],
     /// The two keystreams of the range under way, with where they are.
     active: Option<(XorStream, XorStream, u64)>,
 }
 
 impl<'r> Rekeying<'r> {
-    pub(crate) fn new(rekeys: &'r [Rekey]) -> Rekeying<'r> {
+    /// The re-keying of these ranges (sorted by `at`, not overlapping, as a
+    /// [`Plan`]'s).
+    pub fn new(rekeys: &'r [Rekey]) -> Rekeying<'r> {
         Rekeying {
             rest: rekeys,
             active: None,
@@ -158,7 +263,7 @@ impl<'r> Rekeying<'r> {
 
     /// Re-keys `chunk`, which holds the output bytes from `at` on; chunks must come in
     /// order, without gaps.
-    pub(crate) fn apply(&mut self, chunk: &mut [u8], at: u64) {
+    pub fn apply(&mut self, chunk: &mut [u8], at: u64) {
         let end = at.saturating_add(chunk.len() as u64);
         while let Some(rekey) = self.rest.first() {
             let range_end = rekey.at.saturating_add(rekey.len);
@@ -206,6 +311,13 @@ mod tests {
             offset: u64::MAX,
             len: 3,
         }]);
-        assert_eq!(past.to_vec(b"abc").unwrap(), [0, 0, 0]);
+        assert_eq!(
+            past.to_vec(b"abc"),
+            Err(ToVecError::SourceShort {
+                offset: u64::MAX,
+                len: 3,
+                source_len: 3
+            })
+        );
     }
 }

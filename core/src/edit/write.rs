@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::vec;
 
-use super::plan::{Piece, Plan, Rekeying};
+use super::plan::{Piece, Plan};
 use crate::io::ReadAt;
 
 /// Bytes copied from the source per read: what a save holds of the old payloads at once.
@@ -36,7 +36,7 @@ pub fn write_plan<S: ReadAt + ?Sized, W: Write + ?Sized>(
     source: &S,
     out: &mut W,
 ) -> io::Result<u64> {
-    let mut rekeying = Rekeying::new(&plan.rekeys);
+    let mut rekeying = plan.rekeying();
     let mut at = 0u64;
     let mut buffer = vec::Vec::new();
     let mut emit = |bytes: &mut [u8], at: &mut u64, out: &mut W| -> io::Result<()> {

@@ -226,7 +226,6 @@ struct Item {
 ///   read other bytes as its own, is refused ([`WriteError::OutsideNowInside`]).
 ///
 /// ```
-/// use ngi_core::edit::write_plan;
 /// use ngi_core::nres::{Archive, Editor, NewEntry, SortMode, Writer};
 ///
 /// let mut writer = Writer::new();
@@ -240,8 +239,7 @@ struct Item {
 /// let c = editor.add(NewEntry { name: b"c.txt", ..NewEntry::default() }, b"sea".to_vec())?;
 /// editor.replace(0, b"a longer bee".to_vec())?;
 /// editor.sort(SortMode::Type);
-/// let mut new = Vec::new();
-/// write_plan(&editor.plan()?, &old, &mut new)?;
+/// let new = editor.plan()?.to_vec(&old)?;
 ///
 /// let archive = Archive::open(&new)?;
 /// assert_eq!(archive.problems().count(), 0);
@@ -431,8 +429,8 @@ impl Editor {
     /// more than the archive being edited: `ngi pack` joins the folder's files after the
     /// archive's bytes in one source, so no payload is held in memory whatever its size.
     /// The range is not checked here (the source is not known yet):
-    /// [`write_plan`](crate::edit::write_plan) fails if the source ends before it, where
-    /// [`Plan::to_vec`] fills what is missing with zeros.
+    /// [`write_plan`](crate::edit::write_plan) and [`Plan::to_vec`] fail if the source
+    /// ends before it.
     ///
     /// ```
     /// use ngi_core::nres::{Archive, Editor, NewEntry, Writer};
@@ -620,7 +618,6 @@ impl Editor {
     /// * [`WriteError::OrderRepeats`] for the first index listed a second time.
     ///
     /// ```
-    /// use ngi_core::edit::write_plan;
     /// use ngi_core::nres::{Archive, Editor, NewEntry, WriteError, Writer};
     ///
     /// let mut writer = Writer::new();
@@ -632,8 +629,7 @@ impl Editor {
     /// let mut editor = Editor::open(&Archive::open(&old)?)?;
     /// assert_eq!(editor.reorder(&[0, 0, 1]), Err(WriteError::OrderRepeats { index: 0 }));
     /// editor.reorder(&[2, 0, 1])?;
-    /// let mut new = Vec::new();
-    /// write_plan(&editor.plan()?, &old, &mut new)?;
+    /// let new = editor.plan()?.to_vec(&old)?;
     ///
     /// let archive = Archive::open(&new)?;
     /// let names: Vec<&[u8]> = archive.entries().map(|e| e.name()).collect();

@@ -75,7 +75,7 @@ struct Item {
 ///   end of the file, change its XOR key) is refused ([`BuildError::OutsideChanged`]).
 ///
 /// ```
-/// use ngi_core::{Method, edit::write_plan, rsli::{Builder, Editor, Library}};
+/// use ngi_core::{Method, rsli::{Builder, Editor, Library}};
 ///
 /// let mut builder = Builder::new();
 /// builder.seed(0x5EED);
@@ -87,8 +87,7 @@ struct Item {
 ///
 /// // "A.TXT" sorts first, so B.TXT's sort_index (and XOR key) goes from 0 to 1.
 /// editor.add(b"A.TXT", Method::Lzhuf, b"new")?;
-/// let mut new = Vec::new();
-/// write_plan(&editor.plan()?, &old, &mut new)?;
+/// let new = editor.plan()?.to_vec(&old)?;
 ///
 /// let library = Library::open(&new)?;
 /// let b = library.find(b"b.txt").unwrap();
@@ -350,7 +349,7 @@ impl Editor {
     /// * [`BuildError::OrderRepeats`] for the first index listed a second time.
     ///
     /// ```
-    /// use ngi_core::{Method, edit::write_plan, rsli::{BuildError, Builder, Editor, Library}};
+    /// use ngi_core::{Method, rsli::{BuildError, Builder, Editor, Library}};
     ///
     /// let mut builder = Builder::new();
     /// for name in [&b"A"[..], b"B", b"C"] {
@@ -364,8 +363,7 @@ impl Editor {
     ///     Err(BuildError::OrderLength { len: 2, count: 3 })
     /// );
     /// editor.reorder(&[2, 0, 1])?;
-    /// let mut new = Vec::new();
-    /// write_plan(&editor.plan()?, &old, &mut new)?;
+    /// let new = editor.plan()?.to_vec(&old)?;
     ///
     /// let library = Library::open(&new)?;
     /// let names: Vec<&[u8]> = library.entries().iter().map(|e| e.name()).collect();
