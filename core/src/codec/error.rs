@@ -42,15 +42,6 @@ pub enum DecodeError {
         /// The bytes the decoder has produced.
         produced: u64,
     },
-    /// A caller's mistake, not the stream's: an in-place decoder's buffer is full and
-    /// holds no more than the window it must keep, so no slide can make room and no call
-    /// could make progress. A buffer of a window and some room decodes any stream.
-    BufferTooSmall {
-        /// The buffer's length.
-        len: u64,
-        /// The bytes before the room a match may still reach (at most 32 768).
-        needed: u16,
-    },
 }
 
 impl DecodeError {
@@ -60,9 +51,7 @@ impl DecodeError {
     pub fn offset_in_stream(&self, input_end: u64) -> u64 {
         match *self {
             DecodeError::Inflate { offset, .. } => offset,
-            DecodeError::Truncated { .. }
-            | DecodeError::HistoryMismatch { .. }
-            | DecodeError::BufferTooSmall { .. } => input_end,
+            DecodeError::Truncated { .. } | DecodeError::HistoryMismatch { .. } => input_end,
         }
     }
 }
@@ -92,11 +81,6 @@ impl fmt::Display for DecodeError {
                 f,
                 "{given} bytes given before the output room, where the window is the last \
                  {needed} to {produced} bytes decoded"
-            ),
-            DecodeError::BufferTooSmall { len, needed } => write!(
-                f,
-                "a buffer of {len} bytes leaves no room after the {needed} bytes of window \
-                 it must keep"
             ),
         }
     }
@@ -130,9 +114,7 @@ impl From<DecodeError> for std::io::Error {
         let kind = match e {
             DecodeError::Truncated { .. } => std::io::ErrorKind::UnexpectedEof,
             DecodeError::Inflate { .. } => std::io::ErrorKind::InvalidData,
-            DecodeError::HistoryMismatch { .. } | DecodeError::BufferTooSmall { .. } => {
-                std::io::ErrorKind::InvalidInput
-            }
+            DecodeError::HistoryMismatch { .. } => std::io::ErrorKind::InvalidInput,
         };
         std::io::Error::new(kind, e)
     }

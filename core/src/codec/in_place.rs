@@ -40,10 +40,6 @@ pub trait InPlace {
     /// * [`DecodeError::HistoryMismatch`], before anything is decoded, when `at` is past
     ///   the buffer, more than the bytes produced, or less than a window of them; that
     ///   failure is not kept.
-    /// * [`DecodeError::BufferTooSmall`], before anything is decoded, when the buffer is
-    ///   not empty, full (`at` is its length) and no longer than the window it must keep: a
-    ///   slide could never make room. Not kept either: the same decoder goes on in a
-    ///   larger buffer (see [`retain`](InPlace::retain)).
     /// * The stream's faults, as the [`Decoder`](super::Decoder) contract has them:
     ///   [`DecodeError::Truncated`] once `input_ended` is set and the stream needs more,
     ///   [`DecodeError::Inflate`] for a corrupt Deflate stream.
@@ -68,6 +64,12 @@ pub trait InPlace {
     /// match can still reach, to the front of `buf`; returns how many (the `at` to go on
     /// with). `end` past the buffer or past the bytes produced counts as the smaller of
     /// the two.
+    ///
+    /// A return of `buf.len()` (with the stream not done) says the buffer is no longer
+    /// than the window it must keep: no call can decode into it, each returns
+    /// [`OutputFull`](super::Status::OutputFull) with nothing done, so a loop that slides
+    /// and calls again spins. Go on in a buffer of at least [`window`](InPlace::window)
+    /// bytes and one more, from the bytes kept.
     fn slide(&mut self, buf: &mut [u8], end: usize, rest: &[u8]) -> usize {
         let end = (end.min(buf.len()) as u64).min(self.produced_total()) as usize;
         // `retain` keeps at most `end` bytes; the `min` holds an implementation outside
@@ -91,8 +93,8 @@ pub trait InPlace {
 /// The start of every in-place call, before anything is decoded: the kept failure if the
 /// decoder failed, else a refusal of a history that cannot be right (`at` past the
 /// buffer, more than the `produced` bytes, or fewer than a `window` of them, counted from
-/// `floor`, before which no match can reach), else a refusal of a full buffer no slide
-/// can empty, else the room after `at` (cut to what the entry has left).
+/// `floor`, before which no match can reach), else the room after `at` (cut to what the
+/// entry has left).
 pub(crate) fn begin<K: Kept>(
     tally: &Tally<K>,
     buf: &mut [u8],
@@ -110,21 +112,12 @@ pub(crate) fn begin<K: Kept>(
         false => produced.saturating_sub(floor).min(window as u64),
     };
     let given = at as u64;
-    // At most a window (32 KiB), so it fits.
-    let needed_u16 = needed.min(u64::from(u16::MAX)) as u16;
     if at > buf.len() || given < needed || given > produced {
         return Err(DecodeError::HistoryMismatch {
             given,
-            needed: needed_u16,
+            // At most a window (32 KiB), so it fits.
+            needed: needed.min(u64::from(u16::MAX)) as u16,
             produced,
-        });
-    }
-    // Full, and a slide would keep it full: every later call would return no progress.
-    // (A buffer of no bytes at all is a call with no room, as for every decoder.)
-    if room == 0 && !buf.is_empty() && buf.len() as u64 <= needed {
-        return Err(DecodeError::BufferTooSmall {
-            len: buf.len() as u64,
-            needed: needed_u16,
         });
     }
     Ok(room)
