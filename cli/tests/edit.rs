@@ -981,6 +981,186 @@ fn hostile_folders_are_refused_before_anything_is_read() {
     }
 }
 
+/// Manifest edits that pack dropped or misread with exit 0 (or refused for a wrong
+/// reason): each is refused now, naming the field, and nothing is written. Found by a
+/// probe of unpack and pack.
+#[test]
+fn manifest_edits_pack_would_drop_are_refused() {
+    let t = BadFolders::new("edit-dropped");
+    let (fresh, check) = (|f: &str| t.fresh(f), |d: &Path, w: &[&str]| t.check(d, w));
+    // README.TXT, stored (flags 0), given LZSS in method and flags together: flags says
+    // how it was packed in the archive unpacked, so this is refused for that.
+    let folder = fresh("rsli");
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 0).insert("method".into(), "lzss".into());
+        entry_mut(m, 0).insert("flags".into(), 0x40.into());
+    });
+    check(
+        &folder,
+        &[
+            "entry 0 (\"README.TXT\")",
+            "packing the file again with lzss gives 56 bytes",
+            "if flags was edited, put back its method bits",
+        ],
+    );
+    // LZSS in flags alone read as "was LZSS, now stored": the entry came back as it was.
+    let folder = fresh("rsli");
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 0).insert("flags".into(), 0x40.into());
+    });
+    check(
+        &folder,
+        &[
+            "entry 0",
+            "flags: 0x0040 says the entry was packed with lzss",
+        ],
+    );
+    // A malformed or missing digest made the file count as changed, and a kept packed
+    // stream was dropped.
+    for edit in [Some("x".repeat(64)), Some("ab".into()), None] {
+        let folder = fresh("rsli");
+        edit_manifest(&folder, |m| match &edit {
+            Some(sha) => drop(entry_mut(m, 5).insert("sha256".into(), sha.clone().into())),
+            None => drop(entry_mut(m, 5).remove("sha256")),
+        });
+        let want = match edit {
+            Some(_) => "sha256: not 32 bytes of hex",
+            None => "sha256: missing",
+        };
+        check(&folder, &["entry 5 (\"DEFLATE.TXT\")", want]);
+    }
+    // Fields of a new RsLi entry that the entry would not have.
+    let new_rsli = |field: &str, value: toml::Value| {
+        let folder = fresh("rsli");
+        fs::write(folder.join("new.bin"), b"hello hello hello").unwrap();
+        edit_manifest(&folder, |m| {
+            let mut new = toml::Table::new();
+            new.insert("file".into(), "new.bin".into());
+            new.insert("name".into(), "NEW.BIN".into());
+            new.insert("method".into(), "lzss".into());
+            new.insert(field.into(), value);
+            m["entry"].as_array_mut().unwrap().push(new.into());
+        });
+        folder
+    };
+    for (field, value, want) in [
+        (
+            "flags",
+            0x41.into(),
+            "flags: 0x0041, but a new entry's are its method's (0x0040)",
+        ),
+        (
+            "reserved",
+            "ffffffff".into(),
+            "reserved: a new entry's are zero",
+        ),
+        (
+            "unpacked_size",
+            5.into(),
+            "unpacked_size: 5, but the file holds 17 bytes",
+        ),
+        (
+            "key",
+            3.into(),
+            "key: only an entry of the archive unpacked has one",
+        ),
+        (
+            "name_tail",
+            "41".into(),
+            "name_tail: a new entry's name field is zeros",
+        ),
+    ] {
+        check(&new_rsli(field, value), &["entry 7 (\"NEW.BIN\")", want]);
+    }
+    // The values it gets anyway may stay.
+    let folder = new_rsli("flags", 0x40.into());
+    edit_manifest(&folder, |m| {
+        let new = entry_mut(m, 7);
+        new.insert("unpacked_size".into(), 17.into());
+        new.insert("reserved".into(), "00000000".into());
+    });
+    ok(&["pack", s(&folder), "-o", s(&t.out)]);
+    assert_eq!(cat(&t.out, "NEW.BIN"), b"hello hello hello");
+    fs::remove_file(&t.out).unwrap();
+
+    // An NRes name field with no NUL, renamed in name: the field, written as it is, undid
+    // the rename. A new entry may not have such a field.
+    let archive = t.dir.join("nonul.nres");
+    let mut writer = Writer::new();
+    writer
+        .add(
+            NewEntry {
+                name: b"A",
+                ..NewEntry::default()
+            },
+            b"payload",
+        )
+        .unwrap();
+    let mut bytes = writer.finish();
+    let name_at = bytes.len() - 64 + 20;
+    bytes[name_at..name_at + 36].fill(b'A');
+    fs::write(&archive, &bytes).unwrap();
+    let folder = t.dir.join("nonul");
+    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 0).insert("name".into(), "fixed".into());
+    });
+    check(&folder, &["entry 0", "name: not the name name_field holds"]);
+    let folder = fresh("nres");
+    fs::write(folder.join("new.bin"), b"new").unwrap();
+    edit_manifest(&folder, |m| {
+        let mut new = toml::Table::new();
+        new.insert("file".into(), "new.bin".into());
+        new.insert("name".into(), "new".into());
+        new.insert("name_field".into(), "41".repeat(36).into());
+        m["entry"].as_array_mut().unwrap().push(new.into());
+    });
+    check(
+        &folder,
+        &["name_field: only an entry of the archive unpacked has one"],
+    );
+
+    // Gaps listed out of offset order took each other's bytes; a gap file with no gap
+    // list was dropped.
+    let mut writer = Writer::new();
+    for name in [&b"a"[..], b"b", b"c"] {
+        writer
+            .add(
+                NewEntry {
+                    name,
+                    ..NewEntry::default()
+                },
+                b"1234",
+            )
+            .unwrap();
+    }
+    let mut bytes = writer.finish();
+    // Non-zero bytes in the padding after "a" and "b" (payloads at 16, 24, 32): two gaps.
+    assert_eq!(&bytes[16..28], b"1234\0\0\0\x001234");
+    for at in [20, 28] {
+        bytes[at..at + 4].copy_from_slice(b"GAP!");
+    }
+    let archive = t.dir.join("gaps.nres");
+    fs::write(&archive, &bytes).unwrap();
+    let folder = t.dir.join("gaps");
+    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    edit_manifest(&folder, |m| {
+        m["gap"].as_array_mut().unwrap().reverse();
+    });
+    check(&folder, &["gap 1: at 20, before the end of gap 0 (32)"]);
+    ok(&["unpack", s(&archive), "-o", s(&folder), "--force"]);
+    edit_manifest(&folder, |m| drop(m.remove("gap")));
+    check(&folder, &["gaps:", "holds 8 bytes, the gap list 0"]);
+
+    // A manifest that is not UTF-8 is named by its line.
+    let folder = fresh("rsli");
+    let mut text = fs::read(folder.join("ngi.toml")).unwrap();
+    let lines = text.iter().filter(|&&b| b == b'\n').count();
+    text.extend_from_slice(b"x = \"\xff\"\n");
+    fs::write(folder.join("ngi.toml"), text).unwrap();
+    check(&folder, &[&format!("line {}: not UTF-8", lines + 1)]);
+}
+
 /// A manifest edited so that a record of the unpacked archive no longer points at its
 /// entry's bytes, or without a field unpack wrote, is refused and nothing is written: the
 /// archive written is read back, and every entry with a file must decode to its bytes.

@@ -42,7 +42,13 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     let bad = |m: String| Failure::Bad(format!("{at}: {m}"));
     let bytes = crate::regular::read(&manifest_path, crate::manifest::MAX_LEN as u64)
         .map_err(|e| bad(e.to_string()))?;
-    let text = String::from_utf8(bytes).map_err(|e| bad(e.to_string()))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = 1 + e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count();
+        bad(format!(
+            "line {line}: not UTF-8 (byte {at}); TOML is UTF-8 text"
+        ))
+    })?;
     let manifest: Manifest = crate::manifest::parse(&text).map_err(&bad)?;
     if manifest.ngi_manifest != VERSION {
         return Err(bad(format!(
@@ -226,6 +232,8 @@ struct Planned {
     digest: Option<String>,
     /// Whether the file (or the method) differs from what was unpacked.
     changed: bool,
+    /// Whether the file does (by its digest).
+    file_changed: bool,
     fields: Fields,
     sort_index: u32,
     /// RsLi: the key the entry's kept packed bytes are encrypted with (manifest `key`, else
@@ -293,6 +301,11 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
     if original.is_some() {
         refuse_missing_fields(r, nres)?;
     }
+    if let Some(sha) = &r.sha256 {
+        if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err("sha256: not 32 bytes of hex".into());
+        }
+    }
     let method = match &r.method {
         Some(m) => Some(method_by_name(m).ok_or_else(|| {
             format!(
@@ -333,6 +346,15 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
     if original.is_none() && file.is_none() {
         return Err("file: missing (a new entry needs its file)".into());
     }
+    // Its digest tells an unchanged file from a changed one: without it the entry would
+    // be packed again, and a kept packed stream dropped.
+    if original.is_some() && file.is_some() && r.sha256.is_none() {
+        return Err(
+            "sha256: missing (an entry with an offset and a file keeps the one \
+                    unpack wrote)"
+                .into(),
+        );
+    }
     let mut changed = false;
     let mut digest = None;
     if let Some(path) = &file {
@@ -345,6 +367,9 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
                 crate::regular::ENTRY_MAX
             ));
         }
+        if original.is_none() && !nres {
+            refuse_new_rsli_fields(r, method, len)?;
+        }
         let sha = sha256_of(path).map_err(|e| format!("file: {}: {e}", path.display()))?;
         changed = r
             .sha256
@@ -352,6 +377,7 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
             .is_none_or(|want| !want.eq_ignore_ascii_case(&sha));
         digest = Some(sha);
     }
+    let file_changed = changed;
     if let Some(path) = &packed {
         std::fs::metadata(path).map_err(|e| format!("packed: {}: {e}", path.display()))?;
     }
@@ -374,6 +400,7 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
         file,
         digest,
         changed,
+        file_changed,
         fields: Fields {
             type_id: r.type_id.unwrap_or(0),
             attr1: r.attr1.unwrap_or(0),
@@ -404,6 +431,22 @@ fn checked_name(r: &EntryRecord, nres: bool) -> Result<(Vec<u8>, Vec<u8>), Strin
         _ => None,
     };
     let name = match raw_field {
+        Some(_) if r.offset.is_none() => {
+            return Err(
+                "name_field: only an entry of the archive unpacked has one (a new \
+                        entry's name goes in name)"
+                    .into(),
+            );
+        }
+        // unpack writes the field's 36 bytes as the name too: another name is a rename
+        // that the field, written as it is, would undo without a word.
+        Some(field) if !field.contains(&0) && names::parse_argument(r.name.as_bytes()) != field => {
+            return Err(
+                "name: not the name name_field holds, and pack writes name_field as \
+                        it is (a field with no NUL); to rename the entry, remove name_field"
+                    .into(),
+            );
+        }
         Some(field) => field.to_vec(),
         None => names::parse_argument(r.name.as_bytes()),
     };
@@ -436,6 +479,9 @@ fn checked_name(r: &EntryRecord, nres: bool) -> Result<(Vec<u8>, Vec<u8>), Strin
         Some(hex) => from_hex(hex).ok_or("name_tail: not hex")?,
         None => Vec::new(),
     };
+    if !tail.is_empty() && r.offset.is_none() {
+        return Err("name_tail: a new entry's name field is zeros after the name's NUL".into());
+    }
     if !tail.is_empty() && name.len() + 1 + tail.len() > field_len {
         return Err(format!(
             "name_tail: {} bytes do not fit after the name in the {field_len}-byte field",
@@ -501,6 +547,36 @@ fn refuse_missing_fields(r: &EntryRecord, nres: bool) -> Result<(), String> {
         )),
         None => Ok(()),
     }
+}
+
+/// Refuses a field of a new RsLi entry (one without an offset) that the entry packed
+/// from its file of `len` bytes with `method` would not have: the editor writes a new
+/// entry's record from its name, method and bytes, so any other value would be dropped
+/// with no word. A value the entry gets anyway (flags of its method, zero reserved
+/// bytes, its file's size) may stay.
+fn refuse_new_rsli_fields(r: &EntryRecord, method: Option<Method>, len: u64) -> Result<(), String> {
+    let bits = method.map_or(0, Method::bits);
+    if let Some(flags) = r.flags.filter(|&f| f != bits) {
+        return Err(format!(
+            "flags: {flags:#06x}, but a new entry's are its method's ({bits:#06x})"
+        ));
+    }
+    if r.reserved
+        .as_deref()
+        .and_then(from_hex)
+        .is_some_and(|b| b.iter().any(|&x| x != 0))
+    {
+        return Err("reserved: a new entry's are zero".into());
+    }
+    if let Some(size) = r.unpacked_size.filter(|&s| u64::from(s) != len) {
+        return Err(format!(
+            "unpacked_size: {size}, but the file holds {len} bytes"
+        ));
+    }
+    if r.key.is_some() {
+        return Err("key: only an entry of the archive unpacked has one".into());
+    }
+    Ok(())
 }
 
 impl Planned {
@@ -603,24 +679,33 @@ fn read_file(path: &Path) -> Result<Vec<u8>, String> {
 
 /// The gap bytes, as spans of the gaps file.
 fn gap_spans(manifest: &Manifest, dir: &Path) -> Result<Vec<Span>, String> {
-    if manifest.gap.is_empty() {
-        return Ok(Vec::new());
-    }
-    let name = manifest
-        .gaps
-        .as_deref()
-        .ok_or("gaps: missing (the gap list needs its file)")?;
+    let Some(name) = manifest.gaps.as_deref() else {
+        return match manifest.gap.is_empty() {
+            true => Ok(Vec::new()),
+            false => Err("gaps: missing (the gap list needs its file)".into()),
+        };
+    };
     let path = inside(dir, "gaps", name)?;
     let len = std::fs::metadata(&path)
         .map_err(|e| format!("gaps: {}: {e}", path.display()))?
         .len();
     let mut at = 0u64;
-    let mut spans = Vec::with_capacity(manifest.gap.len());
+    let mut spans: Vec<Span> = Vec::with_capacity(manifest.gap.len());
     for (i, &Gap { offset, len: n }) in manifest.gap.iter().enumerate() {
         let end = offset.checked_add(n).filter(|&e| e <= manifest.data_end);
         if offset < manifest.data_start || end.is_none() {
             return Err(format!(
                 "gap {i}: {n} bytes at {offset} are not inside the data region"
+            ));
+        }
+        // The file holds the gaps' bytes one after another in the list's order: gaps
+        // listed out of order would take each other's bytes.
+        if let Some(before) = spans.last().filter(|b| offset < b.end) {
+            return Err(format!(
+                "gap {i}: at {offset}, before the end of gap {} ({}): gaps are listed in \
+                 offset order, as their bytes follow one another in {name}",
+                i - 1,
+                before.end
             ));
         }
         spans.push(Span {
@@ -987,6 +1072,9 @@ fn pack_rsli(
                 .map_err(|e| at(e.to_string()))?;
         } else if p.changed {
             let Some(file) = &p.file else { continue };
+            if !p.file_changed {
+                check_unpacked_method(p, range(p)).map_err(at)?;
+            }
             editor
                 .replace_with(index, method, &read_file(file).map_err(at)?)
                 .map_err(|e| at(e.to_string()))?;
@@ -1113,12 +1201,36 @@ fn kept_stream(p: &Planned, method: Method, len: u64) -> Result<Option<Vec<u8>>,
     };
     if plain.len() as u64 != len {
         return Err(format!(
-            "packing the file again gives {} bytes, but the entry's packed bytes in the data \
-             region are {len}; keep its packed bytes",
+            "packing the file again with {} gives {} bytes, but the entry's packed bytes in \
+             the data region are {len}: keep its packed bytes, or if flags was edited, put \
+             back its method bits, which say how the entry was packed in the archive \
+             unpacked (to pack it again another way, edit method alone)",
+            method.name(),
             plain.len()
         ));
     }
     Ok(Some(plain))
+}
+
+/// Checks, for an entry whose method alone changed, that `flags` still names the method
+/// its packed bytes (`range` of the data region) were made with: its file packed so, or
+/// its kept packed stream, must be as long. `flags` says how the entry was unpacked, so a
+/// method edited there instead of in `method` would read as a change back to the old
+/// method, and the entry would be packed again as it was, the edit dropped.
+fn check_unpacked_method(p: &Planned, range: Option<(u64, u64)>) -> Result<(), String> {
+    let (Ok(old), Some((start, end))) = (Method::from_flags(p.flags), range) else {
+        return Ok(());
+    };
+    match kept_stream(p, old, end - start) {
+        Ok(_) => Ok(()),
+        Err(_) => Err(format!(
+            "flags: {:#06x} says the entry was packed with {} in the archive unpacked, but \
+             its file packed so does not give its packed bytes: put back the flags unpack \
+             wrote (to pack the entry again another way, edit method alone)",
+            p.flags,
+            old.name()
+        )),
+    }
 }
 
 /// An unchanged entry's packed stream as the archive held it: XORed with `key` (the one
@@ -1155,7 +1267,8 @@ fn record_fields(nres: bool) -> &'static str {
     if nres {
         "its offset and size, and the manifest's data_end"
     } else {
-        "its offset, size and unpacked_size, and the manifest's data_start and data_end"
+        "its offset, size, flags and unpacked_size, and the manifest's data_start and \
+         data_end"
     }
 }
 
