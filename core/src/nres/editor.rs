@@ -237,7 +237,7 @@ struct Item {
 /// assert_eq!(editor.plan()?.to_vec(&old)?, old, "untouched: the same bytes");
 ///
 /// let c = editor.add(NewEntry { name: b"c.txt", ..NewEntry::default() }, b"sea".to_vec())?;
-/// editor.replace(0, b"a longer bee".to_vec())?;
+/// editor.replace(0, &b"a longer bee"[..])?; // a slice is copied, a Vec taken
 /// editor.sort(SortMode::Type);
 /// let new = editor.plan()?.to_vec(&old)?;
 ///
@@ -406,7 +406,10 @@ impl Editor {
     }
 
     /// Appends an entry with `payload`; returns its index. The payload goes after every
-    /// other one, so no old payload moves.
+    /// other one, so no old payload moves. The editor holds the payload until the save:
+    /// a `Vec` is taken as it is, a slice copied (as [`rsli::Editor::add`] takes one).
+    ///
+    /// [`rsli::Editor::add`]: crate::rsli::Editor::add
     ///
     /// # Errors
     ///
@@ -419,8 +422,12 @@ impl Editor {
     ///   that only together do are refused by [`plan`](Editor::plan), before anything is
     ///   written.
     /// * [`WriteError::TooManyEntries`] when the directory alone would.
-    pub fn add(&mut self, entry: NewEntry<'_>, payload: Vec<u8>) -> Result<usize, WriteError> {
-        self.add_bytes(entry, NewBytes::Held(payload))
+    pub fn add(
+        &mut self,
+        entry: NewEntry<'_>,
+        payload: impl Into<Vec<u8>>,
+    ) -> Result<usize, WriteError> {
+        self.add_bytes(entry, NewBytes::Held(payload.into()))
     }
 
     /// [`add`](Editor::add), with a payload the editor does not hold: `len` bytes of the
@@ -483,15 +490,16 @@ impl Editor {
         Ok(index)
     }
 
-    /// Replaces entry `index`'s payload. Its name and fields stay.
+    /// Replaces entry `index`'s payload (a `Vec` taken, a slice copied). Its name and
+    /// fields stay.
     ///
     /// # Errors
     ///
     /// * [`WriteError::NoSuchEntry`] when there is no entry `index`, whatever the payload.
     /// * [`WriteError::TooLarge`] when the payload alone would take the archive past
     ///   4 GiB, as [`add`](Editor::add) checks it.
-    pub fn replace(&mut self, index: usize, payload: Vec<u8>) -> Result<(), WriteError> {
-        self.replace_bytes(index, NewBytes::Held(payload))
+    pub fn replace(&mut self, index: usize, payload: impl Into<Vec<u8>>) -> Result<(), WriteError> {
+        self.replace_bytes(index, NewBytes::Held(payload.into()))
     }
 
     /// [`replace`](Editor::replace), with `len` bytes of the save's source from `offset`
