@@ -1000,21 +1000,25 @@ fn manifest_edits_pack_would_drop_are_refused() {
         &[
             "entry 0 (\"README.TXT\")",
             "packing the file again with lzss gives 56 bytes",
-            "if flags was edited, put back its method bits",
+            "the method bits of flags say how the entry was packed",
         ],
     );
-    // LZSS in flags alone read as "was LZSS, now stored": the entry came back as it was.
+    // LZSS in flags alone reads as "was LZSS, now stored" (flags say how the entry was
+    // unpacked): packed again as stored, which a line says, where nothing did.
     let folder = fresh("rsli");
     edit_manifest(&folder, |m| {
         entry_mut(m, 0).insert("flags".into(), 0x40.into());
     });
-    check(
-        &folder,
-        &[
-            "entry 0",
-            "flags: 0x0040 says the entry was packed with lzss",
-        ],
+    let packed = ok(&["pack", s(&folder), "-o", s(&t.out)]);
+    let said = String::from_utf8_lossy(&packed.stderr);
+    assert!(
+        said.contains(
+            "entry 0 (\"README.TXT\"): packed again with stored (its flags, 0x0040, say lzss"
+        ),
+        "{said}"
     );
+    assert_eq!(fs::read(&t.out).unwrap(), samples::rsli());
+    fs::remove_file(&t.out).unwrap();
     // A malformed or missing digest made the file count as changed, and a kept packed
     // stream was dropped.
     for edit in [Some("x".repeat(64)), Some("ab".into()), None] {
@@ -1069,15 +1073,25 @@ fn manifest_edits_pack_would_drop_are_refused() {
             "41".into(),
             "name_tail: a new entry's name field is zeros",
         ),
+        (
+            "packed",
+            "README.TXT".into(),
+            "packed: a new entry is packed from its file",
+        ),
     ] {
         check(&new_rsli(field, value), &["entry 7 (\"NEW.BIN\")", want]);
     }
+    // Flags that name no method are said to be that.
+    let folder = new_rsli("flags", 0x1e0.into());
+    edit_manifest(&folder, |m| drop(entry_mut(m, 7).remove("method")));
+    check(&folder, &["method: the flags 0x01e0 name no method"]);
     // The values it gets anyway may stay.
     let folder = new_rsli("flags", 0x40.into());
     edit_manifest(&folder, |m| {
         let new = entry_mut(m, 7);
         new.insert("unpacked_size".into(), 17.into());
         new.insert("reserved".into(), "00000000".into());
+        new.insert("name_tail".into(), "0000".into());
     });
     ok(&["pack", s(&folder), "-o", s(&t.out)]);
     assert_eq!(cat(&t.out, "NEW.BIN"), b"hello hello hello");

@@ -146,6 +146,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
         .filter(|p| p.original.is_some() && p.changed)
         .count();
     let added = planned.iter().filter(|p| p.original.is_none()).count();
+    note_method_changes(&at, &planned);
     done(format_args!(
         "{}: {} from {} ({changed} packed again, {added} added), {} bytes",
         output.display(),
@@ -154,6 +155,27 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
         plan.len()
     ));
     Ok(())
+}
+
+/// Says of each RsLi entry of the archive unpacked that was packed again with another
+/// method than its flags name: flags say how it was packed there, `method` how it is now,
+/// so a method edited in flags alone reads as a change back, and this line shows it.
+fn note_method_changes(manifest: &str, planned: &[Planned]) {
+    for (pos, p) in planned.iter().enumerate() {
+        let (Some(new), Ok(old)) = (p.method, Method::from_flags(p.flags)) else {
+            continue;
+        };
+        if p.original.is_some() && new != old {
+            crate::report::say(format_args!(
+                "{manifest}: {}: packed again with {} (its flags, {:#06x}, say {}: the \
+                 method it was unpacked with)",
+                entry_label(pos, &p.name),
+                new.name(),
+                p.flags,
+                old.name()
+            ));
+        }
+    }
 }
 
 /// Reads the archive `pack` wrote back before it takes the output's place: every entry
@@ -232,8 +254,6 @@ struct Planned {
     digest: Option<String>,
     /// Whether the file (or the method) differs from what was unpacked.
     changed: bool,
-    /// Whether the file does (by its digest).
-    file_changed: bool,
     fields: Fields,
     sort_index: u32,
     /// RsLi: the key the entry's kept packed bytes are encrypted with (manifest `key`, else
@@ -377,7 +397,6 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
             .is_none_or(|want| !want.eq_ignore_ascii_case(&sha));
         digest = Some(sha);
     }
-    let file_changed = changed;
     if let Some(path) = &packed {
         std::fs::metadata(path).map_err(|e| format!("packed: {}: {e}", path.display()))?;
     }
@@ -400,7 +419,6 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
         file,
         digest,
         changed,
-        file_changed,
         fields: Fields {
             type_id: r.type_id.unwrap_or(0),
             attr1: r.attr1.unwrap_or(0),
@@ -479,7 +497,7 @@ fn checked_name(r: &EntryRecord, nres: bool) -> Result<(Vec<u8>, Vec<u8>), Strin
         Some(hex) => from_hex(hex).ok_or("name_tail: not hex")?,
         None => Vec::new(),
     };
-    if !tail.is_empty() && r.offset.is_none() {
+    if tail.iter().any(|&b| b != 0) && r.offset.is_none() {
         return Err("name_tail: a new entry's name field is zeros after the name's NUL".into());
     }
     if !tail.is_empty() && name.len() + 1 + tail.len() > field_len {
@@ -555,11 +573,17 @@ fn refuse_missing_fields(r: &EntryRecord, nres: bool) -> Result<(), String> {
 /// with no word. A value the entry gets anyway (flags of its method, zero reserved
 /// bytes, its file's size) may stay.
 fn refuse_new_rsli_fields(r: &EntryRecord, method: Option<Method>, len: u64) -> Result<(), String> {
-    let bits = method.map_or(0, Method::bits);
-    if let Some(flags) = r.flags.filter(|&f| f != bits) {
-        return Err(format!(
-            "flags: {flags:#06x}, but a new entry's are its method's ({bits:#06x})"
-        ));
+    // Flags that name no method are refused as such, after this.
+    if let (Some(flags), Some(method)) = (r.flags, method) {
+        if flags != method.bits() {
+            return Err(format!(
+                "flags: {flags:#06x}, but a new entry's are its method's ({:#06x})",
+                method.bits()
+            ));
+        }
+    }
+    if r.packed.is_some() {
+        return Err("packed: a new entry is packed from its file".into());
     }
     if r.reserved
         .as_deref()
@@ -1072,9 +1096,6 @@ fn pack_rsli(
                 .map_err(|e| at(e.to_string()))?;
         } else if p.changed {
             let Some(file) = &p.file else { continue };
-            if !p.file_changed {
-                check_unpacked_method(p, range(p)).map_err(at)?;
-            }
             editor
                 .replace_with(index, method, &read_file(file).map_err(at)?)
                 .map_err(|e| at(e.to_string()))?;
@@ -1202,35 +1223,14 @@ fn kept_stream(p: &Planned, method: Method, len: u64) -> Result<Option<Vec<u8>>,
     if plain.len() as u64 != len {
         return Err(format!(
             "packing the file again with {} gives {} bytes, but the entry's packed bytes in \
-             the data region are {len}: keep its packed bytes, or if flags was edited, put \
-             back its method bits, which say how the entry was packed in the archive \
-             unpacked (to pack it again another way, edit method alone)",
+             the data region are {len}: keep its packed stream as unpack wrote it (FILE.packed); \
+             the method bits of flags say how the entry was packed in the archive unpacked \
+             (to pack it again another way, edit method alone)",
             method.name(),
             plain.len()
         ));
     }
     Ok(Some(plain))
-}
-
-/// Checks, for an entry whose method alone changed, that `flags` still names the method
-/// its packed bytes (`range` of the data region) were made with: its file packed so, or
-/// its kept packed stream, must be as long. `flags` says how the entry was unpacked, so a
-/// method edited there instead of in `method` would read as a change back to the old
-/// method, and the entry would be packed again as it was, the edit dropped.
-fn check_unpacked_method(p: &Planned, range: Option<(u64, u64)>) -> Result<(), String> {
-    let (Ok(old), Some((start, end))) = (Method::from_flags(p.flags), range) else {
-        return Ok(());
-    };
-    match kept_stream(p, old, end - start) {
-        Ok(_) => Ok(()),
-        Err(_) => Err(format!(
-            "flags: {:#06x} says the entry was packed with {} in the archive unpacked, but \
-             its file packed so does not give its packed bytes: put back the flags unpack \
-             wrote (to pack the entry again another way, edit method alone)",
-            p.flags,
-            old.name()
-        )),
-    }
 }
 
 /// An unchanged entry's packed stream as the archive held it: XORed with `key` (the one
