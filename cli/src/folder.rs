@@ -8,6 +8,7 @@
 //! Names are single file names (no separator): those `names::file_name` makes, and the
 //! temporary names made here.
 
+use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::fs::{File, Permissions};
 use std::io;
@@ -85,18 +86,56 @@ impl Folder {
         }
     }
 
-    /// The permissions of `name`, when something is there.
+    /// The permissions of `name`, when it is a regular file (a link's own mode, 0777,
+    /// is no file's to take).
     pub fn permissions(&self, name: impl AsRef<OsStr>) -> Option<Permissions> {
         #[cfg(target_os = "linux")]
         {
+            use rustix::fs::FileType;
             use std::os::unix::fs::PermissionsExt;
             let stat = rustix::fs::statat(&self.handle, name.as_ref(), nofollow()).ok()?;
-            Some(Permissions::from_mode(stat.st_mode & 0o7777))
+            let regular = FileType::from_raw_mode(stat.st_mode).is_file();
+            regular.then(|| Permissions::from_mode(stat.st_mode & 0o7777))
         }
         #[cfg(not(target_os = "linux"))]
         std::fs::symlink_metadata(self.join(name))
             .ok()
+            .filter(|m| m.is_file())
             .map(|m| m.permissions())
+    }
+
+    /// Gives `file`, which is to take the place of `name`, the permissions of the
+    /// regular file there (none when there is none): a private file must not come back
+    /// readable by all.
+    pub fn keep_permissions(&self, file: &File, name: impl AsRef<OsStr>) -> io::Result<()> {
+        match self.permissions(name) {
+            Some(permissions) => file.set_permissions(permissions),
+            None => Ok(()),
+        }
+    }
+
+    /// The names in the folder.
+    pub fn names(&self) -> io::Result<HashSet<OsString>> {
+        #[cfg(target_os = "linux")]
+        {
+            use rustix::fs::{Mode, OFlags};
+            use std::os::unix::ffi::OsStrExt;
+            // The handle is for making things in: listing takes a handle that may read.
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            let listing = rustix::fs::openat(&self.handle, ".", flags, Mode::empty())?;
+            let mut names = HashSet::new();
+            for entry in rustix::fs::Dir::new(listing)? {
+                let name = entry?.file_name().to_bytes().to_vec();
+                if name != b"." && name != b".." {
+                    names.insert(OsStr::from_bytes(&name).to_os_string());
+                }
+            }
+            Ok(names)
+        }
+        #[cfg(not(target_os = "linux"))]
+        std::fs::read_dir(&self.path)?
+            .map(|entry| Ok(entry?.file_name()))
+            .collect()
     }
 
     /// Creates the new file `name`, failing on anything already there (a link is not
@@ -246,6 +285,44 @@ mod tests {
         left.sort();
         assert_eq!(left, ["old"]);
         assert_eq!(fs::read(elsewhere.join("old")).unwrap(), b"victim");
+    }
+
+    #[test]
+    fn what_is_there_is_looked_at_in_the_folder_opened() {
+        let scratch = Scratch::new("folder-look");
+        let (folder, moved, elsewhere) = swapped(&scratch);
+        fs::write(moved.join("ngi.toml"), b"manifest").unwrap();
+        let mut names: Vec<_> = folder.names().unwrap().into_iter().collect();
+        names.sort();
+        assert_eq!(names, ["ngi.toml", "old"]);
+        assert!(!elsewhere.join("ngi.toml").exists());
+        // What unpack's check of its manifest sees.
+        assert_eq!(folder.kind("ngi.toml").unwrap(), Some(Kind::Regular));
+    }
+
+    /// A link's own mode (0777) was taken for the file that replaced it, bypassing the
+    /// umask: only a regular file's permissions are kept.
+    #[test]
+    fn only_a_regular_file_lends_its_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let scratch = Scratch::new("folder-mode");
+        let folder = Folder::open(&scratch).unwrap();
+        fs::write(scratch.join("private"), b"p").unwrap();
+        fs::set_permissions(scratch.join("private"), Permissions::from_mode(0o600)).unwrap();
+        std::os::unix::fs::symlink(scratch.join("private"), scratch.join("link")).unwrap();
+        std::os::unix::fs::symlink(scratch.join("none"), scratch.join("dangling")).unwrap();
+        let mode = |name: &str| folder.permissions(name).map(|p| p.mode() & 0o7777);
+        assert_eq!(mode("private"), Some(0o600));
+        assert_eq!(
+            (mode("link"), mode("dangling"), mode("none")),
+            (None, None, None)
+        );
+        // Written over the dangling link: a new file's mode, not 0777.
+        let fill = |out: &mut dyn Write| out.write_all(b"new");
+        crate::save::write_atomic(&scratch.join("dangling"), fill, |_| Ok(())).unwrap();
+        let written = fs::symlink_metadata(scratch.join("dangling")).unwrap();
+        assert!(written.is_file());
+        assert_ne!(written.permissions().mode() & 0o777, 0o777);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! on any error the target is untouched and the temporary file removed.
 
 use std::ffi::{OsStr, OsString};
-use std::fs::{self, File, Permissions};
+use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
@@ -37,7 +37,9 @@ pub fn write_atomic_in(
     check: impl FnOnce(&Path) -> io::Result<()>,
 ) -> io::Result<()> {
     let (temp, file) = folder.create_temp(name)?;
-    let result = fill_and_sync(file, fill, folder.permissions(name))
+    let result = folder
+        .keep_permissions(&file, name)
+        .and_then(|()| fill_and_sync(file, fill))
         .and_then(|()| check(&folder.join(&temp)))
         .and_then(|()| stopped())
         .and_then(|()| folder.rename(&temp, name))
@@ -48,16 +50,11 @@ pub fn write_atomic_in(
     result
 }
 
-/// Writes what `fill` writes to `file`, which is to take the place of a file of
-/// `permissions` (none when there is none), and flushes it to disk.
+/// Writes what `fill` writes to `file` and flushes it to disk.
 fn fill_and_sync(
     file: File,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-    permissions: Option<Permissions>,
 ) -> io::Result<()> {
-    if let Some(permissions) = permissions {
-        file.set_permissions(permissions)?;
-    }
     let mut out = BufWriter::with_capacity(1 << 20, Stoppable(file));
     fill(&mut out)?;
     let Stoppable(file) = out.into_inner().map_err(io::IntoInnerError::into_error)?;
@@ -132,12 +129,7 @@ impl<'a> Replacing<'a> {
     pub fn create(folder: &'a Folder, target: &OsStr, replace: bool) -> io::Result<(Self, File)> {
         let (temp, file) = if replace {
             let (temp, file) = folder.create_temp(target)?;
-            // A private file must not come back readable by all.
-            let kept = match folder.permissions(target) {
-                Some(permissions) => file.set_permissions(permissions),
-                None => Ok(()),
-            };
-            if let Err(e) = kept {
+            if let Err(e) = folder.keep_permissions(&file, target) {
                 drop(file);
                 let _ = folder.remove(&temp);
                 return Err(e);

@@ -11,6 +11,7 @@ use ngi_core::{Method, rsli};
 use super::{entry_at, entry_named, os_bytes};
 use crate::args::{Edit, Selected, Source};
 use crate::editing::{AnyEditor, hold_for_edit, hold_output, save_plan};
+use crate::folder::{Folder, Kind};
 use crate::joined::Joined;
 use crate::names;
 use crate::open::ArchiveFile;
@@ -147,14 +148,45 @@ pub fn count(n: usize) -> String {
 
 /// An existing `path` is refused unless `force` (and then only a regular file).
 pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
-    match std::fs::symlink_metadata(path) {
-        Err(_) => Ok(()),
-        Ok(meta) if force && meta.file_type().is_file() => refuse_read_only(path),
-        Ok(meta) if meta.file_type().is_file() => Err(Failure::Bad(format!(
+    let kind = std::fs::symlink_metadata(path)
+        .ok()
+        .map(|meta| match meta.is_file() {
+            true => Kind::Regular,
+            false => Kind::Other,
+        });
+    refuse_existing_kind(path, kind, force, || refuse_read_only(path))
+}
+
+/// [`refuse_existing`] of the file `name` of `folder`, looked at through the folder's
+/// handle (a folder swapped for a link after it was opened is not the one looked at).
+pub fn refuse_existing_in(folder: &Folder, name: &str, force: bool) -> Result<(), Failure> {
+    let path = folder.join(name);
+    let kind = folder
+        .kind(name)
+        .map_err(|e| Failure::about(path.display(), e))?;
+    let read_only = folder.permissions(name).is_some_and(|p| p.readonly());
+    refuse_existing_kind(&path, kind, force, || match read_only {
+        true => Err(read_only_failure(&path)),
+        false => Ok(()),
+    })
+}
+
+/// The refusal of a file of `kind` (`None`: nothing there) at `path`; `writable` refuses
+/// one that `force` would replace but may not be written.
+fn refuse_existing_kind(
+    path: &Path,
+    kind: Option<Kind>,
+    force: bool,
+    writable: impl FnOnce() -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    match kind {
+        None => Ok(()),
+        Some(Kind::Regular) if force => writable(),
+        Some(Kind::Regular) => Err(Failure::Bad(format!(
             "{}: already exists (use --force to replace it)",
             path.display()
         ))),
-        Ok(_) => Err(Failure::Bad(format!(
+        Some(Kind::Other) => Err(Failure::Bad(format!(
             "{}: exists and is not a regular file; not replaced",
             path.display()
         ))),
@@ -167,12 +199,16 @@ pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
 /// to open such a file for writing).
 fn refuse_read_only(path: &Path) -> Result<(), Failure> {
     match std::fs::metadata(path) {
-        Ok(meta) if meta.permissions().readonly() => Err(Failure::Bad(format!(
-            "{}: read-only (its permissions allow no write); nothing written",
-            path.display()
-        ))),
+        Ok(meta) if meta.permissions().readonly() => Err(read_only_failure(path)),
         _ => Ok(()),
     }
+}
+
+fn read_only_failure(path: &Path) -> Failure {
+    Failure::Bad(format!(
+        "{}: read-only (its permissions allow no write); nothing written",
+        path.display()
+    ))
 }
 
 /// Refuses an option of `add` that the archive's format has no field for.

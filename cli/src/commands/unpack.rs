@@ -19,7 +19,7 @@ use ngi_core::nres::LookupTable;
 use ngi_core::{Method, rsli};
 use sha2::{Digest, Sha256};
 
-use super::edit::refuse_existing;
+use super::edit::refuse_existing_in;
 use super::extract::{create, unique_file_name};
 use crate::args::Source;
 use crate::editing::AnyEditor;
@@ -65,14 +65,13 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
         .collect();
     super::output_folder(dir)?;
     let folder = Folder::open(dir).map_err(|e| Failure::about(dir.display(), e))?;
-    let manifest_path = dir.join(FILE_NAME);
-    refuse_existing(&manifest_path, force)?;
+    let manifest_path = folder.join(FILE_NAME);
+    refuse_existing_in(&folder, FILE_NAME, force)?;
     let mut written = Written {
         folder: &folder,
         files: Vec::new(),
-        before: std::fs::read_dir(dir)
-            .map(|d| d.filter_map(|e| Some(e.ok()?.file_name())).collect())
-            .unwrap_or_default(),
+        // A folder that may not be listed (mode 0300) lists nothing.
+        before: folder.names().unwrap_or_default(),
         new_folders,
     };
     let outcome = unpack_entries(source, archive, &layout, &folder, force, &mut written)
