@@ -205,9 +205,9 @@ struct Job {
     force: bool,
 }
 
-/// Checks that entry `index`'s file can be made as `file` in `folder` and admits the entry into
-/// `budget`: everything that must happen in entry order. An entry refused here has no
-/// file made for it.
+/// Checks that entry `index`'s file can be made as `file` in `folder` and admits the
+/// entry into `budget`: everything that must happen in entry order. An entry refused here
+/// has no file made for it.
 fn plan_one(
     archive: &ArchiveFile,
     index: usize,

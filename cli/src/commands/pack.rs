@@ -1223,9 +1223,9 @@ fn kept_stream(p: &Planned, method: Method, len: u64) -> Result<Option<Vec<u8>>,
     if plain.len() as u64 != len {
         return Err(format!(
             "packing the file again with {} gives {} bytes, but the entry's packed bytes in \
-             the data region are {len}: keep its packed stream as unpack wrote it (FILE.packed); \
-             the method bits of flags say how the entry was packed in the archive unpacked \
-             (to pack it again another way, edit method alone)",
+             the data region are {len}: keep its packed stream as unpack wrote it \
+             (FILE.packed); the method bits of flags say how the entry was packed in the \
+             archive unpacked (to pack it again another way, edit method alone)",
             method.name(),
             plain.len()
         ));

@@ -219,10 +219,10 @@ impl Written<'_> {
     }
 }
 
-/// Every entry unpacked into `folder` in entry order. An entry that cannot be unpacked in full
-/// is reported on its own line and kept as its record (and packed bytes) says; a fault that
-/// leaves the archive's bytes without a place in the folder stops the run, with the
-/// entry's index.
+/// Every entry unpacked into `folder` in entry order. An entry that cannot be unpacked in
+/// full is reported on its own line and kept as its record (and packed bytes) says; a
+/// fault that leaves the archive's bytes without a place in the folder stops the run, with
+/// the entry's index.
 fn unpack_entries(
     source: &Source,
     archive: &ArchiveFile,
