@@ -188,7 +188,7 @@ pub enum CliCommand {
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
     },
-    /// Add files as new entries, in place (old payloads stay where they are)
+    /// Add files as new entries, in place (their payloads go after the old ones)
     Add {
         /// The entry's name (one FILE only; default: the file's name, upper-cased for RsLi)
         #[arg(long, value_name = "NAME")]

@@ -9,9 +9,9 @@
 //! non-ASCII bytes, `%` itself) becomes `%XX`. A trailing dot or space is escaped too
 //! (Windows would drop it), so are names made only of dots (`.`, `..`), and an empty name
 //! becomes `%`. A name whose part before the first dot is a Windows device name (`CON`,
-//! `PRN`, `AUX`, `NUL`, `CONIN$`, `CONOUT$`, `COM0`-`COM9`, `LPT0`-`LPT9`, any case) has
-//! the last byte of that part escaped (`CON.TXT` -> `CO%4E.TXT`), since Windows would
-//! open the device. The
+//! `PRN`, `AUX`, `NUL`, `CONIN$`, `CONOUT$`, `COM0`-`COM9`, `LPT0`-`LPT9`, any case),
+//! spaces after it or not, has the device name's last byte escaped (`CON.TXT` ->
+//! `CO%4E.TXT`, `CON .TXT` -> `CO%4E .TXT`), since Windows would open the device. The
 //! result never contains a separator, so it always names a file directly inside the
 //! target folder.
 
@@ -77,14 +77,19 @@ pub fn file_name(name: &[u8]) -> String {
     let all_dots = name.iter().all(|&b| b == b'.');
     let last = name.len() - 1;
     let stem_len = name.iter().position(|&b| b == b'.').unwrap_or(name.len());
-    let device = is_windows_device(&name[..stem_len]);
+    // Windows drops spaces after a device name too: `CON .TXT` opens the console.
+    let device_len = name[..stem_len]
+        .iter()
+        .rposition(|&b| b != b' ')
+        .map_or(0, |at| at + 1);
+    let device = is_windows_device(&name[..device_len]);
     let mut out = String::with_capacity(name.len());
     for (i, &b) in name.iter().enumerate() {
         let keep = file_safe(b)
             && !(all_dots
                 || (i == last && (b == b'.' || b == b' '))
                 || (i == 0 && b == b' ')
-                || (device && i + 1 == stem_len));
+                || (device && i + 1 == device_len));
         if keep {
             out.push(b as char);
         } else {
@@ -145,6 +150,10 @@ mod tests {
         assert_eq!(file_name(b"100%\xe0"), "100%25%E0");
         assert_eq!(file_name(b"/abs"), "%2Fabs");
         assert_eq!(file_name(b"CON.TXT"), "CO%4E.TXT");
+        assert_eq!(file_name(b"CON .TXT"), "CO%4E .TXT");
+        assert_eq!(file_name(b"lpt1  .x"), "lpt%31  .x");
+        assert_eq!(file_name(b"nul "), "nu%6C%20");
+        assert_eq!(file_name(b" .TXT"), "%20.TXT");
         assert_eq!(file_name(b"nul"), "nu%6C");
         assert_eq!(file_name(b"com1.dat"), "com%31.dat");
         assert_eq!(file_name(b"LPT9"), "LPT%39");
