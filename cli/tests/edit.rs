@@ -1165,6 +1165,22 @@ fn manifest_edits_pack_would_drop_are_refused() {
     ok(&["unpack", s(&archive), "-o", s(&folder), "--force"]);
     edit_manifest(&folder, |m| drop(m.remove("gap")));
     check(&folder, &["gaps:", "holds 8 bytes, the gap list 0"]);
+    // A gap in the padding after a payload that grows is not kept (the editor writes a
+    // changed payload's padding anew): a line says so, where nothing did. The other
+    // gap stays.
+    ok(&["unpack", s(&archive), "-o", s(&folder), "--force"]);
+    fs::write(folder.join("a"), b"0123456789").unwrap();
+    let packed = ok(&["pack", s(&folder), "-o", s(&t.out)]);
+    let said = String::from_utf8_lossy(&packed.stderr);
+    assert!(
+        said.contains("gap 0 (4 bytes at 20) not kept: it lay after a payload")
+            && !said.contains("gap 1"),
+        "{said}"
+    );
+    let written = fs::read(&t.out).unwrap();
+    assert_eq!(written.windows(4).filter(|w| w == b"GAP!").count(), 1);
+    assert_eq!(cat(&t.out, "a"), b"0123456789");
+    fs::remove_file(&t.out).unwrap();
 
     // A manifest that is not UTF-8 is named by its line.
     let folder = fresh("rsli");

@@ -100,6 +100,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     }
     let planned = check_entries(&manifest.entry, dir, nres).map_err(&bad)?;
     let gaps = gap_spans(&manifest, dir).map_err(&bad)?;
+    let gap_ranges: Vec<(u64, u64)> = gaps.iter().map(|g| (g.start, g.end)).collect();
     refuse_existing(output, force)?;
     refuse_own_input(output, &manifest_path, &manifest, dir, &planned)?;
     // An edit of the archive there under way must not put its version back over this.
@@ -147,6 +148,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
         .count();
     let added = planned.iter().filter(|p| p.original.is_none()).count();
     note_method_changes(&at, &planned);
+    note_gaps_dropped(&at, &gap_ranges, &plan);
     done(format_args!(
         "{}: {} from {} ({changed} packed again, {added} added), {} bytes",
         output.display(),
@@ -173,6 +175,46 @@ fn note_method_changes(manifest: &str, planned: &[Planned]) {
                 new.name(),
                 p.flags,
                 old.name()
+            ));
+        }
+    }
+}
+
+/// Says of each gap of the manifest (`gaps`, its ranges in the archive unpacked) whose
+/// bytes the plan does not copy: one in the padding after a payload that changed size or
+/// was removed, which the editor writes anew (it keeps the bytes around a payload only
+/// while the payload stays as it was). The plan copies the data region from the folder's
+/// source, laid out as the archive unpacked was, so a gap is kept exactly when copies
+/// cover it.
+fn note_gaps_dropped(manifest: &str, gaps: &[(u64, u64)], plan: &ngi_core::edit::Plan<'_>) {
+    if gaps.is_empty() {
+        return;
+    }
+    let mut copied: Vec<(u64, u64)> = plan
+        .pieces
+        .iter()
+        .filter_map(|piece| match *piece {
+            ngi_core::edit::Piece::Copy { offset, len } => Some((offset, offset + len)),
+            _ => None,
+        })
+        .collect();
+    copied.sort_unstable();
+    // The copied ranges merged, so that a gap is covered when one of them holds it.
+    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(copied.len());
+    for (start, end) in copied {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    for (i, &(start, end)) in gaps.iter().enumerate() {
+        let at = merged.partition_point(|&(_, e)| e <= start);
+        let kept = merged.get(at).is_some_and(|&(s, e)| s <= start && end <= e);
+        if !kept {
+            crate::report::say(format_args!(
+                "{manifest}: gap {i} ({} bytes at {start}) not kept: it lay after a payload \
+                 that changed size or was removed, whose padding is written anew",
+                end - start
             ));
         }
     }
