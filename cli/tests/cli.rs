@@ -690,8 +690,8 @@ fn rsli_layout_notes() {
     assert!(o.status.success(), "{}", stderr(&o));
     let notes = String::from_utf8(o.stdout).unwrap();
     for want in [
-        "entry 1 at offset 40: its packed bytes lie in the header or table",
-        "entry 2 at offset 130: packed bytes overlap entry 0's",
+        "entry 1 (\"B\") at offset 40: its packed bytes lie in the header or table",
+        "entry 2 (\"C\") at offset 130: packed bytes overlap entry 0's",
         "offset 138: 8 bytes no entry reads, after entry 0",
     ] {
         assert!(
@@ -957,9 +957,72 @@ fn verify_fails_a_lookup_table_that_is_no_permutation() {
         "{err}"
     );
     assert!(err.contains("1 problem(s) in 8 entries"), "{err}");
+    // info said "sorted", a mere departure from the canonical table.
+    let o = ngi(&["info", "--json", &file]);
+    let info: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(info["lookup_table"]["state"], "not-a-permutation");
+    let o = ngi(&["info", &sample("sample.nres")]);
+    let info: serde_json::Value =
+        serde_json::from_slice(&ngi(&["info", "--json", &sample("sample.nres")]).stdout).unwrap();
+    assert_eq!(info["lookup_table"]["state"], "canonical", "{o:?}");
     // The sample as it is passes.
     let o = ngi(&["verify", &sample("sample.nres")]);
     assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// Found by an audit of verify against SPEC: a rule problem named the entry by index
+/// alone where every other message names it; an NRes whose last payload is not padded
+/// (its directory off the 8-byte grid) and RsLi bytes after the table when no entry has
+/// packed bytes passed without a note, though repack rewrites both.
+#[test]
+fn verify_names_the_entry_and_notes_an_unpadded_directory_and_lone_bytes() {
+    let dir = Scratch::new("cli-verify-audit");
+    // One NRes entry of 3 bytes, the directory right after them, at 19.
+    let mut bytes = b"NRes".to_vec();
+    for v in [0x100u32, 1, 16 + 3 + 64] {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    bytes.extend_from_slice(b"XYZ");
+    for v in [0u32, 0, 0, 3, 0] {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    let mut field = [0u8; 36];
+    field[0] = b'a';
+    bytes.extend_from_slice(&field);
+    for v in [16u32, 0] {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    let file = write(&dir, "unpadded.nres", &bytes);
+    let o = ngi(&["verify", &file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("note: directory at offset 19: not aligned to 8 bytes"),
+        "{out}"
+    );
+    // The entry's offset moved into the header: a problem, with the entry's name.
+    let mut bad = bytes.clone();
+    let at = bad.len() - 8;
+    bad[at..at + 4].copy_from_slice(&8u32.to_le_bytes());
+    let file = write(&dir, "bad.nres", &bad);
+    let o = ngi(&["verify", &file]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("entry 0 (\"a\"): data offset 8 lies inside the 16-byte header"),
+        "{err}"
+    );
+    // An RsLi of no entries, 8 bytes after its header.
+    let mut library = Builder::new().build().unwrap();
+    library.extend_from_slice(b"junkjunk");
+    let file = write(&dir, "junk.rsli", &library);
+    let o = ngi(&["verify", &file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("note: offset 32: 8 bytes no entry reads, after the table"),
+        "{out}"
+    );
 }
 
 /// Of two entries with one file name, the later in the archive gets `~INDEX`, whatever
@@ -1026,7 +1089,7 @@ fn verify_notes_empty_names_and_does_not_call_a_broken_table_sorted() {
     assert!(o.status.success(), "{}", stderr(&o));
     let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
     assert!(
-        all.contains("entry 0 at offset") && all.contains("its name is empty"),
+        all.contains("entry 0 (\"\") at offset") && all.contains("its name is empty"),
         "{all}"
     );
 

@@ -70,8 +70,17 @@ fn out_of_range(state: &str, entry: u32, sort_index: u64, shown: &str) -> serde_
     lookup_json(state, "linear", at, shown)
 }
 
-fn nres_lookup_fact(table: nres::LookupTable) -> Fact {
+fn nres_lookup_fact(archive: &ArchiveFile, table: nres::LookupTable) -> Fact {
     use serde_json::json;
+    // A sorted table that is no permutation leaves an entry in no slot, which verify
+    // calls a problem: not the mere departure from the canonical table "sorted" says.
+    let sorted = matches!(table, nres::LookupTable::Sorted);
+    if sorted && super::verify::nres_not_a_permutation(archive, table).is_some() {
+        let shown = "sorted by name, but sort_index is no permutation: an entry is in no \
+                     slot, and the engine's binary search may miss it (see verify)";
+        let json = lookup_json("not-a-permutation", "binary", json!({}), shown);
+        return fact("lookup table", "lookup_table", shown.into(), json);
+    }
     let shown = nres_lookup(table);
     let json = match table {
         nres::LookupTable::Canonical => lookup_json("canonical", "binary", json!({}), &shown),
@@ -171,7 +180,7 @@ fn facts(options: &Options, archive: &ArchiveFile) -> Vec<Fact> {
                 "directory_offset",
                 catalog.directory_offset(),
             ));
-            facts.push(nres_lookup_fact(table));
+            facts.push(nres_lookup_fact(archive, table));
         }
         (Header::Rsli(h), Lookup::Rsli(table)) => {
             facts.push(number("version", "version", h.raw[3].into()));
@@ -212,7 +221,7 @@ fn facts(options: &Options, archive: &ArchiveFile) -> Vec<Fact> {
                 catalog.directory_offset(),
             ));
             if let Lookup::Nres(table) = lookup {
-                facts.push(nres_lookup_fact(table));
+                facts.push(nres_lookup_fact(archive, table));
             }
         }
     }

@@ -35,7 +35,8 @@ impl Write for Sink {
     }
 }
 
-struct Findings {
+struct Findings<'a> {
+    archive: &'a ArchiveFile,
     path: String,
     problems: usize,
     notes: Vec<String>,
@@ -43,19 +44,41 @@ struct Findings {
     bar: indicatif::ProgressBar,
 }
 
-impl Findings {
+impl Findings<'_> {
     fn problem(&mut self, what: impl std::fmt::Display) {
+        let what = self.named(what.to_string());
         say_over(&self.bar, format_args!("{}: {what}", self.path));
         self.problems += 1;
     }
     fn note(&mut self, what: impl std::fmt::Display) {
+        let what = self.named(what.to_string());
         self.notes.push(format!("{}: note: {what}", self.path));
+    }
+
+    /// `what` with the entry it is about named, as every other command names one: the
+    /// core's rule checks start "entry 3: ..." or "entry 3 at offset ...", by index
+    /// alone.
+    fn named(&self, what: String) -> String {
+        let Some(rest) = what.strip_prefix("entry ") else {
+            return what;
+        };
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let (index, after) = rest.split_at(digits);
+        let entry = index.parse().ok().and_then(|i| self.archive.entry(i));
+        match entry {
+            Some(entry) if !after.starts_with(" (\"") => format!(
+                "entry {index} (\"{}\"){after}",
+                names::display(entry.name())
+            ),
+            _ => what,
+        }
     }
 }
 
 pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let path = options.archive.display().to_string();
     let mut findings = Findings {
+        archive,
         path: path.clone(),
         problems: 0,
         notes: Vec::new(),
@@ -127,7 +150,7 @@ fn nres_sort_field(archive: &ArchiveFile, entry: u32) -> u64 {
 fn nres_structure(
     archive: &ArchiveFile,
     table: nres::LookupTable,
-    findings: &mut Findings,
+    findings: &mut Findings<'_>,
 ) -> bool {
     for problem in archive.catalog.problems() {
         findings.problem(problem);
@@ -164,7 +187,10 @@ fn nres_structure(
 /// are all in range but name one entry twice leaves another in no slot, which the engine's
 /// binary search (used on any such table, SPEC 1.6) can then miss; the table's order alone
 /// does not show it (a `Sorted` table passed with a note).
-fn nres_not_a_permutation(archive: &ArchiveFile, table: nres::LookupTable) -> Option<String> {
+pub(super) fn nres_not_a_permutation(
+    archive: &ArchiveFile,
+    table: nres::LookupTable,
+) -> Option<String> {
     // Canonical implies a permutation; out of range is reported as such.
     if !matches!(
         table,
@@ -202,7 +228,7 @@ fn nres_not_a_permutation(archive: &ArchiveFile, table: nres::LookupTable) -> Op
 /// SPEC 1.3: a canonical writer zeroes the name field before it writes the name, so bytes
 /// after the NUL are left over from another tool (the engine ignores them; `unpack` keeps
 /// them as `name_tail`, `repack` zeroes them).
-fn nres_name_tails(archive: &ArchiveFile, findings: &mut Findings) {
+fn nres_name_tails(archive: &ArchiveFile, findings: &mut Findings<'_>) {
     for (index, e) in archive.entries().iter().enumerate() {
         let Some(e) = e.as_nres() else { continue };
         let tail = e.name_field.get(e.name().len() + 1..).unwrap_or_default();
@@ -219,7 +245,7 @@ fn nres_name_tails(archive: &ArchiveFile, findings: &mut Findings) {
 
 /// SPEC 1.3: a canonical writer writes names of 1 to 35 bytes; the engine reads an empty
 /// one, and `repack`, which writes the canonical form, refuses it.
-fn nres_empty_names(archive: &ArchiveFile, findings: &mut Findings) {
+fn nres_empty_names(archive: &ArchiveFile, findings: &mut Findings<'_>) {
     for (index, e) in archive.entries().iter().enumerate() {
         if e.as_nres().is_some() && e.name().is_empty() {
             let field = archive.catalog.directory_offset() + 64 * index as u64 + 20;
@@ -233,7 +259,7 @@ fn nres_empty_names(archive: &ArchiveFile, findings: &mut Findings) {
 
 /// SPEC 1.3: payloads may overlap or leave gaps, which the engine accepts and a canonical
 /// writer never produces (8-aligned, in order, zero padding, no gaps).
-fn nres_layout(archive: &ArchiveFile, findings: &mut Findings) {
+fn nres_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
     let mut spans: Vec<(u64, u64, u32)> = (0..archive.len())
         .filter_map(|i| archive.catalog.packed_range(i).ok().map(|r| (r, i)))
         .map(|(r, i)| (r.start, r.end, i as u32))
@@ -264,6 +290,13 @@ fn nres_layout(archive: &ArchiveFile, findings: &mut Findings) {
         }
     }
     let dir = archive.catalog.directory_offset();
+    // SPEC 1.8: a payload is followed by zero padding to the next multiple of 8, so the
+    // canonical directory starts on one too.
+    if dir % 8 != 0 {
+        findings.note(format_args!(
+            "directory at offset {dir}: not aligned to 8 bytes (the last payload is not padded)"
+        ));
+    }
     if dir >= end {
         nres_gap(
             archive,
@@ -280,7 +313,7 @@ fn nres_layout(archive: &ArchiveFile, findings: &mut Findings) {
 /// that is not zeros (the canonical writer writes zeros).
 fn nres_gap(
     archive: &ArchiveFile,
-    findings: &mut Findings,
+    findings: &mut Findings<'_>,
     gap: std::ops::Range<u64>,
     between: &str,
     next: &str,
@@ -310,7 +343,7 @@ fn nres_gap(
 fn rsli_structure(
     archive: &ArchiveFile,
     table: rsli::LookupTable,
-    findings: &mut Findings,
+    findings: &mut Findings<'_>,
 ) -> bool {
     for problem in archive.catalog.problems() {
         findings.problem(problem);
@@ -352,16 +385,13 @@ fn rsli_structure(
 /// editors refuse such edits), payloads that overlap (shared bytes, each read with its
 /// entry's key), and bytes no entry reads, between the table and the payloads, between
 /// payloads or after the last (before a trailer).
-fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings) {
+fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
     let catalog = &archive.catalog;
     let table_end = catalog.directory_offset();
     let mut spans: Vec<(u64, u64, usize)> = (0..archive.len())
         .filter_map(|i| catalog.packed_range(i).ok().map(|r| (r.start, r.end, i)))
         .filter(|&(start, end, _)| end > start)
         .collect();
-    if spans.is_empty() {
-        return;
-    }
     spans.sort_unstable();
     // The end of the payloads so far, and the entry that reaches it.
     let mut end = table_end;
@@ -395,9 +425,11 @@ fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings) {
         Some(_) => (len - rsli::TRAILER_LEN as u64).max(end),
         None => len,
     };
-    if let (true, Some(l)) = (region_end > end, last) {
+    if region_end > end {
+        // With no payload at all, the bytes after the table are no entry's either.
+        let after = last.map_or("the table".to_string(), |l| format!("entry {l}"));
         findings.note(format_args!(
-            "offset {end}: {} bytes no entry reads, after entry {l}",
+            "offset {end}: {} bytes no entry reads, after {after}",
             region_end - end
         ));
     }
@@ -410,7 +442,7 @@ fn entry(
     index: usize,
     decoded: Option<Result<(u64, u64), EntryError>>,
     searchable: bool,
-    findings: &mut Findings,
+    findings: &mut Findings<'_>,
 ) {
     let Some(row) = archive.entry(index) else {
         return;
