@@ -1023,6 +1023,22 @@ fn verify_names_the_entry_and_notes_an_unpadded_directory_and_lone_bytes() {
         out.contains("note: offset 32: 8 bytes no entry reads, after the table"),
         "{out}"
     );
+    // A Deflate entry one byte past the end of the file (SPEC 2.7's retail entry):
+    // accepted, and noted, as no writer makes one.
+    let mut builder = Builder::new();
+    builder
+        .add(b"A", Method::Deflate, &b"retail ".repeat(20))
+        .unwrap();
+    let mut library = builder.build().unwrap();
+    ngi_tests::hostile::patch_rsli(&mut library, |_, e| e.packed_size += 1);
+    let file = write(&dir, "past.rsli", &library);
+    let o = ngi(&["verify", &file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("entry 0 (\"A\") at offset 64: its packed_size reaches one byte past"),
+        "{out}"
+    );
 }
 
 /// Of two entries with one file name, the later in the archive gets `~INDEX`, whatever

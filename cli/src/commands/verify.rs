@@ -375,6 +375,21 @@ fn rsli_structure(
                 e.unpacked_size
             ));
         }
+        // SPEC 2.7: readers take a Deflate entry one byte past the end of the file (a
+        // retail entry's), which the range read is cut to; no writer makes one.
+        let declared = archive
+            .catalog
+            .packed_range(index)
+            .ok()
+            .map(|r| (r.start, r.start + u64::from(e.packed_size)));
+        let file_len = archive.catalog.file_len();
+        if let Some((start, end)) = declared.filter(|&(_, end)| end == file_len + 1) {
+            findings.note(format_args!(
+                "entry {index} at offset {start}: its packed_size reaches one byte past the \
+                 end of the file, which readers accept for Deflate (a retail entry's) and no \
+                 canonical writer writes (ends at {end})"
+            ));
+        }
     }
     rsli_layout(archive, findings);
     archive.catalog.is_searchable()
@@ -425,8 +440,10 @@ fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
         Some(_) => (len - rsli::TRAILER_LEN as u64).max(end),
         None => len,
     };
-    if region_end > end {
-        // With no payload at all, the bytes after the table are no entry's either.
+    // With no payload at all the bytes after the table are no entry's either, unless an
+    // entry's range lies out of bounds (a problem said already) and they are its.
+    let placed = (0..archive.len()).all(|i| catalog.packed_range(i).is_ok());
+    if region_end > end && (last.is_some() || placed) {
         let after = last.map_or("the table".to_string(), |l| format!("entry {l}"));
         findings.note(format_args!(
             "offset {end}: {} bytes no entry reads, after {after}",
