@@ -1039,6 +1039,18 @@ fn verify_names_the_entry_and_notes_an_unpadded_directory_and_lone_bytes() {
         out.contains("entry 0 (\"A\") at offset 64: its packed_size reaches one byte past"),
         "{out}"
     );
+    // Not of a stored entry, whose packed_size the engine does not read.
+    let mut builder = Builder::new();
+    builder.add(b"S", Method::Stored, b"stored").unwrap();
+    let mut library = builder.build().unwrap();
+    ngi_tests::hostile::patch_rsli(&mut library, |_, e| e.packed_size += 1);
+    let file = write(&dir, "stored.rsli", &library);
+    let o = ngi(&["verify", &file]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success() && !out.contains("one byte past"),
+        "{out}"
+    );
 }
 
 /// Of two entries with one file name, the later in the archive gets `~INDEX`, whatever

@@ -181,9 +181,8 @@ fn note_method_changes(manifest: &str, planned: &[Planned]) {
 }
 
 /// Says of each gap of the manifest (`gaps`, its ranges in the archive unpacked) whose
-/// bytes the plan does not copy: one in the padding after a payload that changed size or
-/// was removed, which the editor writes anew (it keeps the bytes around a payload only
-/// while the payload stays as it was). The plan copies the data region from the folder's
+/// bytes the plan does not copy: one after a payload that was changed or removed (the
+/// editor keeps the bytes after a payload only while the payload stays as it was). The plan copies the data region from the folder's
 /// source, laid out as the archive unpacked was, so a gap is kept exactly when copies
 /// cover it.
 fn note_gaps_dropped(manifest: &str, gaps: &[(u64, u64)], plan: &ngi_core::edit::Plan<'_>) {
@@ -213,7 +212,7 @@ fn note_gaps_dropped(manifest: &str, gaps: &[(u64, u64)], plan: &ngi_core::edit:
         if !kept {
             crate::report::say(format_args!(
                 "{manifest}: gap {i} ({} bytes at {start}) not kept: it lay after a payload \
-                 that changed size or was removed, whose padding is written anew",
+                 that was changed or removed, and the bytes after such a payload are not kept",
                 end - start
             ));
         }

@@ -294,7 +294,7 @@ fn nres_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
     // canonical directory starts on one too.
     if dir % 8 != 0 {
         findings.note(format_args!(
-            "directory at offset {dir}: not aligned to 8 bytes (the last payload is not padded)"
+            "directory at offset {dir}: not aligned to 8 bytes"
         ));
     }
     if dir >= end {
@@ -376,18 +376,20 @@ fn rsli_structure(
             ));
         }
         // SPEC 2.7: readers take a Deflate entry one byte past the end of the file (a
-        // retail entry's), which the range read is cut to; no writer makes one.
+        // retail entry's), which the range read is cut to.
+        let deflate = e.method() == Ok(Method::Deflate);
         let declared = archive
             .catalog
             .packed_range(index)
             .ok()
             .map(|r| (r.start, r.start + u64::from(e.packed_size)));
         let file_len = archive.catalog.file_len();
-        if let Some((start, end)) = declared.filter(|&(_, end)| end == file_len + 1) {
+        let past = declared.filter(|&(_, end)| deflate && end == file_len + 1);
+        if let Some((start, end)) = past {
             findings.note(format_args!(
                 "entry {index} at offset {start}: its packed_size reaches one byte past the \
-                 end of the file, which readers accept for Deflate (a retail entry's) and no \
-                 canonical writer writes (ends at {end})"
+                 end of the file (to {end}), which readers accept for Deflate alone, as a \
+                 retail entry needs (SPEC 2.7)"
             ));
         }
     }
