@@ -405,8 +405,14 @@ fn rsli_structure(
 fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
     let catalog = &archive.catalog;
     let table_end = catalog.directory_offset();
-    let mut spans: Vec<(u64, u64, usize)> = (0..archive.len())
-        .filter_map(|i| catalog.packed_range(i).ok().map(|r| (r.start, r.end, i)))
+    let ranges: Vec<_> = (0..archive.len())
+        .map(|i| catalog.packed_range(i).map(|r| (r.start, r.end, i)))
+        .collect();
+    // Whether every entry's range lies in the file (an out-of-bounds one is a problem).
+    let placed = ranges.iter().all(Result::is_ok);
+    let mut spans: Vec<(u64, u64, usize)> = ranges
+        .into_iter()
+        .filter_map(Result::ok)
         .filter(|&(start, end, _)| end > start)
         .collect();
     spans.sort_unstable();
@@ -444,7 +450,6 @@ fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
     };
     // With no payload at all the bytes after the table are no entry's either, unless an
     // entry's range lies out of bounds (a problem said already) and they are its.
-    let placed = (0..archive.len()).all(|i| catalog.packed_range(i).is_ok());
     if region_end > end && (last.is_some() || placed) {
         let after = last.map_or("the table".to_string(), |l| format!("entry {l}"));
         findings.note(format_args!(
