@@ -12,7 +12,7 @@
 
 use std::io::Write;
 
-use ngi_core::archive::{Format, Lookup};
+use ngi_core::archive::{Error, Format, Lookup};
 use ngi_core::codec::Method;
 use ngi_core::limits::Budget;
 use ngi_core::{nres, rsli};
@@ -405,14 +405,23 @@ fn rsli_structure(
 fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
     let catalog = &archive.catalog;
     let table_end = catalog.directory_offset();
+    let len = catalog.file_len();
+    // An entry that runs past the end of the file (a problem said already) still claims
+    // the bytes from its offset on, so they are not noted as no entry's.
     let ranges: Vec<_> = (0..archive.len())
-        .map(|i| catalog.packed_range(i).map(|r| (r.start, r.end, i)))
+        .map(|i| match catalog.packed_range(i) {
+            Ok(r) => Some((r.start, r.end, i)),
+            Err(Error::Rsli(rsli::RsliError::DataOutOfBounds { offset, .. })) => {
+                Some((offset.min(len), len, i))
+            }
+            Err(_) => None,
+        })
         .collect();
-    // Whether every entry's range lies in the file (an out-of-bounds one is a problem).
-    let placed = ranges.iter().all(Result::is_ok);
+    // Whether every entry's range is known (flags that name no method leave it unknown).
+    let placed = ranges.iter().all(Option::is_some);
     let mut spans: Vec<(u64, u64, usize)> = ranges
         .into_iter()
-        .filter_map(Result::ok)
+        .flatten()
         .filter(|&(start, end, _)| end > start)
         .collect();
     spans.sort_unstable();
@@ -443,13 +452,12 @@ fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
         }
     }
     // A trailer's bytes are no entry's to read, even where a payload runs into them.
-    let len = catalog.file_len();
     let region_end = match catalog.trailer() {
         Some(_) => (len - rsli::TRAILER_LEN as u64).max(end),
         None => len,
     };
     // With no payload at all the bytes after the table are no entry's either, unless an
-    // entry's range lies out of bounds (a problem said already) and they are its.
+    // entry whose range is unknown (a problem said already) may read them.
     if region_end > end && (last.is_some() || placed) {
         let after = last.map_or("the table".to_string(), |l| format!("entry {l}"));
         findings.note(format_args!(
