@@ -825,6 +825,34 @@ fn editors_refuse_what_they_cannot_edit_by_name() {
     }
 }
 
+/// A tail longer than 6 bytes is read by its last 6, where the trailer is: taking its
+/// first 6 wrote payload bytes where the trailer was, and every entry read wrongly.
+#[test]
+fn rsli_editor_reads_a_long_tail_by_its_last_six_bytes() {
+    let mut builder = Builder::new();
+    builder.media_trailer(Some(16));
+    builder.add(b"A", Method::Stored, b"a payload").unwrap();
+    let with_trailer = builder.build().unwrap();
+    let options = OpenOptions::DEFAULT.with_media_trailer(true);
+    let lib = Library::open_with(&with_trailer, options).unwrap();
+    let header = *lib.header();
+    let table = &with_trailer[32..header.table_end() as usize];
+    let len = with_trailer.len() as u64;
+    for tail in [&with_trailer[len as usize - 16..], &with_trailer[..]] {
+        let mut editor =
+            rsli::Editor::from_table(&header, table, len, tail, lib.overlay()).unwrap();
+        editor.add(b"B", Method::Stored, b"new").unwrap();
+        let out = saved(&editor.plan().unwrap(), &with_trailer);
+        let edited = Library::open_with(&out, options).unwrap();
+        assert_eq!(edited.trailer(), Some(16));
+        assert_eq!(
+            edited.unpack_to_vec(0, &Limits::DEFAULT).unwrap(),
+            b"a payload"
+        );
+        assert_eq!(edited.unpack_to_vec(1, &Limits::DEFAULT).unwrap(), b"new");
+    }
+}
+
 /// Entry `index`'s bytes, or `None` when it does not decode.
 fn rsli_entry(bytes: &[u8], index: usize) -> Option<Vec<u8>> {
     let lib = Library::open(bytes).expect("opens");

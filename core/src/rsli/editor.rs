@@ -139,10 +139,11 @@ impl Editor {
 
     /// Edits the library whose header is `header`, whose encrypted table is `table`
     /// (`32 * entry_count` bytes from offset 32), whose file is `file_len` bytes long and
-    /// ends with `tail` (its last 6 bytes, or all of it when shorter). `overlay` is the
-    /// media overlay the offsets are read with (`Some` only when the trailer is honoured,
-    /// as [`Library::overlay`] gives it). The source must hold the payloads when the plan
-    /// is written.
+    /// ends with `tail`: its last 6 bytes, where an `AO` media trailer would be (a longer
+    /// `tail` is read by its last 6 bytes; a shorter one, such as an empty one, says the
+    /// file has no trailer). `overlay` is the media overlay the offsets are read with
+    /// (`Some` only when the trailer is honoured, as [`Library::overlay`] gives it). The
+    /// source must hold the payloads when the plan is written.
     ///
     /// The header's [`raw`](Header::raw) bytes are what the editor reads its count, flag
     /// and key from and what it writes back; a `Header` built by hand whose fields say
@@ -233,7 +234,7 @@ impl Editor {
         // when the offsets are read with it (it must stay last for them to mean the same),
         // or when no payload runs into its bytes (they are then no payload's).
         let trailer = parse_trailer(tail)
-            .and_then(|_| tail.first_chunk::<TRAILER_LEN>().copied())
+            .and_then(|_| tail.last_chunk::<TRAILER_LEN>().copied())
             .filter(|_| {
                 let trailer_start = file_len - TRAILER_LEN as u64;
                 file_len >= needed + TRAILER_LEN as u64
