@@ -568,6 +568,60 @@ fn a_source_key_is_what_the_save_re_keys_from() {
     );
 }
 
+/// An editor started empty writes, for the same entries, the library the builder
+/// writes (names added out of order, so that the XOR keys are permutation slots).
+#[test]
+fn rsli_editor_from_nothing_writes_what_the_builder_writes() {
+    let mut editor = rsli::Editor::default();
+    let mut builder = Builder::new();
+    for (i, method) in Method::ALL.into_iter().enumerate() {
+        let name = format!("E{}", 9 - i);
+        let data = format!("entry {i}, packed with {method}, ").repeat(i + 1);
+        editor
+            .add(name.as_bytes(), method, data.as_bytes())
+            .unwrap();
+        builder
+            .add(name.as_bytes(), method, data.as_bytes())
+            .unwrap();
+    }
+    let built = builder.build().unwrap();
+    assert_eq!(editor.plan().unwrap().to_vec(&[]).unwrap(), built);
+    assert_eq!(
+        rsli::Editor::new().plan().unwrap().to_vec(&[]).unwrap(),
+        Builder::new().build().unwrap()
+    );
+}
+
+/// An entry whose flags name no method has none of its own to be packed with: `replace`
+/// refuses it (it was packed stored, its flags rewritten, with no word), `replace_with`
+/// chooses one.
+#[test]
+fn rsli_replace_refuses_an_entry_with_no_method() {
+    let mut builder = Builder::new();
+    builder.add(b"A", Method::Stored, b"old bytes").unwrap();
+    let mut old = builder.build().unwrap();
+    hostile::patch_rsli(&mut old, |_, e| e.flags = 0x1E0);
+    let lib = Library::open(&old).unwrap();
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    assert_eq!(
+        editor.replace(0, b"new bytes"),
+        Err(rsli::BuildError::UnsupportedMethod {
+            entry: 0,
+            flags: 0x1E0
+        })
+    );
+    assert_eq!(editor.entry(0).unwrap().flags, 0x1E0);
+    editor
+        .replace_with(0, Method::Stored, b"new bytes")
+        .unwrap();
+    let new = saved(&editor.plan().unwrap(), &old);
+    let lib = Library::open(&new).unwrap();
+    assert_eq!(
+        lib.unpack_to_vec(0, &Limits::DEFAULT).unwrap(),
+        b"new bytes"
+    );
+}
+
 #[test]
 fn rsli_replace_remove_rename_and_canonicalize() {
     let old = keyed_library(false, None);

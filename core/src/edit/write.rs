@@ -12,6 +12,11 @@ pub const COPY_CHUNK: usize = 1 << 20;
 /// Writes `plan` to `out`, copying [`Piece::Copy`] ranges from `source` in chunks of
 /// [`COPY_CHUNK`] bytes and re-keying what the plan says. Returns the bytes written.
 ///
+/// `out` must not be the file `source` reads: the plan copies old payloads from offsets
+/// that the bytes written before them may already have overwritten (and opening the
+/// same path with `File::create` empties the source first). Write to a new file and
+/// rename it over the old one, which also leaves the old archive whole if the save fails.
+///
 /// ```
 /// use ngi_core::edit::{write_plan, Piece, Plan};
 ///

@@ -398,7 +398,11 @@ impl Editor {
     }
 
     /// The first entry, in directory order, whose name equals `name` under the engine's
-    /// comparison (SPEC 1.4).
+    /// comparison (SPEC 1.4). Where several entries have such names (real archives hold
+    /// some), the engine's binary search may reach another of them:
+    /// [`Archive::find`](super::Archive::find) gives the entry the engine takes, and
+    /// until an entry is removed or moved the editor numbers entries as the
+    /// archive does.
     pub fn find(&self, name: &[u8]) -> Option<usize> {
         self.items
             .iter()
@@ -410,6 +414,10 @@ impl Editor {
     /// a `Vec` is taken as it is, a slice copied (as [`rsli::Editor::add`] takes one).
     ///
     /// [`rsli::Editor::add`]: crate::rsli::Editor::add
+    ///
+    /// A name another entry has already is taken as it is (real archives hold such
+    /// names), and the engine then finds only one of them: check with
+    /// [`find`](Editor::find) first to refuse it.
     ///
     /// # Errors
     ///
@@ -546,6 +554,10 @@ impl Editor {
 
     /// Renames entry `index`: the name field is zeroed and the name copied in (so bytes
     /// that followed the old name's NUL are gone), as the engine writes names.
+    ///
+    /// A name another entry has already is taken as it is (real archives hold such
+    /// names), and the engine then finds only one of them: check with
+    /// [`find`](Editor::find) first to refuse it.
     ///
     /// # Errors
     ///

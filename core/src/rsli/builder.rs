@@ -282,7 +282,7 @@ impl Builder {
         Ok(entries)
     }
 
-    fn header(&self, count: usize) -> [u8; HEADER_LEN] {
+    pub(super) fn header(&self, count: usize) -> [u8; HEADER_LEN] {
         let mut header = [0u8; HEADER_LEN];
         let [m0, m1] = MAGIC;
         let [c0, c1] = u16::try_from(count).unwrap_or(0).to_le_bytes();

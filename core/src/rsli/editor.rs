@@ -119,7 +119,44 @@ pub struct Editor {
     pack: PackOptions,
 }
 
+impl Default for Editor {
+    fn default() -> Self {
+        Editor::new()
+    }
+}
+
 impl Editor {
+    /// An empty library, with the header [`Builder::new`](super::Builder::new) writes
+    /// (seed 0, presorted, no media trailer). Its plan copies nothing, so any source (an
+    /// empty one) writes it.
+    ///
+    /// ```
+    /// use ngi_core::{Method, rsli::{Editor, Library}};
+    ///
+    /// let mut editor = Editor::new();
+    /// editor.add(b"README.TXT", Method::Lzss, b"hello, hello, hello")?;
+    /// let bytes = editor.plan()?.to_vec(&[])?;
+    /// let library = Library::open(&bytes)?;
+    /// assert_eq!(library.find(b"readme.txt"), Some(0));
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
+    /// ```
+    pub fn new() -> Editor {
+        let header = super::Builder::new().header(0);
+        let end = HEADER_LEN as u64;
+        Editor {
+            header,
+            items: Vec::new(),
+            starts: Vec::new(),
+            region: end..end,
+            source_head: header.to_vec(),
+            source_len: end,
+            overlay: 0,
+            trailer: None,
+            reindex: false,
+            pack: PackOptions::default(),
+        }
+    }
+
     /// Edits `library`, with the offsets as it reads them (with or without the media
     /// overlay, as it was opened).
     ///
@@ -433,8 +470,11 @@ impl Editor {
             .and_then(|i| usize::try_from(i).ok())
     }
 
-    /// The first entry, in table order, that `rsFind` would take `name` to mean: the
-    /// query upper-cased and cut to 15 bytes, compared byte for byte.
+    /// The first entry, in table order, whose name matches `name` as `rsFind` compares
+    /// them: the query upper-cased and cut to 15 bytes, compared byte for byte. Where
+    /// several entries have that name, `rsFind`'s binary search may reach another of
+    /// them: [`Library::find`] gives the entry the engine takes, and until an entry is
+    /// removed or moved the editor numbers entries as the library does.
     pub fn find(&self, name: &[u8]) -> Option<usize> {
         let buffer = engine_query(name);
         let query = buffer.split(|&b| b == 0).next().unwrap_or_default();
@@ -444,6 +484,10 @@ impl Editor {
     }
 
     /// Appends an entry holding `data`, packed with `method`; returns its index.
+    ///
+    /// A name another entry has already is taken as it is (real archives hold such
+    /// names), and the engine then finds only one of them: check with
+    /// [`find`](Editor::find) first to refuse it.
     ///
     /// # Errors
     ///
@@ -481,9 +525,14 @@ impl Editor {
     ///
     /// # Errors
     ///
-    /// As [`replace_with`](Editor::replace_with).
+    /// As [`replace_with`](Editor::replace_with), and
+    /// [`BuildError::UnsupportedMethod`] when the entry's flags name no method.
     pub fn replace(&mut self, index: usize, data: &[u8]) -> Result<(), BuildError> {
-        let method = self.item(index)?.entry.method().unwrap_or(Method::Stored);
+        let entry = self.item(index)?.entry;
+        let method = entry.method().map_err(|_| BuildError::UnsupportedMethod {
+            entry: entry_id(index),
+            flags: entry.flags,
+        })?;
         self.replace_with(index, method, data)
     }
 
@@ -534,6 +583,10 @@ impl Editor {
 
     /// Renames entry `index` (1 to 12 bytes, no NUL, no lower-case letter); the name
     /// field is zero-filled after it.
+    ///
+    /// A name another entry has already is taken as it is (real archives hold such
+    /// names), and the engine then finds only one of them: check with
+    /// [`find`](Editor::find) first to refuse it.
     ///
     /// # Errors
     ///

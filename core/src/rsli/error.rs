@@ -356,6 +356,15 @@ pub enum BuildError {
         /// The method asked for.
         method: Method,
     },
+    /// [`Editor::replace`](super::Editor::replace) was asked to pack an entry with its own
+    /// method, but its `flags` name none the format defines (SPEC 2.6);
+    /// [`Editor::replace_with`](super::Editor::replace_with) chooses one.
+    UnsupportedMethod {
+        /// The entry.
+        entry: u32,
+        /// Its whole `flags` field.
+        flags: u16,
+    },
     /// The media overlay is larger than an entry's real offset, so that entry's
     /// `data_offset` (real offset minus overlay) would be negative.
     OverlayTooLarge {
@@ -446,6 +455,7 @@ impl BuildError {
             | BuildError::NameNotUpperCase { entry }
             | BuildError::TooLarge { entry }
             | BuildError::MethodNotImplemented { entry, .. }
+            | BuildError::UnsupportedMethod { entry, .. }
             | BuildError::SharedKeyedPayload { entry, .. }
             | BuildError::PayloadOutside { entry, .. }
             | BuildError::OverlayTooLarge { entry, .. }
@@ -518,6 +528,12 @@ impl fmt::Display for BuildError {
                 f,
                 "entry {entry}: packing with method {method} ({:#05x}) is not supported yet",
                 method.bits()
+            ),
+            BuildError::UnsupportedMethod { entry, flags } => write!(
+                f,
+                "entry {entry}: its flags {flags:#06x} select packing method {:#05x}, which \
+                 the format does not define, so it has no method of its own to be packed with",
+                flags & crate::codec::METHOD_MASK
             ),
             BuildError::OverlayTooLarge {
                 overlay,
