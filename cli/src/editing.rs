@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use ngi_core::archive::{Header, Native};
+use ngi_core::archive::{Error, Format, Native};
 use ngi_core::edit::{Plan, write_plan};
 use ngi_core::io::ReadAt;
 use ngi_core::{nres, rsli};
@@ -24,38 +24,18 @@ impl AnyEditor {
     pub fn open(archive: &ArchiveFile, path: &Path) -> Result<AnyEditor, Failure> {
         let shown = path.display();
         let catalog = &archive.catalog;
-        match *catalog.header() {
-            Header::Raw => Err(Failure::Bad(format!(
-                "{shown}: a file read in raw mode has no directory to edit"
-            ))),
-            Header::Nres(header) => {
-                let mut directory = Vec::with_capacity(catalog.len() * nres::ENTRY_LEN);
-                for entry in catalog.entries() {
-                    if let Native::Nres(record) = &entry.native {
-                        directory.extend_from_slice(&record.bytes);
-                    }
-                }
-                nres::Editor::from_directory(&header, &directory)
-                    .map(AnyEditor::Nres)
-                    .map_err(|e| Failure::about(&shown, e))
-            }
-            Header::Rsli(header) => {
-                let entries = catalog
-                    .entries()
-                    .iter()
-                    .filter_map(|e| match e.native {
-                        Native::Rsli(entry) => Some(entry),
-                        Native::Nres(_) => None,
-                    })
-                    .collect();
-                let len = catalog.file_len();
-                let tail_len = len.min(rsli::TRAILER_LEN as u64);
-                let tail = archive
-                    .read_at(len - tail_len, tail_len as usize)
-                    .map_err(|e| Failure::about(&shown, e))?;
+        match catalog.format() {
+            Format::Nres => nres::Editor::from_catalog(catalog)
+                .map(AnyEditor::Nres)
+                .map_err(|e| match e {
+                    Error::Nres(nres::NresError::RawMode) => Failure::Bad(format!(
+                        "{shown}: a file read in raw mode has no directory to edit"
+                    )),
+                    e => Failure::about(&shown, e),
+                }),
+            Format::Rsli => {
                 let editor =
-                    rsli::Editor::from_entries(&header, entries, len, &tail, catalog.overlay())
-                        .map_err(|e| Failure::about(&shown, e))?;
+                    rsli::Editor::from_catalog(catalog).map_err(|e| Failure::about(&shown, e))?;
                 if let Some(message) = needs_overlay(archive, &editor) {
                     return Err(Failure::Bad(format!("{shown}: {message}")));
                 }

@@ -568,6 +568,77 @@ fn a_source_key_is_what_the_save_re_keys_from() {
     );
 }
 
+/// An editor built from a catalog (header and directory, no payload) saves an edit as
+/// the editor of the whole file in memory does, for both formats and for a library
+/// whose trailer is honoured or not; a catalog of the other format or of raw mode is
+/// refused.
+#[test]
+fn editors_from_a_catalog_save_what_editors_of_the_whole_file_save() {
+    use ngi_core::archive::{Catalog, Error};
+    let nres_bytes = odd_nres();
+    let archive = Archive::open(&nres_bytes).unwrap();
+    let catalog = Catalog::open(&nres_bytes, OpenOptions::DEFAULT).unwrap();
+    let edit = |editor: &mut nres::Editor| {
+        editor.remove(0).unwrap();
+        let new = NewEntry {
+            name: b"added.dat",
+            ..NewEntry::default()
+        };
+        editor.add(new, b"added bytes".to_vec()).unwrap();
+        saved(&editor.plan().unwrap(), &nres_bytes)
+    };
+    let from_catalog = edit(&mut nres::Editor::from_catalog(&catalog).unwrap());
+    assert_eq!(
+        from_catalog,
+        edit(&mut nres::Editor::open(&archive).unwrap())
+    );
+    assert_ne!(from_catalog, nres_bytes);
+
+    let mut saves = 0;
+    for trailer in [None, Some(0), Some(24)] {
+        let bytes = samples::every_method_library(0x1234, false, trailer);
+        for honour in [false, true] {
+            let options = OpenOptions::DEFAULT.with_media_trailer(honour);
+            let lib = Library::open_with(&bytes, options).unwrap();
+            let catalog = Catalog::open(&bytes, options).unwrap();
+            // Offsets built for a non-zero overlay read without it lie outside the
+            // payloads: both editors refuse the edit alike.
+            let edit = |editor: &mut rsli::Editor| {
+                editor.add(b"ADDED", Method::XorLzss, b"added, added")?;
+                editor.rename(0, b"AAA")?;
+                Ok::<_, rsli::BuildError>(saved(&editor.plan()?, &bytes))
+            };
+            let from_catalog = edit(&mut rsli::Editor::from_catalog(&catalog).unwrap());
+            let whole = edit(&mut rsli::Editor::open(&lib).unwrap());
+            assert_eq!(
+                from_catalog, whole,
+                "trailer {trailer:?}, honoured {honour}"
+            );
+            saves += usize::from(whole.is_ok());
+        }
+    }
+    assert_eq!(saves, 5);
+
+    let rsli_catalog = Catalog::open(&samples::rsli(), OpenOptions::DEFAULT).unwrap();
+    assert_eq!(
+        nres::Editor::from_catalog(&rsli_catalog).unwrap_err(),
+        Error::Nres(nres::NresError::BadMagic {
+            found: *b"NL\0\x01"
+        })
+    );
+    assert_eq!(
+        rsli::Editor::from_catalog(&catalog).unwrap_err(),
+        Error::Rsli(rsli::RsliError::BadMagic { found: *b"NR" })
+    );
+    let raw = Catalog::open(b"any bytes", OpenOptions::DEFAULT.with_raw(true)).unwrap();
+    for e in [
+        nres::Editor::from_catalog(&raw).map(drop),
+        rsli::Editor::from_catalog(&raw).map(drop),
+    ] {
+        assert_eq!(e, Err(Error::Nres(nres::NresError::RawMode)));
+    }
+}
+
 /// An editor started empty writes, for the same entries, the library the builder
 /// writes (names added out of order, so that the XOR keys are permutation slots).
 #[test]

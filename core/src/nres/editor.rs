@@ -16,6 +16,7 @@ use super::{
     Archive, ENTRY_LEN, Entry, HEADER_LEN, Header, NAME_FIELD_LEN, NewEntry, NresError, WriteError,
     compare_names,
 };
+use crate::archive::{Catalog, EntryStore, Header as CatalogHeader, Native};
 use crate::edit::layout::{Event, Slot, lay_out};
 use crate::edit::{Piece, Plan};
 
@@ -290,6 +291,61 @@ impl Editor {
         let start = usize::try_from(archive.directory_offset()).unwrap_or(usize::MAX);
         let directory = archive.data().get(start..).unwrap_or_default();
         Editor::from_directory(&header, directory)
+    }
+
+    /// Edits the archive `catalog` describes, from what the catalog holds (its header and
+    /// directory; no payload is read), so that an archive opened from a file of any size
+    /// is edited without reading it whole. The plan is then written from that file.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use ngi_core::archive::Catalog;
+    /// use ngi_core::edit::write_plan;
+    /// use ngi_core::nres::{Editor, NewEntry, Writer};
+    /// use ngi_core::OpenOptions;
+    ///
+    /// let mut writer = Writer::new();
+    /// writer.add(NewEntry { name: b"old.txt", ..NewEntry::default() }, b"old bytes")?;
+    /// let file = writer.finish(); // stands for a file on disk
+    /// let catalog = Catalog::open(&file, OpenOptions::DEFAULT)?;
+    ///
+    /// let mut editor = Editor::from_catalog(&catalog)?;
+    /// editor.add(NewEntry { name: b"new.txt", ..NewEntry::default() }, b"new bytes".to_vec())?;
+    /// let mut edited = Vec::new(); // stands for a new file, renamed over the old
+    /// write_plan(&editor.plan()?, &file, &mut edited)?;
+    /// assert_eq!(Catalog::open(&edited, OpenOptions::DEFAULT)?.len(), 2);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// * [`Error::Nres`](crate::archive::Error::Nres) with [`NresError::RawMode`] for a
+    ///   catalog opened in raw mode, which has no directory to edit.
+    /// * [`Error::Nres`](crate::archive::Error::Nres) with [`NresError::BadMagic`] for
+    ///   the catalog of an RsLi library.
+    ///
+    /// None else: a catalog that opened passes the checks of
+    /// [`from_directory`](Editor::from_directory).
+    pub fn from_catalog<S: EntryStore>(
+        catalog: &Catalog<S>,
+    ) -> Result<Editor, crate::archive::Error> {
+        let header = match *catalog.header() {
+            CatalogHeader::Nres(header) => header,
+            CatalogHeader::Raw => return Err(NresError::RawMode.into()),
+            CatalogHeader::Rsli(header) => {
+                let found = header.raw.first_chunk().copied().unwrap_or_default();
+                return Err(NresError::BadMagic { found }.into());
+            }
+        };
+        // As many bytes as the catalog's records, which are in memory already.
+        let mut directory = Vec::with_capacity(catalog.len().saturating_mul(ENTRY_LEN));
+        for entry in catalog.entries() {
+            if let Native::Nres(record) = &entry.native {
+                directory.extend_from_slice(&record.bytes);
+            }
+        }
+        Ok(Editor::from_directory(&header, &directory)?)
     }
 
     /// Edits the archive whose header is `header` and whose directory is `directory`

@@ -8,8 +8,9 @@ use super::builder::checked_name;
 use super::find::engine_query;
 use super::{
     BuildError, ENTRY_LEN, Entry, HEADER_LEN, Header, Library, MAX_ENTRIES, RsliError, TRAILER_LEN,
-    compute_permutation, entry_id, parse_trailer, settle_sort_index,
+    TRAILER_MAGIC, compute_permutation, entry_id, parse_trailer, settle_sort_index,
 };
+use crate::archive::{Catalog, EntryStore, Header as CatalogHeader, Native};
 use crate::codec::xor::XorStream;
 use crate::codec::{self, Method, PackError, PackOptions};
 use crate::edit::layout::{Event, Slot, lay_out};
@@ -172,6 +173,78 @@ impl Editor {
         let tail_start = data.len().saturating_sub(TRAILER_LEN);
         let tail = data.get(tail_start..).unwrap_or_default();
         Editor::from_table(header, table, data.len() as u64, tail, library.overlay())
+    }
+
+    /// Edits the library `catalog` describes, from what the catalog holds (its header,
+    /// table and trailer; no payload is read), with the offsets as it reads them (with or
+    /// without the media overlay, as it was opened), so that a library opened from a
+    /// file of any size is edited without reading it whole. The plan is then written
+    /// from that file.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use ngi_core::archive::Catalog;
+    /// use ngi_core::edit::write_plan;
+    /// use ngi_core::rsli::{Builder, Editor};
+    /// use ngi_core::{Method, OpenOptions};
+    ///
+    /// let mut builder = Builder::new();
+    /// builder.add(b"OLD.TXT", Method::Lzss, b"old bytes, old bytes")?;
+    /// let file = builder.build()?; // stands for a file on disk
+    /// let catalog = Catalog::open(&file, OpenOptions::DEFAULT)?;
+    ///
+    /// let mut editor = Editor::from_catalog(&catalog)?;
+    /// editor.rename(0, b"RENAMED.TXT")?;
+    /// let mut edited = Vec::new(); // stands for a new file, renamed over the old
+    /// write_plan(&editor.plan()?, &file, &mut edited)?;
+    /// let catalog = Catalog::open(&edited, OpenOptions::DEFAULT)?;
+    /// assert_eq!(catalog.find(b"renamed.txt"), Some(0));
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// * [`Error::Rsli`](crate::archive::Error::Rsli) with [`RsliError::BadMagic`] for
+    ///   the catalog of an NRes archive.
+    /// * [`Error::Nres`](crate::archive::Error::Nres) with
+    ///   [`NresError::RawMode`](crate::nres::NresError::RawMode) for a catalog opened in
+    ///   raw mode, which has no directory to edit.
+    ///
+    /// None else: a catalog that opened passes the checks of
+    /// [`from_entries`](Editor::from_entries).
+    pub fn from_catalog<S: EntryStore>(
+        catalog: &Catalog<S>,
+    ) -> Result<Editor, crate::archive::Error> {
+        let header = match *catalog.header() {
+            CatalogHeader::Rsli(header) => header,
+            CatalogHeader::Nres(_) => {
+                return Err(RsliError::BadMagic { found: *b"NR" }.into());
+            }
+            CatalogHeader::Raw => return Err(crate::nres::NresError::RawMode.into()),
+        };
+        let entries = catalog
+            .entries()
+            .iter()
+            .filter_map(|entry| match entry.native {
+                Native::Rsli(entry) => Some(entry),
+                Native::Nres(_) => None,
+            })
+            .collect();
+        // The catalog keeps the trailer's value, honoured or not: its 6 bytes again.
+        let mut tail = [0u8; TRAILER_LEN];
+        if let Some(value) = catalog.trailer() {
+            tail[..2].copy_from_slice(&TRAILER_MAGIC);
+            tail[2..].copy_from_slice(&value.to_le_bytes());
+        }
+        let file_len = catalog.file_len();
+        Ok(Editor::from_entries(
+            &header,
+            entries,
+            file_len,
+            &tail,
+            catalog.overlay(),
+        )?)
     }
 
     /// Edits the library whose header is `header`, whose encrypted table is `table`
