@@ -300,7 +300,6 @@ impl Editor {
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// use ngi_core::archive::Catalog;
-    /// use ngi_core::edit::write_plan;
     /// use ngi_core::nres::{Editor, NewEntry, Writer};
     /// use ngi_core::OpenOptions;
     ///
@@ -311,8 +310,8 @@ impl Editor {
     ///
     /// let mut editor = Editor::from_catalog(&catalog)?;
     /// editor.add(NewEntry { name: b"new.txt", ..NewEntry::default() }, b"new bytes".to_vec())?;
-    /// let mut edited = Vec::new(); // stands for a new file, renamed over the old
-    /// write_plan(&editor.plan()?, &file, &mut edited)?;
+    /// // With `std`, `edit::write_plan` writes it from the file into a new one.
+    /// let edited = editor.plan()?.to_vec(&file)?;
     /// assert_eq!(Catalog::open(&edited, OpenOptions::DEFAULT)?.len(), 2);
     /// # Ok(())
     /// # }

@@ -184,7 +184,6 @@ impl Editor {
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// use ngi_core::archive::Catalog;
-    /// use ngi_core::edit::write_plan;
     /// use ngi_core::rsli::{Builder, Editor};
     /// use ngi_core::{Method, OpenOptions};
     ///
@@ -195,8 +194,8 @@ impl Editor {
     ///
     /// let mut editor = Editor::from_catalog(&catalog)?;
     /// editor.rename(0, b"RENAMED.TXT")?;
-    /// let mut edited = Vec::new(); // stands for a new file, renamed over the old
-    /// write_plan(&editor.plan()?, &file, &mut edited)?;
+    /// // With `std`, `edit::write_plan` writes it from the file into a new one.
+    /// let edited = editor.plan()?.to_vec(&file)?;
     /// let catalog = Catalog::open(&edited, OpenOptions::DEFAULT)?;
     /// assert_eq!(catalog.find(b"renamed.txt"), Some(0));
     /// # Ok(())
