@@ -419,6 +419,10 @@ pub enum BuildError {
     /// rewrites or moves those bytes, or changes the entry's XOR key. Such bytes are no
     /// payload's, so the editor keeps the entry as it is rather than move them with it.
     /// (Bytes that run from the table into the payloads count as moved by any edit.)
+    /// Every entry of a library built for an `AO` media trailer lies outside when it was
+    /// opened without [`media_trailer`](crate::OpenOptions::media_trailer) (or the other
+    /// way round): compare [`Library::trailer`](super::Library::trailer) with
+    /// [`Library::overlay`](super::Library::overlay), and open it the other way.
     OutsideChanged {
         /// The entry, as numbered after the edit.
         entry: u32,
