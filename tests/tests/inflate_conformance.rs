@@ -1,6 +1,7 @@
 //! Deflate (method 0x100) against encoders nobody on the team wrote: Python's `zlib` (the
 //! system `python3`; these tests fail, never pass, without it) at levels 0-9 with every
-//! strategy and small windows, and `miniz_oxide` at levels 0-10.
+//! strategy and small windows, streams whose fixed and dynamic blocks alternate, and
+//! `miniz_oxide` at levels 0-10.
 //!
 //! Every stream decodes to the original one shot (`decode_into`, consuming exactly the
 //! stream even with trailing bytes) and through the chunking harness (whole, random pieces,
@@ -65,7 +66,7 @@ fn settings(sample_len: usize) -> Vec<(u32, i32, u32, &'static str)> {
     for level in 0..=9 {
         v.push((level, -15, 8, "Z_DEFAULT_STRATEGY"));
     }
-    for strategy in ["Z_FILTERED", "Z_HUFFMAN_ONLY", "Z_RLE", "Z_FIXED"] {
+    for strategy in ["Z_FILTERED", "Z_HUFFMAN_ONLY", "Z_RLE", "Z_FIXED", "MIXED"] {
         v.push((6, -15, 8, strategy));
         v.push((1, -15, 9, strategy));
     }
@@ -111,6 +112,25 @@ import sys, zlib
 for line in open(sys.argv[1]):
     i, o, level, wbits, mem, strategy = line.split()
     data = open(i, 'rb').read()
+    if strategy == 'MIXED':
+        # Fixed and dynamic blocks in turn: six streams of a sixth of the data each, Z_FIXED
+        # and the default strategy alternating, each ended by a sync flush (an empty stored
+        # block, so the next starts on a byte), and after each a hundred empty fixed blocks
+        # (4 in every 5 bytes). The decoder keeps the fixed tables from one fixed block to
+        # the next, and a dynamic block must replace them.
+        out, n = b'', 6
+        for k in range(n):
+            piece = data[len(data) * k // n:len(data) * (k + 1) // n]
+            s = zlib.Z_FIXED if k % 2 == 0 else zlib.Z_DEFAULT_STRATEGY
+            c = zlib.compressobj(int(level), zlib.DEFLATED, int(wbits), int(mem), s)
+            out += c.compress(piece)
+            if k < n - 1:
+                out += c.flush(zlib.Z_SYNC_FLUSH) + bytes.fromhex('0208208000') * 25
+            else:
+                out += c.flush()
+        assert zlib.decompress(out, -15) == data
+        open(o, 'wb').write(out)
+        continue
     c = zlib.compressobj(int(level), zlib.DEFLATED, int(wbits), int(mem), getattr(zlib, strategy))
     open(o, 'wb').write(c.compress(data) + c.flush())
 "#;

@@ -4,7 +4,7 @@
 
 use super::bits::Tab;
 use super::huffman::{CL_ROOT, DIST_ROOT, LIT_ROOT, build, consumed, value};
-use super::{CodeTable, InflateError, Inflater, NEED_INPUT, NEXT, Phase, Step};
+use super::{CodeTable, FIXED_TABLES, InflateError, Inflater, NEED_INPUT, NEXT, Phase, Step};
 
 /// The order a dynamic header lists the code-length code's lengths in.
 const CL_ORDER: [u8; 19] = [
@@ -28,7 +28,13 @@ impl Inflater {
                 Phase::StoredLen
             }
             1 => {
-                self.fixed_tables()?;
+                // Empty fixed blocks are 10 bits that produce nothing: built per block,
+                // a stream of them took hundreds of times zlib's time, with no output
+                // for a decode limit to count.
+                if self.hclen != FIXED_TABLES {
+                    self.fixed_tables()?;
+                    self.hclen = FIXED_TABLES;
+                }
                 Phase::Symbols
             }
             2 => Phase::DynHeader,

@@ -159,6 +159,9 @@ const NEED_INPUT: Step = Ok(Some(Stop::InputEmpty));
 /// Suspend for want of output room.
 const OUTPUT_FULL: Step = Ok(Some(Stop::OutputFull));
 
+/// [`Inflater::hclen`] while the tables are the fixed ones (a real count is 4 to 19).
+const FIXED_TABLES: u8 = u8::MAX;
+
 /// The whole decoding state except the window.
 #[derive(Debug, Clone)]
 struct Inflater {
@@ -171,6 +174,11 @@ struct Inflater {
     last: bool,
     hlit: u16,
     hdist: u16,
+    /// `HCLEN` of the dynamic header being read; otherwise [`FIXED_TABLES`] while `lit`
+    /// and `dist` hold the fixed tables, so that a run of fixed blocks builds them once.
+    /// (A dynamic header sets the count before it builds over the tables.) Kept in this
+    /// byte rather than a flag of its own, which would take the state 8 bytes past its
+    /// documented size.
     hclen: u8,
     /// Packed bytes consumed by earlier calls.
     consumed: u64,
