@@ -34,8 +34,8 @@ use ngi_core::limits::Limits;
 const NOTES: &str = "\
 N is a whole number with an optional binary suffix K, M, G or T (1K = 1024), or 'none'
 for no limit. --max-entry-size and --max-total bound what cat, extract, verify and
-unpack decode; --max-entries refuses a larger archive at open, by every command that
-opens one. Options may stand anywhere after the command; '--' ends them.
+unpack decode (an entry counts its decoded size, or the packed bytes it reads when
+more); --max-entries refuses a larger archive at open, by every command that opens one. Options may stand anywhere after the command; '--' ends them.
 
 The format is detected from the magic: \"NRes\" or \"NL\".
 Names: bytes outside printable ASCII are shown as \\xNN and a backslash as \\\\;
@@ -342,7 +342,7 @@ pub struct DecodeFlags {
     /// Largest decoded entry (default 256M); a larger one fails alone
     #[arg(long, value_name = "N", value_parser = size)]
     max_entry_size: Option<u64>,
-    /// Most decoded bytes in one run (default 4G); extract stops there
+    /// Most bytes decoded (or read, where more) in one run (default 4G); extract stops there
     #[arg(long, value_name = "N", value_parser = size)]
     max_total: Option<u64>,
 }
@@ -373,7 +373,7 @@ pub struct Options {
     pub force: bool,
     /// Entries `extract` and `verify` decode at once (1: one after another, as before).
     pub jobs: usize,
-    /// What the command will act on: entry size, decoded total, entry count.
+    /// What the command will act on: entry size, the run's total, entry count.
     pub limits: Limits,
 }
 

@@ -124,6 +124,24 @@ impl ArchiveFile {
         Ok(filled)
     }
 
+    /// The bytes decoding entry `index` costs: its decoded size, or the packed bytes its
+    /// decoder reads when more (see [`Budget::take_reading`]). What `--max-total` counts,
+    /// and what the jobs of `-j N` are weighed by.
+    pub fn cost(&self, index: usize) -> u64 {
+        let (size, packed) = self.sizes(index);
+        size.max(packed)
+    }
+
+    /// Entry `index`'s decoded size and the packed bytes its decoder reads.
+    fn sizes(&self, index: usize) -> (u64, u64) {
+        let size = self.entry(index).map_or(0, |e| e.size);
+        let packed = self
+            .catalog
+            .packed_range(index)
+            .map_or(0, |r| r.end - r.start);
+        (size, packed)
+    }
+
     /// Admits entry `index` into `budget` before anything is decoded: its decoded size
     /// against `--max-entry-size`, then the run's total against `--max-total`. Nothing is
     /// sized from the entry's fields.
@@ -132,9 +150,9 @@ impl ArchiveFile {
         self.catalog
             .check_limits(index, &limits)
             .map_err(|e| EntryError::Archive(with_flag(&e)))?;
-        let size = self.entry(index).map_or(0, |e| e.size);
+        let (size, packed) = self.sizes(index);
         let id = u32::try_from(index).unwrap_or(u32::MAX);
-        budget.take(id, size).map_err(|e| {
+        budget.take_reading(id, size, packed).map_err(|e| {
             let message = format!("{e} (see {})", limit_flag(&e));
             match e {
                 LimitError::TotalTooLarge { .. } => EntryError::Total(message),

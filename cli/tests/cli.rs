@@ -1138,3 +1138,57 @@ fn verify_notes_empty_names_and_does_not_call_a_broken_table_sorted() {
     let info = String::from_utf8_lossy(&ngi(&["info", &twice]).stdout).into_owned();
     assert!(!info.contains("ties out of index order"), "{info}");
 }
+
+/// `--max-total` counts the packed bytes a decoder reads when they are more than it
+/// decodes: entries that share one Deflate stream of empty fixed blocks decode to nothing,
+/// and counted by their decoded sizes alone they kept `verify` and `extract` busy for as
+/// long as the entries times the stream (hours for a 2 MiB file of 32 767 entries).
+#[test]
+fn max_total_counts_the_packed_bytes_read() {
+    let mut stream = [0x02u8, 0x08, 0x20, 0x80, 0x00].repeat(2000); // 8000 empty blocks
+    stream.extend_from_slice(&[0x03, 0x00]); // an empty final block
+    let mut b = Builder::new();
+    for i in 0..10 {
+        b.add(format!("E{i}").as_bytes(), Method::Stored, b"")
+            .unwrap();
+    }
+    let mut bytes = b.build().unwrap();
+    let at = bytes.len() as u32;
+    bytes.extend_from_slice(&stream);
+    ngi_tests::hostile::patch_rsli(&mut bytes, |_, e| {
+        (e.flags, e.data_offset) = (0x100, at);
+        (e.unpacked_size, e.packed_size) = (0, stream.len() as u32);
+    });
+    let dir = Scratch::new("cli-max-total-packed");
+    let path = write(&dir, "shared.rsli", &bytes);
+    // 10 002 bytes an entry: four fit under 50 000, the fifth does not.
+    let o = ngi(&["verify", &path, "--max-total", "50000"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let err = stderr(&o);
+    assert!(
+        err.contains("entry 4 (\"E4\"): not decoded, nor any entry after it")
+            && err.contains("50010 bytes")
+            && err.contains("--max-total"),
+        "{err}"
+    );
+    let out = dir.join("out");
+    let o = ngi(&[
+        "extract",
+        &path,
+        "-o",
+        out.to_str().unwrap(),
+        "--max-total",
+        "50000",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(stderr(&o).contains("E4"), "{}", stderr(&o));
+    let mut made: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    made.sort();
+    assert_eq!(made, ["E0", "E1", "E2", "E3"]);
+    // Within the limit every entry decodes, to nothing.
+    let o = ngi(&["verify", &path, "--max-total", "100020"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

@@ -18,7 +18,7 @@
 //!   storage, the engine's lookup permutation, `rsFind`, the media trailer, packed ranges.
 //! * [`codec`] — the resumable decoders behind the RsLi packing methods and the
 //!   allocation-free [`codec::Unpacker`] dispatch over them.
-//! * [`limits`] — [`Limits`] on entry size, decoded total and entry count, checked before
+//! * [`limits`] — [`Limits`] on entry size, a run's total and entry count, checked before
 //!   anything acts on a size the file declares.
 //!
 //! # Features

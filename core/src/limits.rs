@@ -20,7 +20,8 @@
 //!   [`max_entry_size`](Limits::max_entry_size) — that entry fails, the others stay
 //!   readable; the `alloc` convenience `Library::unpack_to_vec` runs the same check before
 //!   it allocates;
-//! * over a run: a [`Budget`] adds up the decoded sizes of the entries taken and refuses
+//! * over a run: a [`Budget`] adds up the decoded sizes of the entries taken (or the
+//!   packed bytes their decoders read, when more: [`Budget::take_reading`]) and refuses
 //!   the one that would bring the total above [`max_total`](Limits::max_total).
 //!
 //! Every check is a comparison of integers: nothing allocates, so all of it works without
@@ -46,8 +47,8 @@
 
 use core::fmt;
 
-/// The most a caller will act on: the decoded size of one entry, the decoded bytes of a
-/// whole run, and the number of entries of an archive.
+/// The most a caller will act on: the decoded size of one entry, the bytes of a whole
+/// run, and the number of entries of an archive.
 ///
 /// [`Limits::DEFAULT`] (also [`Default`]) is what the `ngi` command uses unless told
 /// otherwise; [`Limits::NONE`] turns every check off. Change one field with the `with_*`
@@ -67,8 +68,9 @@ pub struct Limits {
     /// The largest decoded size of one entry, in bytes: NRes `size`, RsLi
     /// `unpacked_size`. Default [`DEFAULT_MAX_ENTRY_SIZE`] (256 MiB).
     pub max_entry_size: u64,
-    /// The most decoded bytes a [`Budget`] lets through, summed over the entries taken.
-    /// Default [`DEFAULT_MAX_TOTAL`] (4 GiB).
+    /// The most bytes a [`Budget`] lets through, summed over the entries taken: each
+    /// entry's decoded size, or with [`Budget::take_reading`] the packed bytes its
+    /// decoder reads when they are more. Default [`DEFAULT_MAX_TOTAL`] (4 GiB).
     pub max_total: u64,
     /// The most entries an archive may have. Default [`DEFAULT_MAX_ENTRIES`] (1 Mi).
     pub max_entries: u32,
@@ -222,7 +224,52 @@ impl Budget {
         Ok(())
     }
 
-    /// The decoded bytes taken so far.
+    /// [`take`](Budget::take) for an entry whose decoder reads `packed` bytes: `size` is
+    /// checked against [`Limits::max_entry_size`], and the total takes the larger of
+    /// `size` and `packed`. Decoding costs time in the bytes it reads as well as in those
+    /// it writes, and a Deflate stream can read any number of packed bytes (empty blocks)
+    /// for no decoded one, as can many entries that share one packed range: counted by
+    /// their decoded sizes alone, a small file could keep a run busy for hours.
+    ///
+    /// ```
+    /// use ngi_core::limits::{Budget, LimitError, Limits};
+    ///
+    /// let mut budget = Budget::new(Limits::DEFAULT.with_max_total(100));
+    /// budget.take_reading(0, 0, 60)?; // 60 packed bytes, nothing decoded
+    /// assert_eq!(budget.used(), 60);
+    /// assert_eq!(
+    ///     budget.take_reading(1, 10, 60),
+    ///     Err(LimitError::TotalTooLarge { entry: 1, total: 120, limit: 100 })
+    /// );
+    /// # Ok::<(), LimitError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`take`](Budget::take), the total being that of the larger sizes.
+    pub const fn take_reading(
+        &mut self,
+        entry: u32,
+        size: u64,
+        packed: u64,
+    ) -> Result<(), LimitError> {
+        if let Err(e) = self.limits.check_size(entry, size) {
+            return Err(e);
+        }
+        let cost = if packed > size { packed } else { size };
+        let total = self.used.saturating_add(cost);
+        if total > self.limits.max_total {
+            return Err(LimitError::TotalTooLarge {
+                entry,
+                total,
+                limit: self.limits.max_total,
+            });
+        }
+        self.used = total;
+        Ok(())
+    }
+
+    /// The bytes taken so far.
     pub const fn used(&self) -> u64 {
         self.used
     }
@@ -258,8 +305,8 @@ pub enum LimitError {
         /// The limit.
         limit: u64,
     },
-    /// Taking the entry would bring the decoded bytes of the run past
-    /// [`Limits::max_total`].
+    /// Taking the entry would bring the bytes of the run (decoded, or packed where more)
+    /// past [`Limits::max_total`].
     TotalTooLarge {
         /// The entry refused.
         entry: u32,
@@ -298,7 +345,7 @@ impl fmt::Display for LimitError {
                 limit,
             } => write!(
                 f,
-                "entry {entry}: would bring the decoded total to {total} bytes, over the limit \
+                "entry {entry}: would bring the run's total to {total} bytes, over the limit \
                  of {limit} bytes"
             ),
         }

@@ -11,8 +11,9 @@
 //! on the command line is extracted once.
 //!
 //! Limits (`--max-entry-size`, `--max-total`): an entry larger than the entry limit is
-//! skipped like any other bad entry; the first entry that would bring the decoded total
-//! past the total limit stops the extraction, and it and the entries after it are reported
+//! skipped like any other bad entry; the first entry that would bring the run's total
+//! (each entry's decoded size, or the packed bytes it reads when more) past the total
+//! limit stops the extraction, and it and the entries after it are reported
 //! as not extracted. An entry counts toward the total once its file name is found free,
 //! before its file is created (creating runs with the decoding, on the workers), so one
 //! whose file then cannot be created counts as well; with any number of jobs alike.
@@ -102,10 +103,9 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
             }
         }
     };
-    // What a job decodes: the entry's size when its file is made at all.
+    // What a job costs: the entry's when its file is made at all.
     let weight = |(index, _, job): &(usize, String, Result<Job, Skip>)| {
-        let size = archive.entry(*index).map_or(0, |e| e.size);
-        if job.is_ok() { size } else { 0 }
+        if job.is_ok() { archive.cost(*index) } else { 0 }
     };
     jobs::in_order(options.jobs, plan, weight, work, report);
     bar.finish();

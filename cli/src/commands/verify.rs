@@ -7,8 +7,9 @@
 //! names are looked up again only where the binary search applies.
 //!
 //! Entries are decoded under the limits: one larger than `--max-entry-size` is a problem
-//! and is not decoded; the first that would bring the decoded total past `--max-total` is
-//! a problem and no entry after it is decoded (the rules are still checked).
+//! and is not decoded; the first that would bring the run's total past `--max-total` (each
+//! entry's decoded size, or the packed bytes it reads when more) is a problem and no entry
+//! after it is decoded (the rules are still checked).
 
 use std::io::Write;
 
@@ -104,11 +105,10 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         let decoded = admitted.map(|a| a.and_then(|()| archive.stream_admitted(index, &mut Sink)));
         (index, decoded)
     };
-    // What a job decodes: the entry's size when it is decoded at all.
+    // What a job costs: the entry's when it is decoded at all.
     let weight = |(index, admitted): &(usize, Option<Result<(), EntryError>>)| {
-        let size = archive.entry(*index).map_or(0, |e| e.size);
         if matches!(admitted, Some(Ok(()))) {
-            size
+            archive.cost(*index)
         } else {
             0
         }
@@ -124,15 +124,15 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     }
     if findings.problems > 0 {
         say(format_args!(
-            "{path}: {} problem(s) in {} entries",
+            "{path}: {} problem(s) in {}",
             findings.problems,
-            archive.len()
+            super::edit::count(archive.len())
         ));
         return Err(Failure::Reported);
     }
     let summary = format!(
-        "{path}: ok, {} entries verified ({})",
-        archive.len(),
+        "{path}: ok, {} verified ({})",
+        super::edit::count(archive.len()),
         archive.format_name()
     );
     writeln!(out, "{}", printable(&summary))
