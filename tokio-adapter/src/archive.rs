@@ -295,6 +295,17 @@ impl Archive {
         self.shared.metadata.as_ref()
     }
 
+    /// The open file the archive reads, `None` for an archive in memory: for checks of
+    /// the handle itself (which file it is, where it lies now), which the path it was
+    /// opened by may no longer name. Reading through it moves no offset the archive uses
+    /// (its reads are positional).
+    pub fn file(&self) -> Option<&File> {
+        match &self.shared.source {
+            Source::File { file, .. } => Some(file),
+            Source::Memory(_) => None,
+        }
+    }
+
     /// Whether the file the archive was opened from has been written since: its size or
     /// modification time, read from the open handle now (an `fstat`, which blocks the
     /// calling thread as briefly as any on a local disk), differ from

@@ -7,8 +7,10 @@
 //! or NUL. Every step is resolved with `canonicalize` (symlinks followed) and must stay
 //! under the canonical root; the archive must be a regular file. Only then is it handed
 //! to the cache, whose open refuses anything but a regular file from the handle (a FIFO
-//! swapped in afterwards included) and a file without an archive magic (a 404): nothing
-//! outside the folder is ever opened, and no FIFO or device is waited on.
+//! swapped in afterwards included) and a file without an archive magic (a 404), and what
+//! it opened must lie under the root by its handle (`opened_inside`, against a folder
+//! swapped for a link after the walk): nothing outside the folder is ever served, and no
+//! FIFO or device is waited on.
 
 use std::ffi::OsStr;
 use std::io::Read;
@@ -112,6 +114,31 @@ pub fn resolve(root: &Path, raw: &str) -> Result<Target, Refusal> {
         "/{} is a folder, not an archive",
         shown.join("/")
     )))
+}
+
+/// Whether `file`, which the cache opened by a path `resolve` checked, lies under `root`
+/// now, by the path the kernel gives its handle (Linux: `/proc/self/fd/N`). The cache
+/// opens by path again after the walk, so a folder swapped for a symbolic link in between
+/// (by anyone who may write in the served folder) could send the open outside it: this
+/// looks at what was opened. Where there is no such path to read (another system, or no
+/// `/proc`), the walk's check stands alone.
+pub fn opened_inside(root: &Path, file: &std::fs::File) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let fd = Path::new("/proc/self/fd");
+        match std::fs::read_link(fd.join(file.as_raw_fd().to_string())) {
+            // A file unlinked since (replaced by a rename) reads "PATH (deleted)": still
+            // under the root by its components.
+            Ok(real) => real.starts_with(root),
+            Err(_) => !fd.is_dir(),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (root, file);
+        true
+    }
 }
 
 /// A name that stays in its folder and is not hidden.

@@ -193,6 +193,13 @@ fn gone(located: &Located) -> Response {
 async fn open(shared: &Arc<Shared>, located: &Located) -> Option<Result<Archive, Response>> {
     shared.counters.lookups.fetch_add(1, Ordering::Relaxed);
     match shared.cache.get(&located.file).await {
+        Ok(archive)
+            if archive
+                .file()
+                .is_some_and(|f| !paths::opened_inside(&shared.root, f)) =>
+        {
+            Some(Err(gone(located)))
+        }
         Ok(archive) => Some(Ok(archive)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) if is_not_an_archive(&e) => Some(Err(error_response(
