@@ -1205,6 +1205,47 @@ async fn clients_that_leave_or_stall_free_their_streams() {
     assert!(server.stop().success());
 }
 
+/// Clients that ask for a large entry and read none of it hold the server's memory of
+/// one stream each (README: a reader of up to 92 KiB and a 64 KiB chunk in flight): hyper
+/// kept queueing chunks for a socket that took none, about 520 KiB a client, until its
+/// buffer was bounded to one chunk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stalled_clients_hold_a_stream_of_memory_each() {
+    const CLIENTS: u64 = 100;
+    let dir = folder("stalled");
+    fs::write(dir.join("huge.rsli"), huge_library()).unwrap();
+    let server = Server::start(&dir, &[]);
+    let host = server.url.strip_prefix("http://").unwrap().to_owned();
+    let address = host.parse().unwrap();
+    let before = server.peak_rss_kib();
+    let mut stalled = Vec::new();
+    for _ in 0..CLIENTS {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(4096).unwrap();
+        let mut stream = socket.connect(address).await.unwrap();
+        let request = format!("GET /huge.rsli/HUGE.RAW HTTP/1.1\r\nHost: {host}\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        stalled.push(stream);
+    }
+    // Until the peak stops growing: every stream has filled what the kernel takes.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut peak = server.peak_rss_kib();
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let now = server.peak_rss_kib();
+        if now == peak || Instant::now() > deadline {
+            break;
+        }
+        peak = now;
+    }
+    let http = client();
+    assert_eq!(status_of(&http, &server).await["open_streams"], CLIENTS);
+    let per_stream = (peak - before) / CLIENTS;
+    assert!(per_stream < 250, "{per_stream} KiB a stalled client");
+    drop(stalled);
+    assert!(server.stop().success());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn beyond_max_streams_is_503_with_retry_after() {
     let dir = folder("busy");

@@ -22,7 +22,7 @@ use tokio_util::io::poll_read_buf;
 use super::error_response;
 
 /// The bytes a streamed body is sent in.
-const STREAM_CHUNK: usize = 64 * 1024;
+pub const STREAM_CHUNK: usize = 64 * 1024;
 
 /// What a streamed body checks before its last chunk goes out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -203,6 +203,11 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
         let io = TokioIo::new(idle::IdleTimeout::new(socket, settings.idle_timeout));
         let service = TowerToHyperService::new(app.clone());
         let connection = hyper::server::conn::http1::Builder::new()
+            // hyper queues body chunks for a socket that cannot take them up to its
+            // buffer limit (about 400 KiB by default): a client that stopped reading held
+            // some 520 KiB of the server's memory instead of a stream's ~156. One chunk
+            // queued is enough to keep a socket fed; this also bounds a request's headers.
+            .max_buf_size(body::STREAM_CHUNK)
             .timer(TokioTimer::new())
             .header_read_timeout(settings.request_timeout)
             .keep_alive(true)
