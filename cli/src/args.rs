@@ -828,12 +828,15 @@ fn timeout(text: &str) -> Result<std::time::Duration, String> {
     }
 }
 
-/// `--max-entries`: as [`size`], at most `u32::MAX`; `none` is `u32::MAX`.
+/// `--max-entries`: a count, with the suffixes of [`parse_size`], at most `u32::MAX`;
+/// `none` is `u32::MAX`.
 fn entry_count(text: &str) -> Result<u32, String> {
-    match size(text)? {
-        u64::MAX => Ok(u32::MAX),
-        n => u32::try_from(n).map_err(|_| format!("is at most {} (or 'none')", u32::MAX)),
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(u32::MAX);
     }
+    let n =
+        parse_size(text).ok_or("takes a number of entries such as 4096, 64K or 1M, or 'none'")?;
+    u32::try_from(n).map_err(|_| format!("is at most {} (or 'none')", u32::MAX))
 }
 
 /// A limit: a whole number with an optional binary suffix `K`, `M`, `G` or `T` (either
@@ -946,6 +949,11 @@ mod tests {
         assert_eq!(o.limits.max_entries, u32::MAX);
         let o = run(&["verify", "A", "--max-entries", "4K"]).unwrap();
         assert_eq!(o.limits.max_entries, 4096);
+        // A count is no number of bytes, and u64::MAX is no way to write 'none'.
+        let err = run(&["list", "--max-entries=lots", "A"]).unwrap_err();
+        assert!(err.contains("number of entries"), "{err}");
+        let err = run(&["list", "--max-entries=18446744073709551615", "A"]).unwrap_err();
+        assert!(err.contains("is at most 4294967295"), "{err}");
         assert_eq!(run(&["verify", "A"]).unwrap().limits, Limits::DEFAULT);
     }
 

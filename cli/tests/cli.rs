@@ -1192,3 +1192,31 @@ fn max_total_counts_the_packed_bytes_read() {
     let o = ngi(&["verify", &path, "--max-total", "100020"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// An entry the engine's lookup cannot reach by its own name (an RsLi name in lower case:
+/// `rsFind` upper-cases the query) is named in the refusal, with the index that reaches it.
+#[test]
+fn a_name_the_lookup_cannot_reach_is_pointed_to_by_index() {
+    let mut b = Builder::new();
+    b.add(b"LOWER", Method::Stored, b"lower-case bytes")
+        .unwrap();
+    let mut bytes = b.build().unwrap();
+    ngi_tests::hostile::patch_rsli(&mut bytes, |_, e| e.name[..5].copy_from_slice(b"lower"));
+    let dir = Scratch::new("cli-unreachable-name");
+    let path = write(&dir, "lower.rsli", &bytes);
+    let o = ngi(&["cat", &path, "lower"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let err = stderr(&o);
+    assert!(
+        err.contains("does not reach entry 0 of that very name (--index 0 does)"),
+        "{err}"
+    );
+    let o = ngi(&["cat", &path, "--index", "0"]);
+    assert_eq!(o.stdout, b"lower-case bytes", "{}", stderr(&o));
+    let o = ngi(&["cat", &path, "other"]);
+    assert!(
+        stderr(&o).ends_with("no entry named \"other\"\n"),
+        "{}",
+        stderr(&o)
+    );
+}

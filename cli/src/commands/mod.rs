@@ -96,9 +96,18 @@ pub fn entry_at(archive: &ArchiveFile, index: usize) -> Result<usize, String> {
 /// The entry a NAME argument means, by the format's engine rules.
 pub fn entry_named(archive: &ArchiveFile, name: &std::ffi::OsStr) -> Result<usize, String> {
     let query = crate::names::parse_argument(&os_bytes(name));
-    archive
-        .find(&query)
-        .ok_or_else(|| format!("no entry named \"{}\"", crate::names::display(&query)))
+    archive.find(&query).ok_or_else(|| {
+        let shown = crate::names::display(&query);
+        // An entry may bear the very name and still be out of the lookup's reach (an
+        // RsLi name in lower case, which rsFind's upper-cased query never matches).
+        match archive.entries().iter().position(|e| e.name() == query) {
+            Some(index) => format!(
+                "no entry named \"{shown}\" by the engine's lookup, which does not reach \
+                 entry {index} of that very name (--index {index} does)"
+            ),
+            None => format!("no entry named \"{shown}\""),
+        }
+    })
 }
 
 #[cfg(unix)]

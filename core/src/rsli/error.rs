@@ -227,9 +227,9 @@ impl fmt::Display for RsliError {
                 file_len,
             } => write!(
                 f,
-                "entry {entry}: the {size} bytes its method reads from offset {offset} (for \
-                 stored and XOR entries its unpacked_size) end past the end of the \
-                 {file_len}-byte file"
+                "entry {entry}: the {size} bytes its method reads from offset {offset} \
+                 (unpacked_size for stored and XOR entries, packed_size for the others) end \
+                 past the end of the {file_len}-byte file"
             ),
             RsliError::UnsupportedMethod { entry, flags } => write!(
                 f,
@@ -673,8 +673,9 @@ mod tests {
         // "packed data ... 5 bytes long", beside a packed_size of another value.
         assert_eq!(
             oob.to_string(),
-            "entry 3: the 5 bytes its method reads from offset 1000 (for stored and XOR \
-             entries its unpacked_size) end past the end of the 900-byte file"
+            "entry 3: the 5 bytes its method reads from offset 1000 (unpacked_size for \
+             stored and XOR entries, packed_size for the others) end past the end of the \
+             900-byte file"
         );
         let all_out = DecodeError::Truncated {
             produced: 87,
