@@ -69,6 +69,8 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     };
     let mut extracted = 0usize;
     let mut stopped_at = None;
+    // Entries after the stop that a worker had in hand and finished (`-j N`).
+    let mut finished_after = 0usize;
     let report = |(index, file, outcome): (usize, String, Result<(), Skip>)| {
         bar.set_message(file);
         let name = archive.entry(index).map(|e| names::display(e.name()));
@@ -78,6 +80,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
             Ok(()) => {
                 bar.inc(1);
                 extracted += 1;
+                finished_after += usize::from(stopped_at.is_some());
             }
             Err(Skip::Entry(message)) => {
                 say_over(
@@ -109,6 +112,13 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     };
     jobs::in_order(options.jobs, plan, weight, work, report);
     bar.finish();
+    if let (Some(index), 1..) = (stopped_at, finished_after) {
+        say(format_args!(
+            "{}: {} after entry {index} extracted all the same (the jobs had them in hand)",
+            options.archive.display(),
+            super::edit::count(finished_after)
+        ));
+    }
     // The entries skipped, and those a limit or a signal stopped before.
     let failed = indices.len() - extracted;
     if failed > 0 {
