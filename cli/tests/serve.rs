@@ -377,6 +377,9 @@ async fn every_entry_is_byte_exact_and_listings_equal_list_json() {
             .await
             .unwrap();
         assert_eq!(r.status(), status, "{url}");
+        // An error may be gone by the next request (a file being written, say): no cache
+        // is to keep it.
+        assert_eq!(r.headers()[header::CACHE_CONTROL], "no-store", "{url}");
         let body: Value = r.json().await.unwrap();
         assert!(
             body["error"].as_str().is_some_and(|e| !e.is_empty()),

@@ -88,6 +88,11 @@ pub fn error_response(status: StatusCode, message: String) -> Response {
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
+    // An error may be gone by the next request (a file caught while `cp` rewrites it
+    // reads as empty or cut short, a 404 or a 500): no cache is to keep it.
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
 }
 
