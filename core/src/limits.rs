@@ -209,19 +209,7 @@ impl Budget {
     /// * [`LimitError::TotalTooLarge`] when the bytes taken so far and `size` together
     ///   are above [`Limits::max_total`].
     pub const fn take(&mut self, entry: u32, size: u64) -> Result<(), LimitError> {
-        if let Err(e) = self.limits.check_size(entry, size) {
-            return Err(e);
-        }
-        let total = self.used.saturating_add(size);
-        if total > self.limits.max_total {
-            return Err(LimitError::TotalTooLarge {
-                entry,
-                total,
-                limit: self.limits.max_total,
-            });
-        }
-        self.used = total;
-        Ok(())
+        self.take_reading(entry, size, 0)
     }
 
     /// [`take`](Budget::take) for an entry whose decoder reads `packed` bytes: `size` is
