@@ -316,14 +316,13 @@ impl Archive {
     /// of the directory they opened: the entry then fails to decode (a file cut short is
     /// `UnexpectedEof`, like a truncated stream) or, worse, decodes to bytes of the new
     /// version or of both with no error at all (a stored entry always does). A server
-    /// checks this after reading an entry, before it sends the last bytes. On Unix the
-    /// status-change time counts too while the file still has a name: it moves with any
-    /// write, so a rewrite of the same size whose modification time was set back (`cp`
-    /// then `touch -r`, `rsync --inplace -t`) is seen; a rename over the file moves it as
-    /// well, but takes the old file's last name, and the file is then as it was (a
-    /// `chmod` or a new hard link moves it too, and reads as changed). What it cannot see:
-    /// a rewrite within the clock's step of a file system too coarse to tell two writes
-    /// apart. [`Cache`](crate::Cache) looks at the same by path, for the requests to come.
+    /// checks this after reading an entry, before it sends the last bytes. What it cannot
+    /// see: a rewrite of the same size that leaves the modification time as it was (a
+    /// tool that sets it back, or a file system whose clock is too coarse to tell two
+    /// writes apart). The status-change time would see the first, but a rename over the
+    /// file moves it too (the old file loses its link), and that is the way to update a
+    /// served file without disturbing its readers; [`Cache`](crate::Cache) looks at it
+    /// by path, for the requests to come.
     ///
     /// # Errors
     ///
@@ -334,9 +333,7 @@ impl Archive {
             return Ok(false);
         };
         let now = file.metadata()?;
-        Ok(now.len() != then.len()
-            || now.modified().ok() != then.modified().ok()
-            || status_changed(then, &now))
+        Ok(now.len() != then.len() || now.modified().ok() != then.modified().ok())
     }
 
     /// The options the archive was opened with.
@@ -512,21 +509,6 @@ impl Archive {
                 n => out.extend_from_slice(&probe[..n]),
             }
         }
-    }
-}
-
-/// Whether the status-change time moved while the file kept a name (see
-/// [`Archive::file_changed`]); never elsewhere than on Unix.
-fn status_changed(then: &std::fs::Metadata, now: &std::fs::Metadata) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        now.nlink() > 0 && (now.ctime(), now.ctime_nsec()) != (then.ctime(), then.ctime_nsec())
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (then, now);
-        false
     }
 }
 
