@@ -831,11 +831,13 @@ async fn requests_outside_the_folder_are_404_and_open_nothing() {
     assert!(server.stop().success());
 }
 
-/// A folder swapped for a link to another folder, back and forth, while requests name an
-/// archive in it: the walk checks the path, the cache opens it again by path, and an
+/// A folder swapped for a link to another folder, back and forth, while requests name
+/// archives in it: the walk checks the path, the cache opens it again by path, and an
 /// open between the two swaps went through the link (a probe counted about one response
-/// in ten from the archive outside). What is opened is checked by its handle now: no
-/// response carries the outside archive's entry.
+/// in ten from the archive outside; a review then got the faults of a broken archive
+/// outside as 500s, which a check after the open left through). What is opened is
+/// checked by its handle before anything is read from it: no response carries the
+/// outside archive's entry, and none tells of the broken one.
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_folder_swapped_for_a_link_mid_request_serves_nothing_outside() {
@@ -846,6 +848,7 @@ async fn a_folder_swapped_for_a_link_mid_request_serves_nothing_outside() {
     fs::create_dir_all(dir.join("race")).unwrap();
     fs::create_dir_all(&outside).unwrap();
     fs::write(dir.join("race/x.nres"), samples::nres()).unwrap();
+    fs::write(dir.join("race/y.nres"), samples::nres()).unwrap();
     let mut writer = Writer::new();
     let secret = NewEntry {
         name: b"secret.txt",
@@ -853,6 +856,12 @@ async fn a_folder_swapped_for_a_link_mid_request_serves_nothing_outside() {
     };
     writer.add(secret, b"TOPSECRET").unwrap();
     fs::write(outside.join("x.nres"), writer.finish()).unwrap();
+    // A header alone, whose total size is not the file's: a fault if it is ever parsed.
+    let header = ngi_core::nres::Header {
+        entry_count: 0,
+        total_size: 77_777,
+    };
+    fs::write(outside.join("y.nres"), header.to_bytes()).unwrap();
     std::os::unix::fs::symlink(&outside, dir.join("link")).unwrap();
     let server = Server::start(&dir, &[]);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -869,30 +878,27 @@ async fn a_folder_swapped_for_a_link_mid_request_serves_nothing_outside() {
         })
     };
     let http = client();
-    let url = format!("{}/race/x.nres/secret.txt", server.url);
-    let (mut found, mut missing) = (0, 0);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    for _ in 0..3000 {
+    let mut seen = BTreeMap::new();
+    let deadline = Instant::now() + Duration::from_secs(8);
+    for i in 0..3000 {
         if Instant::now() > deadline {
             break;
         }
-        let response = http.get(&url).send().await.unwrap();
-        match response.status() {
-            StatusCode::OK => found += 1,
-            StatusCode::NOT_FOUND => missing += 1,
-            other => panic!("{other}"),
-        }
+        let target = ["x.nres/secret.txt", "y.nres/readme.txt"][i % 2];
+        let url = format!("{}/race/{target}", server.url);
+        let status = http.get(&url).send().await.unwrap().status();
+        *seen.entry((target, status.as_u16())).or_insert(0u32) += 1;
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let swaps = swapper.join().unwrap();
-    assert!(
-        swaps > 100 && missing > 100,
-        "{swaps} swaps, {missing} requests"
-    );
-    assert_eq!(
-        found, 0,
-        "{found} responses from outside, {missing} refused"
-    );
+    let requests: u32 = seen.values().sum();
+    assert!(swaps > 10 && requests > 20, "{swaps} swaps, {seen:?}");
+    // The secret is never found, the broken archive never reported: only the archives
+    // inside answer (readme.txt found, secret.txt missing), or a 404.
+    for &(target, status) in seen.keys() {
+        let inside = matches!((target, status), ("y.nres/readme.txt", 200));
+        assert!(inside || status == 404, "{seen:?}");
+    }
     assert!(server.stop().success());
 }
 

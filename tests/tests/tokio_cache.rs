@@ -4,6 +4,7 @@
 //! bound on open archives.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use ngi_core::nres::{NewEntry, Writer};
@@ -378,4 +379,42 @@ fn a_cache_begun_without_timers_serves_the_next_runtime() {
     });
     drop(without);
     serves_a_new_runtime(&cache, &path, &first);
+}
+
+/// A guard sees each file the cache opens, on its handle, before anything is read from
+/// it: its error is the open's, and nothing is kept, so the next call tries again.
+#[tokio::test]
+async fn a_guard_checks_each_open_before_it_is_read() {
+    let dir = Scratch::new("cache-guard");
+    let path = dir.join("a.res");
+    std::fs::write(&path, archive_with(b"first")).unwrap();
+    let allowed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let cache = {
+        let (allowed, calls) = (allowed.clone(), calls.clone());
+        Cache::new().with_guard(move |file| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            // The handle is the file's, at its start: nothing was read from it yet.
+            use std::io::Seek;
+            assert_eq!((&*file).stream_position().unwrap(), 0);
+            if allowed.load(std::sync::atomic::Ordering::SeqCst) {
+                Ok(())
+            } else {
+                Err(std::io::Error::new(std::io::ErrorKind::NotFound, "refused"))
+            }
+        })
+    };
+    let refused = cache.get(&path).await.unwrap_err();
+    assert_eq!(refused.kind(), std::io::ErrorKind::NotFound);
+    assert_eq!(refused.to_string(), "refused");
+    assert!(cache.is_empty());
+    allowed.store(true, std::sync::atomic::Ordering::SeqCst);
+    let archive = cache.get(&path).await.unwrap();
+    assert_eq!(archive.len(), 1);
+    assert!(cache.get(&path).await.unwrap().is_same_open(&archive));
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2);
+    // The settings made after it keep it.
+    let kept = cache.clone().with_max_open(4);
+    allowed.store(false, std::sync::atomic::Ordering::SeqCst);
+    assert!(kept.get(&path).await.is_err());
 }

@@ -24,6 +24,10 @@ pub const DEFAULT_READ_CHUNK: usize = 24 * 1024;
 /// The bounds of [`Archive::with_read_chunk`].
 const READ_CHUNK_RANGE: (usize, usize) = (512, 8 << 20);
 
+/// A check of an archive file's open handle, run before anything is read from it; its
+/// error is the open's. See [`Cache::with_guard`](crate::Cache::with_guard).
+pub type Guard = Arc<dyn Fn(&File) -> io::Result<()> + Send + Sync>;
+
 /// An NRes or RsLi archive, open for reading any number of its entries at once from any
 /// number of tasks.
 ///
@@ -138,11 +142,25 @@ impl Archive {
     /// ([`RawTooLarge`](ngi_core::nres::NresError::RawTooLarge),
     /// [`RawOverLimit`](ngi_core::nres::NresError::RawOverLimit)) instead of the format's.
     pub async fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> io::Result<Archive> {
+        Archive::open_guarded(path.as_ref(), options, None).await
+    }
+
+    /// [`open_with`](Archive::open_with), with `guard` run on the handle as soon as the
+    /// file is open, before anything is read from it (see
+    /// [`Cache::with_guard`](crate::Cache::with_guard)).
+    pub(crate) async fn open_guarded(
+        path: &Path,
+        options: OpenOptions,
+        guard: Option<Guard>,
+    ) -> io::Result<Archive> {
         let runtime = Handle::try_current().map_err(io::Error::other)?;
-        let path = path.as_ref().to_owned();
+        let path = path.to_owned();
         let opened = runtime
             .spawn_blocking(move || -> io::Result<_> {
                 let file = open_regular(&path)?;
+                if let Some(guard) = guard {
+                    guard(&file)?;
+                }
                 // From the handle, not the path: what was opened, whatever the path
                 // names by now.
                 let metadata = file.metadata()?;
@@ -293,17 +311,6 @@ impl Archive {
     /// its validators from (`ETag`, `Last-Modified`). `None` for an archive in memory.
     pub fn file_metadata(&self) -> Option<&std::fs::Metadata> {
         self.shared.metadata.as_ref()
-    }
-
-    /// The open file the archive reads, `None` for an archive in memory: for checks of
-    /// the handle itself (which file it is, where it lies now), which the path it was
-    /// opened by may no longer name. Reading through it moves no offset the archive uses
-    /// (its reads are positional).
-    pub fn file(&self) -> Option<&File> {
-        match &self.shared.source {
-            Source::File { file, .. } => Some(file),
-            Source::Memory(_) => None,
-        }
     }
 
     /// Whether the file the archive was opened from has been written since: its size or

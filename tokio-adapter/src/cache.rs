@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::OnceCell;
 use tokio::time::Instant;
 
-use crate::{Archive, OpenOptions};
+use crate::{Archive, Guard, OpenOptions};
 
 /// The engine's idle time before an unused archive is unloaded.
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(10);
@@ -88,8 +88,23 @@ struct Inner {
     idle: Duration,
     max_open: usize,
     options: OpenOptions,
+    guard: OpenGuard,
     state: Mutex<State>,
     sweeper: Mutex<Sweeper>,
+}
+
+/// The cache's [`Guard`], if any (a closure has no `Debug` of its own).
+#[derive(Clone, Default)]
+struct OpenGuard(Option<Guard>);
+
+impl std::fmt::Debug for OpenGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Some(guard)"
+        } else {
+            "None"
+        })
+    }
 }
 
 /// The sweeping task's life: a token the task holds, dropped with it when its runtime
@@ -170,15 +185,21 @@ impl Cache {
     /// A cache with the engine's policy: 10 s idle time, at most [`DEFAULT_MAX_OPEN`]
     /// archives, archives opened with [`OpenOptions::DEFAULT`].
     pub fn new() -> Cache {
-        Cache::build(DEFAULT_IDLE, DEFAULT_MAX_OPEN, OpenOptions::DEFAULT)
+        Cache::build(
+            DEFAULT_IDLE,
+            DEFAULT_MAX_OPEN,
+            OpenOptions::DEFAULT,
+            OpenGuard::default(),
+        )
     }
 
-    fn build(idle: Duration, max_open: usize, options: OpenOptions) -> Cache {
+    fn build(idle: Duration, max_open: usize, options: OpenOptions, guard: OpenGuard) -> Cache {
         Cache {
             inner: Arc::new(Inner {
                 idle,
                 max_open: max_open.max(1),
                 options,
+                guard,
                 state: Mutex::new(State {
                     slots: HashMap::new(),
                 }),
@@ -192,19 +213,65 @@ impl Cache {
     /// pinned archives included, is not carried over, and clones made earlier go on
     /// sharing the old one).
     pub fn with_idle(self, idle: Duration) -> Cache {
-        Cache::build(idle, self.inner.max_open, self.inner.options)
+        Cache::build(
+            idle,
+            self.inner.max_open,
+            self.inner.options,
+            self.inner.guard.clone(),
+        )
     }
 
     /// The same cache settings with another bound on open archives (at least 1), in a
     /// new, empty cache (see [`with_idle`](Cache::with_idle)).
     pub fn with_max_open(self, max_open: usize) -> Cache {
-        Cache::build(self.inner.idle, max_open, self.inner.options)
+        Cache::build(
+            self.inner.idle,
+            max_open,
+            self.inner.options,
+            self.inner.guard.clone(),
+        )
     }
 
     /// The same cache settings with other options for opening (limits, media trailer), in
     /// a new, empty cache (see [`with_idle`](Cache::with_idle)).
     pub fn with_options(self, options: OpenOptions) -> Cache {
-        Cache::build(self.inner.idle, self.inner.max_open, options)
+        Cache::build(
+            self.inner.idle,
+            self.inner.max_open,
+            options,
+            self.inner.guard.clone(),
+        )
+    }
+
+    /// The same cache settings with `guard` run on every file the cache opens, on its
+    /// handle, before anything is read from it; an error it returns is the open's (and
+    /// [`get`](Cache::get)'s). For a check of what was opened rather than of the path
+    /// asked for: a server that checks a path and then has the cache open it by that
+    /// path again can be given another file in between (a folder swapped for a link),
+    /// and a check after the open would come after the file's header had been parsed
+    /// and its faults reported. In a new, empty cache (see [`with_idle`](Cache::with_idle)).
+    ///
+    /// ```no_run
+    /// use std::io;
+    /// use ngi_tokio::Cache;
+    ///
+    /// // Only files of at most 1 GiB.
+    /// let cache = Cache::new().with_guard(|file| match file.metadata()?.len() {
+    ///     0..=0x4000_0000 => Ok(()),
+    ///     _ => Err(io::Error::new(io::ErrorKind::InvalidInput, "over 1 GiB")),
+    /// });
+    /// # drop(cache);
+    /// ```
+    pub fn with_guard(
+        self,
+        guard: impl Fn(&std::fs::File) -> io::Result<()> + Send + Sync + 'static,
+    ) -> Cache {
+        Cache::build(
+            self.inner.idle,
+            self.inner.max_open,
+            self.inner.options,
+            OpenGuard(Some(Arc::new(guard))),
+        )
     }
 
     /// The archive at `path`, opened if it is not open or its file changed.
@@ -298,9 +365,9 @@ impl Cache {
             evict(&mut state, self.inner.max_open, path);
             cell
         };
-        let options = self.inner.options;
+        let (options, guard) = (self.inner.options, self.inner.guard.0.clone());
         let opened = cell
-            .get_or_try_init(|| Archive::open_with(path, options))
+            .get_or_try_init(|| Archive::open_guarded(path, options, guard))
             .await;
         match opened {
             Ok(archive) => Ok(archive.clone()),

@@ -138,12 +138,23 @@ pub fn run(settings: &Serve) -> Result<(), Failure> {
     let mut settings = settings.clone();
     let (max_open, connections) = fit_open_files(settings.max_connections);
     settings.max_connections = connections;
+    // What the cache opens must lie under the folder by its handle, checked before its
+    // header is read (see `paths::opened_inside`): a refusal is the open's `NotFound`.
+    let inside = root.clone();
+    let guard = move |file: &std::fs::File| {
+        if paths::opened_inside(&inside, file) {
+            Ok(())
+        } else {
+            Err(std::io::Error::from(std::io::ErrorKind::NotFound))
+        }
+    };
     let shared = Arc::new(Shared {
         root,
         cache: Cache::new()
             .with_idle(settings.cache_idle)
             .with_max_open(max_open)
-            .with_options(options),
+            .with_options(options)
+            .with_guard(guard),
         streams: Arc::new(Semaphore::new(settings.max_streams)),
         bulk: Arc::new(Semaphore::new(BULK_AT_ONCE)),
         verified: Arc::default(),

@@ -8,9 +8,10 @@
 //! under the canonical root; the archive must be a regular file. Only then is it handed
 //! to the cache, whose open refuses anything but a regular file from the handle (a FIFO
 //! swapped in afterwards included) and a file without an archive magic (a 404), and what
-//! it opened must lie under the root by its handle (`opened_inside`, against a folder
-//! swapped for a link after the walk): nothing outside the folder is ever served, and no
-//! FIFO or device is waited on.
+//! it opened must lie under the root by its handle before anything is read from it
+//! (`opened_inside`, the cache's guard, against a folder swapped for a link after the
+//! walk): nothing outside the folder is read or answered for, and no FIFO or device is
+//! waited on.
 
 use std::ffi::OsStr;
 use std::io::Read;
@@ -120,8 +121,9 @@ pub fn resolve(root: &Path, raw: &str) -> Result<Target, Refusal> {
 /// now, by the path the kernel gives its handle (Linux: `/proc/self/fd/N`). The cache
 /// opens by path again after the walk, so a folder swapped for a symbolic link in between
 /// (by anyone who may write in the served folder) could send the open outside it: this
-/// looks at what was opened. Where there is no such path to read (another system, or no
-/// `/proc`), the walk's check stands alone.
+/// looks at what was opened, as the cache's guard, before anything is read from it.
+/// Where there is no such path to read (another system, or no `/proc`), the walk's check
+/// stands alone.
 pub fn opened_inside(root: &Path, file: &std::fs::File) -> bool {
     #[cfg(target_os = "linux")]
     {

@@ -188,20 +188,23 @@ fn gone(located: &Located) -> Response {
     )
 }
 
-/// The archive from the cache: `None` when the file went away, a 500 naming it when it
-/// does not open.
+/// The archive from the cache: `None` when the file went away (or is outside the folder,
+/// or not readable), a 500 naming it when it does not open otherwise.
 async fn open(shared: &Arc<Shared>, located: &Located) -> Option<Result<Archive, Response>> {
     shared.counters.lookups.fetch_add(1, Ordering::Relaxed);
     match shared.cache.get(&located.file).await {
-        Ok(archive)
-            if archive
-                .file()
-                .is_some_and(|f| !paths::opened_inside(&shared.root, f)) =>
-        {
-            Some(Err(gone(located)))
-        }
         Ok(archive) => Some(Ok(archive)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        // Missing, refused by the cache's guard (opened outside the folder), or not
+        // readable: one answer for all, so that a path swapped to lead outside tells
+        // nothing of what lies there.
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
+            ) =>
+        {
+            None
+        }
         Err(e) if is_not_an_archive(&e) => Some(Err(error_response(
             StatusCode::NOT_FOUND,
             format!("/{} is not an NRes or RsLi archive", located.shown),
