@@ -35,7 +35,8 @@ const NOTES: &str = "\
 N is a whole number with an optional binary suffix K, M, G or T (1K = 1024), or 'none'
 for no limit. --max-entry-size and --max-total bound what cat, extract, verify and
 unpack decode (an entry counts its decoded size, or the packed bytes it reads when
-more); --max-entries refuses a larger archive at open, by every command that opens one. Options may stand anywhere after the command; '--' ends them.
+more); --max-entries refuses a larger archive at open, by every command that opens one.
+Options may stand anywhere after the command; '--' ends them.
 
 The format is detected from the magic: \"NRes\" or \"NL\".
 Names: bytes outside printable ASCII are shown as \\xNN and a backslash as \\\\;

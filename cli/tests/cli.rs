@@ -720,23 +720,28 @@ fn rsli_layout_notes() {
     assert!(!notes.contains("no entry reads"), "{notes}");
     assert!(notes.contains("media trailer"), "{notes}");
     // An entry that runs past the end of the file is a problem, and the bytes from its
-    // offset on are its, not bytes no entry reads.
-    let mut b = Builder::new();
-    b.add(b"A", Method::Stored, b"0123456789").unwrap();
-    b.add(b"B", Method::Stored, b"bbbb").unwrap();
-    let mut bytes = b.build().unwrap();
-    ngi_tests::hostile::patch_rsli(&mut bytes, |i, e| {
-        if i == 1 {
-            (e.unpacked_size, e.packed_size) = (100, 100);
-        }
-    });
-    let path = write(&dir, "past-the-end.rsli", &bytes);
-    let o = ngi(&["verify", &path]);
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
-    let err = stderr(&o);
-    assert!(err.contains("entry 1 (\"B\")"), "{err}");
-    let notes = String::from_utf8(o.stdout).unwrap();
-    assert!(!notes.contains("no entry reads"), "{notes}");
+    // offset on are its, not bytes no entry reads; nor do the payloads after its offset
+    // each overlap it (one note per later entry of a large library).
+    for (past, name) in [(1, "B"), (0, "A")] {
+        let mut b = Builder::new();
+        b.add(b"A", Method::Stored, b"0123456789").unwrap();
+        b.add(b"B", Method::Stored, b"bbbb").unwrap();
+        b.add(b"C", Method::Stored, b"cccc").unwrap();
+        let mut bytes = b.build().unwrap();
+        ngi_tests::hostile::patch_rsli(&mut bytes, |i, e| {
+            if i == past {
+                (e.unpacked_size, e.packed_size) = (100_000, 100_000);
+            }
+        });
+        let path = write(&dir, "past-the-end.rsli", &bytes);
+        let o = ngi(&["verify", &path]);
+        assert_eq!(o.status.code(), Some(1), "{o:?}");
+        let err = stderr(&o);
+        assert!(err.contains(&format!("entry {past} (\"{name}\")")), "{err}");
+        let notes = String::from_utf8(o.stdout).unwrap();
+        assert!(!notes.contains("no entry reads"), "{notes}");
+        assert!(!notes.contains("overlap"), "{notes}");
+    }
 }
 
 /// Bytes after the NUL of an NRes name field (which a canonical writer zeroes) are a note

@@ -1668,7 +1668,7 @@ fn extract_stopped_by_a_signal_leaves_no_partial_file() {
         left.sort();
         if force {
             assert!(
-                err.contains("1 entry after entry 1 extracted all the same")
+                err.contains("1 entry chosen after entry 1 extracted all the same")
                     && err.contains("1 of 3 entries not extracted"),
                 "{err}"
             );

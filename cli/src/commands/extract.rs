@@ -114,7 +114,8 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     bar.finish();
     if let (Some(index), 1..) = (stopped_at, finished_after) {
         say(format_args!(
-            "{}: {} after entry {index} extracted all the same (the jobs had them in hand)",
+            "{}: {} chosen after entry {index} extracted all the same (the jobs had them \
+             in hand)",
             options.archive.display(),
             super::edit::count(finished_after)
         ));

@@ -407,40 +407,42 @@ fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
     let table_end = catalog.directory_offset();
     let len = catalog.file_len();
     // An entry that runs past the end of the file (a problem said already) still claims
-    // the bytes from its offset on, so they are not noted as no entry's.
+    // the bytes from its offset on, so they are not noted as no entry's; nor is every
+    // payload after its offset noted as overlapping it (`true`: such a claim).
     let ranges: Vec<_> = (0..archive.len())
         .map(|i| match catalog.packed_range(i) {
-            Ok(r) => Some((r.start, r.end, i)),
+            Ok(r) => Some((r.start, r.end, i, false)),
             Err(Error::Rsli(rsli::RsliError::DataOutOfBounds { offset, .. })) => {
-                Some((offset.min(len), len, i))
+                Some((offset.min(len), len, i, true))
             }
             Err(_) => None,
         })
         .collect();
     // Whether every entry's range is known (flags that name no method leave it unknown).
     let placed = ranges.iter().all(Option::is_some);
-    let mut spans: Vec<(u64, u64, usize)> = ranges
+    let mut spans: Vec<(u64, u64, usize, bool)> = ranges
         .into_iter()
         .flatten()
-        .filter(|&(start, end, _)| end > start)
+        .filter(|&(start, end, _, _)| end > start)
         .collect();
     spans.sort_unstable();
-    // The end of the payloads so far, and the entry that reaches it.
+    // The end of the payloads so far, the entry that reaches it, and whether it only
+    // claims them.
     let mut end = table_end;
-    let mut last: Option<usize> = None;
-    for &(start, stop, index) in &spans {
+    let mut last: Option<(usize, bool)> = None;
+    for &(start, stop, index, claim) in &spans {
         if start < table_end {
             findings.note(format_args!(
                 "entry {index} at offset {start}: its packed bytes lie in the header or table"
             ));
         } else if start < end {
-            if let Some(other) = last {
+            if let Some((other, false)) = last.filter(|_| !claim) {
                 findings.note(format_args!(
                     "entry {index} at offset {start}: packed bytes overlap entry {other}'s"
                 ));
             }
         } else if start > end {
-            let after = last.map_or("the table".to_string(), |l| format!("entry {l}"));
+            let after = last.map_or("the table".to_string(), |(l, _)| format!("entry {l}"));
             findings.note(format_args!(
                 "offset {end}: {} bytes no entry reads, between {after} and entry {index}",
                 start - end
@@ -448,7 +450,7 @@ fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
         }
         if stop > end {
             end = stop;
-            last = Some(index);
+            last = Some((index, claim));
         }
     }
     // A trailer's bytes are no entry's to read, even where a payload runs into them.
@@ -459,7 +461,7 @@ fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
     // With no payload at all the bytes after the table are no entry's either, unless an
     // entry whose range is unknown (a problem said already) may read them.
     if region_end > end && (last.is_some() || placed) {
-        let after = last.map_or("the table".to_string(), |l| format!("entry {l}"));
+        let after = last.map_or("the table".to_string(), |(l, _)| format!("entry {l}"));
         findings.note(format_args!(
             "offset {end}: {} bytes no entry reads, after {after}",
             region_end - end
