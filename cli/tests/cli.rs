@@ -742,6 +742,27 @@ fn rsli_layout_notes() {
         assert!(!notes.contains("no entry reads"), "{notes}");
         assert!(!notes.contains("overlap"), "{notes}");
     }
+    // A claim between two payloads that overlap hides nothing: C still overlaps A.
+    let mut b = Builder::new();
+    b.add(b"A", Method::Stored, b"0123456789").unwrap();
+    b.add(b"B", Method::Stored, b"bbbb").unwrap();
+    b.add(b"C", Method::Stored, b"cccc").unwrap();
+    let mut bytes = b.build().unwrap();
+    ngi_tests::hostile::patch_rsli(&mut bytes, |i, e| match i {
+        1 => (e.data_offset, e.unpacked_size, e.packed_size) = (129, 100_000, 100_000),
+        2 => e.data_offset = 132,
+        _ => {}
+    });
+    let path = write(&dir, "claim-between.rsli", &bytes);
+    let o = ngi(&["verify", &path]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let notes = String::from_utf8(o.stdout).unwrap();
+    let overlaps: Vec<_> = notes.lines().filter(|l| l.contains("overlap")).collect();
+    assert_eq!(overlaps.len(), 1, "{notes}");
+    assert!(
+        overlaps[0].ends_with("entry 2 (\"C\") at offset 132: packed bytes overlap entry 0's"),
+        "{notes}"
+    );
 }
 
 /// Bytes after the NUL of an NRes name field (which a canonical writer zeroes) are a note

@@ -426,31 +426,32 @@ fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
         .filter(|&(start, end, _, _)| end > start)
         .collect();
     spans.sort_unstable();
-    // The end of the payloads so far, the entry that reaches it, and whether it only
-    // claims them.
-    let mut end = table_end;
-    let mut last: Option<(usize, bool)> = None;
+    // The end of the bytes read so far and the entry that reaches it, claims included
+    // (what no entry reads lies past it); and the same for the payloads alone, which the
+    // overlaps are between.
+    let (mut end, mut last) = (table_end, None);
+    let (mut payloads_end, mut payloads_last) = (table_end, None);
     for &(start, stop, index, claim) in &spans {
         if start < table_end {
             findings.note(format_args!(
                 "entry {index} at offset {start}: its packed bytes lie in the header or table"
             ));
-        } else if start < end {
-            if let Some((other, false)) = last.filter(|_| !claim) {
-                findings.note(format_args!(
-                    "entry {index} at offset {start}: packed bytes overlap entry {other}'s"
-                ));
-            }
         } else if start > end {
-            let after = last.map_or("the table".to_string(), |(l, _)| format!("entry {l}"));
+            let after = last.map_or("the table".to_string(), |l| format!("entry {l}"));
             findings.note(format_args!(
                 "offset {end}: {} bytes no entry reads, between {after} and entry {index}",
                 start - end
             ));
+        } else if let Some(other) = payloads_last.filter(|_| !claim && start < payloads_end) {
+            findings.note(format_args!(
+                "entry {index} at offset {start}: packed bytes overlap entry {other}'s"
+            ));
         }
         if stop > end {
-            end = stop;
-            last = Some((index, claim));
+            (end, last) = (stop, Some(index));
+        }
+        if !claim && stop > payloads_end {
+            (payloads_end, payloads_last) = (stop, Some(index));
         }
     }
     // A trailer's bytes are no entry's to read, even where a payload runs into them.
@@ -461,7 +462,7 @@ fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
     // With no payload at all the bytes after the table are no entry's either, unless an
     // entry whose range is unknown (a problem said already) may read them.
     if region_end > end && (last.is_some() || placed) {
-        let after = last.map_or("the table".to_string(), |(l, _)| format!("entry {l}"));
+        let after = last.map_or("the table".to_string(), |l| format!("entry {l}"));
         findings.note(format_args!(
             "offset {end}: {} bytes no entry reads, after {after}",
             region_end - end
