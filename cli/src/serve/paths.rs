@@ -133,7 +133,11 @@ pub fn opened_inside(root: &Path, file: &std::fs::File) -> bool {
             // A file unlinked since (replaced by a rename) reads "PATH (deleted)": still
             // under the root by its components.
             Ok(real) => real.starts_with(root),
-            Err(_) => !fd.is_dir(),
+            // Only where there is no /proc at all; any other failure (a sandbox that
+            // denies it) refuses.
+            Err(_) => {
+                std::fs::metadata(fd).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+            }
         }
     }
     #[cfg(not(target_os = "linux"))]

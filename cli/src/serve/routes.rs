@@ -194,17 +194,12 @@ async fn open(shared: &Arc<Shared>, located: &Located) -> Option<Result<Archive,
     shared.counters.lookups.fetch_add(1, Ordering::Relaxed);
     match shared.cache.get(&located.file).await {
         Ok(archive) => Some(Ok(archive)),
-        // Missing, refused by the cache's guard (opened outside the folder), or not
-        // readable: one answer for all, so that a path swapped to lead outside tells
-        // nothing of what lies there.
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
-            ) =>
-        {
-            None
-        }
+        // Missing, refused by the cache's guard (opened outside the folder), not readable,
+        // or any other fault of the path: one answer for all, so that a path swapped to
+        // lead outside tells nothing of what lies there.
+        // Any fault of the path's stat or open (no core error inside: not a directory, a
+        // socket, a loop, ...) but running out of descriptors, which is the server's.
+        Err(e) if is_path_fault(&e) => None,
         Err(e) if is_not_an_archive(&e) => Some(Err(error_response(
             StatusCode::NOT_FOUND,
             format!("/{} is not an NRes or RsLi archive", located.shown),
@@ -214,6 +209,16 @@ async fn open(shared: &Arc<Shared>, located: &Located) -> Option<Result<Archive,
             format!("{}: {e}", located.shown),
         ))),
     }
+}
+
+/// A fault of the path (its stat, its open, or the cache's guard) rather than of the
+/// file's bytes or the server: answered as a missing file.
+fn is_path_fault(e: &std::io::Error) -> bool {
+    let out_of_descriptors = matches!(e.raw_os_error(), Some(23 | 24)); // ENFILE, EMFILE
+    let core = e
+        .get_ref()
+        .is_some_and(|inner| inner.downcast_ref::<ngi_core::archive::Error>().is_some());
+    !out_of_descriptors && !core && e.kind() != std::io::ErrorKind::UnexpectedEof
 }
 
 /// The open found no archive magic, or no regular file (swapped in after the checks).
