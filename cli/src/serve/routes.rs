@@ -195,10 +195,8 @@ async fn open(shared: &Arc<Shared>, located: &Located) -> Option<Result<Archive,
     match shared.cache.get(&located.file).await {
         Ok(archive) => Some(Ok(archive)),
         // Missing, refused by the cache's guard (opened outside the folder), not readable,
-        // or any other fault of the path: one answer for all, so that a path swapped to
-        // lead outside tells nothing of what lies there.
-        // Any fault of the path's stat or open (no core error inside: not a directory, a
-        // socket, a loop, ...) but running out of descriptors, which is the server's.
+        // not a regular file, or any other fault of the path: one answer for all, so that
+        // a path swapped to lead outside tells nothing of what lies there.
         Err(e) if is_path_fault(&e) => None,
         Err(e) if is_not_an_archive(&e) => Some(Err(error_response(
             StatusCode::NOT_FOUND,
@@ -212,22 +210,24 @@ async fn open(shared: &Arc<Shared>, located: &Located) -> Option<Result<Archive,
 }
 
 /// A fault of the path (its stat, its open, or the cache's guard) rather than of the
-/// file's bytes or the server: answered as a missing file.
+/// file's bytes or the server (running out of descriptors): answered as a missing file.
 fn is_path_fault(e: &std::io::Error) -> bool {
     let out_of_descriptors = matches!(e.raw_os_error(), Some(23 | 24)); // ENFILE, EMFILE
-    let core = e
-        .get_ref()
-        .is_some_and(|inner| inner.downcast_ref::<ngi_core::archive::Error>().is_some());
-    !out_of_descriptors && !core && e.kind() != std::io::ErrorKind::UnexpectedEof
+    !out_of_descriptors && core_error(e).is_none() && e.kind() != std::io::ErrorKind::UnexpectedEof
 }
 
-/// The open found no archive magic, or no regular file (swapped in after the checks).
+/// The open found no archive magic.
 fn is_not_an_archive(e: &std::io::Error) -> bool {
-    let core = e
-        .get_ref()
-        .and_then(|inner| inner.downcast_ref::<ngi_core::archive::Error>());
-    matches!(core, Some(ngi_core::archive::Error::UnknownFormat { .. }))
-        || e.kind() == std::io::ErrorKind::InvalidInput
+    matches!(
+        core_error(e),
+        Some(ngi_core::archive::Error::UnknownFormat { .. })
+    )
+}
+
+/// The core's error inside an open's `io::Error`: a fault of the file's bytes.
+fn core_error(e: &std::io::Error) -> Option<&ngi_core::archive::Error> {
+    e.get_ref()
+        .and_then(|inner| inner.downcast_ref::<ngi_core::archive::Error>())
 }
 
 /// `/`: the archives under the folder. Its validators are a hash of what it lists (the
