@@ -381,22 +381,21 @@ fn a_cache_begun_without_timers_serves_the_next_runtime() {
     serves_a_new_runtime(&cache, &path, &first);
 }
 
-/// A guard sees each file the cache opens, on its handle, before anything is read from
-/// it: its error is the open's, and nothing is kept, so the next call tries again.
+/// An opener opens each file the cache opens, before anything is read from it: its
+/// error is the open's, and nothing is kept, so the next call tries again.
 #[tokio::test]
-async fn a_guard_checks_each_open_before_it_is_read() {
-    let dir = Scratch::new("cache-guard");
+async fn an_opener_opens_each_file_before_it_is_read() {
+    let dir = Scratch::new("cache-opener");
     let path = dir.join("a.res");
     std::fs::write(&path, archive_with(b"first")).unwrap();
     let allowed = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let cache = {
         let (allowed, calls) = (allowed.clone(), calls.clone());
-        Cache::new().with_guard(move |file| {
+        Cache::new().with_opener(move |path| {
             calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            let _ = file;
             if allowed.load(std::sync::atomic::Ordering::SeqCst) {
-                Ok(())
+                ngi_tokio::open_file(path)
             } else {
                 Err(std::io::Error::new(std::io::ErrorKind::NotFound, "refused"))
             }
@@ -412,7 +411,7 @@ async fn a_guard_checks_each_open_before_it_is_read() {
     assert!(cache.get(&path).await.unwrap().is_same_open(&archive));
     assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2);
     // It runs before the file is read: a file that is no archive is refused by the
-    // guard, not reported by the parse.
+    // opener, not reported by the parse.
     let broken = dir.join("broken.res");
     std::fs::write(&broken, b"NRes, but not one").unwrap();
     allowed.store(false, std::sync::atomic::Ordering::SeqCst);
@@ -423,4 +422,27 @@ async fn a_guard_checks_each_open_before_it_is_read() {
     let kept = cache.clone().with_max_open(4);
     allowed.store(false, std::sync::atomic::Ordering::SeqCst);
     assert!(kept.get(&path).await.is_err());
+}
+
+/// What an opener returns is what the cache reads, whatever the path asked for names,
+/// and a handle of anything but a regular file is refused.
+#[tokio::test]
+async fn the_opener_s_handle_is_what_is_read() {
+    let dir = Scratch::new("cache-opener-handle");
+    let (asked, opened) = (dir.join("a.res"), dir.join("b.res"));
+    std::fs::write(&asked, archive_with(b"asked")).unwrap();
+    std::fs::write(&opened, archive_with(b"opened")).unwrap();
+    let elsewhere = opened.clone();
+    let cache = Cache::new().with_opener(move |_| ngi_tokio::open_file(&elsewhere));
+    let archive = cache.get(&asked).await.unwrap();
+    assert_eq!(archive.read(0).await.unwrap(), b"opened"[..]);
+    let folder = dir.join("sub");
+    std::fs::create_dir(&folder).unwrap();
+    let cache = Cache::new().with_opener(move |_| ngi_tokio::open_file(&folder));
+    let refused = cache.get(&asked).await.unwrap_err();
+    assert_eq!(
+        refused.kind(),
+        std::io::ErrorKind::InvalidInput,
+        "{refused}"
+    );
 }

@@ -24,9 +24,9 @@ pub const DEFAULT_READ_CHUNK: usize = 24 * 1024;
 /// The bounds of [`Archive::with_read_chunk`].
 const READ_CHUNK_RANGE: (usize, usize) = (512, 8 << 20);
 
-/// A check of an archive file's open handle, run before anything is read from it; its
-/// error is the open's. See [`Cache::with_guard`](crate::Cache::with_guard).
-pub type Guard = Arc<dyn Fn(&File) -> io::Result<()> + Send + Sync>;
+/// How an archive file is opened: from the path asked for, the handle to read. Its
+/// error is the open's. See [`Cache::with_opener`](crate::Cache::with_opener).
+pub type Opener = Arc<dyn Fn(&Path) -> io::Result<File> + Send + Sync>;
 
 /// An NRes or RsLi archive, open for reading any number of its entries at once from any
 /// number of tasks.
@@ -142,25 +142,24 @@ impl Archive {
     /// ([`RawTooLarge`](ngi_core::nres::NresError::RawTooLarge),
     /// [`RawOverLimit`](ngi_core::nres::NresError::RawOverLimit)) instead of the format's.
     pub async fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> io::Result<Archive> {
-        Archive::open_guarded(path.as_ref(), options, None).await
+        Archive::open_by(path.as_ref(), options, None).await
     }
 
-    /// [`open_with`](Archive::open_with), with `guard` run on the handle as soon as the
-    /// file is open, before anything is read from it (see
-    /// [`Cache::with_guard`](crate::Cache::with_guard)).
-    pub(crate) async fn open_guarded(
+    /// [`open_with`](Archive::open_with), with the file opened by `opener` instead of
+    /// [`open_file`] (see [`Cache::with_opener`](crate::Cache::with_opener)).
+    pub(crate) async fn open_by(
         path: &Path,
         options: OpenOptions,
-        guard: Option<Guard>,
+        opener: Option<Opener>,
     ) -> io::Result<Archive> {
         let runtime = Handle::try_current().map_err(io::Error::other)?;
         let path = path.to_owned();
         let opened = runtime
             .spawn_blocking(move || -> io::Result<_> {
-                let file = open_regular(&path)?;
-                if let Some(guard) = guard {
-                    guard(&file)?;
-                }
+                let file = match opener {
+                    Some(opener) => opener(&path)?,
+                    None => open_file(&path)?,
+                };
                 // From the handle, not the path: what was opened, whatever the path
                 // names by now.
                 let metadata = file.metadata()?;
@@ -519,10 +518,16 @@ impl Archive {
     }
 }
 
-/// Opens `path` for reading without blocking on a FIFO or a device that waits for a
-/// peer (Linux: `O_NONBLOCK`, which changes nothing for a regular file's reads); the
-/// caller refuses anything but a regular file from the handle's metadata.
-fn open_regular(path: &Path) -> io::Result<File> {
+/// Opens `path` for reading as [`Archive::open`] and the [`Cache`](crate::Cache) do:
+/// without waiting on a FIFO or a device that waits for a peer (Linux: `O_NONBLOCK`,
+/// which changes nothing for a regular file's reads). They refuse anything but a regular
+/// file afterwards, from the handle's metadata. For an
+/// [`Opener`](crate::Cache::with_opener) that checks what the usual open gives.
+///
+/// # Errors
+///
+/// The open's.
+pub fn open_file(path: &Path) -> io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(target_os = "linux")]

@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::OnceCell;
 use tokio::time::Instant;
 
-use crate::{Archive, Guard, OpenOptions};
+use crate::{Archive, OpenOptions, Opener};
 
 /// The engine's idle time before an unused archive is unloaded.
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(10);
@@ -88,19 +88,19 @@ struct Inner {
     idle: Duration,
     max_open: usize,
     options: OpenOptions,
-    guard: OpenGuard,
+    opener: CustomOpener,
     state: Mutex<State>,
     sweeper: Mutex<Sweeper>,
 }
 
-/// The cache's [`Guard`], if any (a closure has no `Debug` of its own).
+/// The cache's [`Opener`], if any (a closure has no `Debug` of its own).
 #[derive(Clone, Default)]
-struct OpenGuard(Option<Guard>);
+struct CustomOpener(Option<Opener>);
 
-impl std::fmt::Debug for OpenGuard {
+impl std::fmt::Debug for CustomOpener {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(if self.0.is_some() {
-            "Some(guard)"
+            "Some(opener)"
         } else {
             "None"
         })
@@ -189,17 +189,17 @@ impl Cache {
             DEFAULT_IDLE,
             DEFAULT_MAX_OPEN,
             OpenOptions::DEFAULT,
-            OpenGuard::default(),
+            CustomOpener::default(),
         )
     }
 
-    fn build(idle: Duration, max_open: usize, options: OpenOptions, guard: OpenGuard) -> Cache {
+    fn build(idle: Duration, max_open: usize, options: OpenOptions, opener: CustomOpener) -> Cache {
         Cache {
             inner: Arc::new(Inner {
                 idle,
                 max_open: max_open.max(1),
                 options,
-                guard,
+                opener,
                 state: Mutex::new(State {
                     slots: HashMap::new(),
                 }),
@@ -217,7 +217,7 @@ impl Cache {
             idle,
             self.inner.max_open,
             self.inner.options,
-            self.inner.guard.clone(),
+            self.inner.opener.clone(),
         )
     }
 
@@ -228,7 +228,7 @@ impl Cache {
             self.inner.idle,
             max_open,
             self.inner.options,
-            self.inner.guard.clone(),
+            self.inner.opener.clone(),
         )
     }
 
@@ -239,38 +239,47 @@ impl Cache {
             self.inner.idle,
             self.inner.max_open,
             options,
-            self.inner.guard.clone(),
+            self.inner.opener.clone(),
         )
     }
 
-    /// The same cache settings with `guard` run on every file the cache opens, on its
-    /// handle, before anything is read from it; an error it returns is the open's (and
-    /// [`get`](Cache::get)'s). For a check of what was opened rather than of the path
-    /// asked for: a server that checks a path and then has the cache open it by that
-    /// path again can be given another file in between (a folder swapped for a link),
-    /// and a check after the open would come after the file's header had been parsed
-    /// and its faults reported. In a new, empty cache (see [`with_idle`](Cache::with_idle)).
+    /// The same cache settings with every file the cache opens opened by `opener`, in a
+    /// new, empty cache (see [`with_idle`](Cache::with_idle)). `opener` is given the path
+    /// asked for and returns the handle to read; its error is the open's (and
+    /// [`get`](Cache::get)'s). The handle must be of a regular file (anything else is
+    /// refused after the open, by its metadata), and the open must not wait on a FIFO the
+    /// path may name: on Unix, open with `O_NONBLOCK`, as the cache's own open
+    /// ([`open_file`](crate::open_file)) does.
+    ///
+    /// For a server that checks a path and then has the cache open it: opening by the
+    /// same path again can reach another file (a folder swapped for a link in between),
+    /// where an opener can resolve the path in a way that cannot leave a folder (Linux's
+    /// `openat2` with `RESOLVE_BENEATH` from the folder's handle), or check what it opened
+    /// before the cache reads its header.
     ///
     /// ```no_run
     /// use std::io;
     /// use ngi_tokio::Cache;
     ///
-    /// // Only files of at most 1 GiB.
-    /// let cache = Cache::new().with_guard(|file| match file.metadata()?.len() {
-    ///     0..=0x4000_0000 => Ok(()),
-    ///     _ => Err(io::Error::new(io::ErrorKind::InvalidInput, "over 1 GiB")),
+    /// // Only files of at most 1 GiB, checked on the handle that is then read.
+    /// let cache = Cache::new().with_opener(|path| {
+    ///     let file = ngi_tokio::open_file(path)?;
+    ///     match file.metadata()?.len() {
+    ///         0..=0x4000_0000 => Ok(file),
+    ///         _ => Err(io::Error::new(io::ErrorKind::InvalidInput, "over 1 GiB")),
+    ///     }
     /// });
     /// # drop(cache);
     /// ```
-    pub fn with_guard(
+    pub fn with_opener(
         self,
-        guard: impl Fn(&std::fs::File) -> io::Result<()> + Send + Sync + 'static,
+        opener: impl Fn(&Path) -> io::Result<std::fs::File> + Send + Sync + 'static,
     ) -> Cache {
         Cache::build(
             self.inner.idle,
             self.inner.max_open,
             self.inner.options,
-            OpenGuard(Some(Arc::new(guard))),
+            CustomOpener(Some(Arc::new(opener))),
         )
     }
 
@@ -365,9 +374,9 @@ impl Cache {
             evict(&mut state, self.inner.max_open, path);
             cell
         };
-        let (options, guard) = (self.inner.options, self.inner.guard.0.clone());
+        let (options, opener) = (self.inner.options, self.inner.opener.0.clone());
         let opened = cell
-            .get_or_try_init(|| Archive::open_guarded(path, options, guard))
+            .get_or_try_init(|| Archive::open_by(path, options, opener))
             .await;
         match opened {
             Ok(archive) => Ok(archive.clone()),

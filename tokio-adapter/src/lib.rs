@@ -77,7 +77,7 @@ mod futures;
 mod packed;
 mod poll;
 
-pub use archive::{Archive, DEFAULT_READ_CHUNK, Guard};
+pub use archive::{Archive, DEFAULT_READ_CHUNK, Opener, open_file};
 pub use cache::{Cache, DEFAULT_IDLE, DEFAULT_MAX_OPEN};
 pub use decode::DecodeReader;
 pub use entry::{DEFAULT_STREAM_CHUNK, EntryReader, EntryStream};

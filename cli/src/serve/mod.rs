@@ -17,6 +17,7 @@
 //! on each socket ([`idle`]), a bound on connections, and graceful shutdown on SIGINT and
 //! SIGTERM.
 
+mod beneath;
 mod body;
 mod entry;
 mod html;
@@ -27,7 +28,6 @@ mod routes;
 mod validators;
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
@@ -49,8 +49,9 @@ const BULK_AT_ONCE: usize = 2;
 /// What every request shares.
 #[derive(Debug)]
 pub struct Shared {
-    /// The served folder, canonical.
-    root: PathBuf,
+    /// The served folder (its canonical path, and its handle for opening files under
+    /// it), shared with the cache's opener.
+    folder: Arc<beneath::Beneath>,
     cache: Cache,
     settings: Serve,
     /// One permit per entry or listing body being decoded or sent.
@@ -138,23 +139,22 @@ pub fn run(settings: &Serve) -> Result<(), Failure> {
     let mut settings = settings.clone();
     let (max_open, connections) = fit_open_files(settings.max_connections);
     settings.max_connections = connections;
-    // What the cache opens must lie under the folder by its handle, checked before its
-    // header is read (see `paths::opened_inside`): a refusal is the open's `NotFound`.
-    let inside = root.clone();
-    let guard = move |file: &std::fs::File| {
-        if paths::opened_inside(&inside, file) {
-            Ok(())
-        } else {
-            Err(std::io::Error::from(std::io::ErrorKind::NotFound))
-        }
+    // The cache opens what the walk found from the folder's handle, so that a swap
+    // since the walk cannot send the open outside (see `beneath`).
+    let folder = beneath::Beneath::new(root.clone())
+        .map(Arc::new)
+        .map_err(|e| Failure::Bad(format!("{}: {e}", root.display())))?;
+    let opener = {
+        let folder = folder.clone();
+        move |path: &std::path::Path| folder.open(path)
     };
     let shared = Arc::new(Shared {
-        root,
+        folder,
         cache: Cache::new()
             .with_idle(settings.cache_idle)
             .with_max_open(max_open)
             .with_options(options)
-            .with_guard(guard),
+            .with_opener(opener),
         streams: Arc::new(Semaphore::new(settings.max_streams)),
         bulk: Arc::new(Semaphore::new(BULK_AT_ONCE)),
         verified: Arc::default(),
@@ -192,7 +192,7 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
             .and_then(|()| out.flush())
             .map_err(crate::report::output_failed)?;
     }
-    tracing::info!(target: "ngi::serve", "serving {} on http://{local}", shared.root.display());
+    tracing::info!(target: "ngi::serve", "serving {} on http://{local}", shared.folder.root().display());
     let app = routes::router(Arc::clone(&shared));
     let graceful = GracefulShutdown::new();
     let connections = Arc::new(Semaphore::new(settings.max_connections));

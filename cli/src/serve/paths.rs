@@ -6,16 +6,17 @@
 //! starting with a dot (so `.`, `..` and hidden files are out), and holding no `/`, `\`
 //! or NUL. Every step is resolved with `canonicalize` (symlinks followed) and must stay
 //! under the canonical root; the archive must be a regular file. Only then is it handed
-//! to the cache, whose open refuses anything but a regular file from the handle (a FIFO
-//! swapped in afterwards included) and a file without an archive magic (a 404), and what
-//! it opened must lie under the root by its handle before anything is read from it
-//! (`opened_inside`, the cache's guard, against a folder swapped for a link after the
-//! walk): nothing outside the folder is read or answered for, and no FIFO or device is
-//! waited on.
+//! to the cache, which opens it from the folder's handle so that the open cannot leave
+//! the folder, whatever was swapped in since the walk ([`Beneath`]), and refuses anything
+//! but a regular file from the handle (a FIFO swapped in afterwards included) and a file
+//! without an archive magic (a 404): nothing outside the folder is read or answered for,
+//! and no FIFO or device is waited on.
 
 use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+
+use super::beneath::Beneath;
 
 /// What a request path names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,46 +118,16 @@ pub fn resolve(root: &Path, raw: &str) -> Result<Target, Refusal> {
     )))
 }
 
-/// Whether `file`, which the cache opened by a path `resolve` checked, lies under `root`
-/// now, by the path the kernel gives its handle (Linux: `/proc/self/fd/N`). The cache
-/// opens by path again after the walk, so a folder swapped for a symbolic link in between
-/// (by anyone who may write in the served folder) could send the open outside it: this
-/// looks at what was opened, as the cache's guard, before anything is read from it.
-/// Where there is no such path to read (another system, or no `/proc`), the walk's check
-/// stands alone.
-pub fn opened_inside(root: &Path, file: &std::fs::File) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd;
-        let fd = Path::new("/proc/self/fd");
-        match std::fs::read_link(fd.join(file.as_raw_fd().to_string())) {
-            // A file unlinked since (replaced by a rename) reads "PATH (deleted)": still
-            // under the root by its components.
-            Ok(real) => real.starts_with(root),
-            // Only where there is no /proc at all; any other failure (a sandbox that
-            // denies it) refuses.
-            Err(_) => {
-                std::fs::metadata(fd).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = (root, file);
-        true
-    }
-}
-
 /// A name that stays in its folder and is not hidden.
 fn is_plain_name(name: &[u8]) -> bool {
     !name.is_empty() && name[0] != b'.' && !name.iter().any(|&b| matches!(b, b'/' | b'\\' | 0))
 }
 
-/// Whether the file starts with a magic the core's opener knows (`NRes`, `NL`).
-fn archive_magic(path: &Path) -> std::io::Result<bool> {
+/// Whether the file starts with a magic the core's opener knows (`NRes`, `NL`). Opened
+/// as the cache opens it, so that a swap since the walk saw it reads nothing outside.
+fn archive_magic(folder: &Beneath, path: &Path) -> std::io::Result<bool> {
     let mut head = Vec::with_capacity(4);
-    // Not `File::open`: a file swapped for a FIFO since the walk saw it would block.
-    crate::regular::open(path).and_then(|f| f.take(4).read_to_end(&mut head))?;
+    folder.open(path)?.take(4).read_to_end(&mut head)?;
     Ok(ngi_core::archive::detect(&head).is_some())
 }
 
@@ -239,18 +210,19 @@ const MAX_DEPTH: usize = 32;
 /// The index lists at most this many archives.
 pub const MAX_LISTED: usize = 100_000;
 
-/// The archives under `root` (canonical), recursively, by path; hidden names skipped,
+/// The archives under `folder`, recursively, by path; hidden names skipped,
 /// symlinks followed only where they stay inside the folder, each folder visited once.
 /// Blocking.
 /// Fails only where the listing would be wrong, not merely shorter: a name that went
 /// away or may not be read is left out, as before, but a fault of the system (out of
 /// file descriptors, say) is an error rather than an index that leaves archives out.
-pub fn archives(root: &Path) -> std::io::Result<Vec<Listed>> {
+pub fn archives(folder: &Beneath) -> std::io::Result<Vec<Listed>> {
+    let root = folder.root();
     let mut found = Vec::new();
     let mut seen = std::collections::HashSet::new();
     seen.insert(root.to_path_buf());
     let mut walker = Walk {
-        root,
+        folder,
         seen: &mut seen,
         found: &mut found,
         fault: None,
@@ -264,7 +236,7 @@ pub fn archives(root: &Path) -> std::io::Result<Vec<Listed>> {
 }
 
 struct Walk<'w> {
-    root: &'w Path,
+    folder: &'w Beneath,
     seen: &'w mut std::collections::HashSet<PathBuf>,
     found: &'w mut Vec<Listed>,
     fault: Option<std::io::Error>,
@@ -314,7 +286,7 @@ impl Walk<'_> {
         let Some(meta) = self.ok(std::fs::metadata(&resolved)) else {
             return;
         };
-        if !resolved.starts_with(self.root) {
+        if !resolved.starts_with(self.folder.root()) {
             return;
         }
         trail.push(name);
@@ -322,7 +294,7 @@ impl Walk<'_> {
             if trail.len() < MAX_DEPTH && self.seen.insert(resolved.clone()) {
                 self.walk(&resolved, trail);
             }
-        } else if meta.is_file() && self.ok(archive_magic(&resolved)) == Some(true) {
+        } else if meta.is_file() && self.ok(archive_magic(self.folder, &resolved)) == Some(true) {
             let path = trail
                 .iter()
                 .map(|n| String::from_utf8_lossy(n).into_owned())

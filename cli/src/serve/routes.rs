@@ -120,13 +120,14 @@ async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
             return response;
         }
     };
-    let root = shared.root.clone();
+    let folder = shared.folder.clone();
     let raw = request.uri.path().to_owned();
-    let target = match tokio::task::spawn_blocking(move || paths::resolve(&root, &raw)).await {
-        Ok(Ok(target)) => target,
-        Ok(Err(r)) => return refusal(r),
-        Err(e) => return error_response(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-    };
+    let target =
+        match tokio::task::spawn_blocking(move || paths::resolve(folder.root(), &raw)).await {
+            Ok(Ok(target)) => target,
+            Ok(Err(r)) => return refusal(r),
+            Err(e) => return error_response(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        };
     match target {
         Target::Index => index(shared, request).await,
         Target::Status => status(shared),
@@ -194,7 +195,7 @@ async fn open(shared: &Arc<Shared>, located: &Located) -> Option<Result<Archive,
     shared.counters.lookups.fetch_add(1, Ordering::Relaxed);
     match shared.cache.get(&located.file).await {
         Ok(archive) => Some(Ok(archive)),
-        // Missing, refused by the cache's guard (opened outside the folder), not readable,
+        // Missing, refused by the cache's opener (outside the folder), not readable,
         // not a regular file, or any other fault of the path: one answer for all, so that
         // a path swapped to lead outside tells nothing of what lies there.
         Err(e) if is_path_fault(&e) => None,
@@ -209,7 +210,7 @@ async fn open(shared: &Arc<Shared>, located: &Located) -> Option<Result<Archive,
     }
 }
 
-/// A fault of the path (its stat, its open, or the cache's guard) rather than of the
+/// A fault of the path (its stat or its open, outside the folder included) rather than of the
 /// file's bytes or the server (running out of descriptors): answered as a missing file.
 fn is_path_fault(e: &std::io::Error) -> bool {
     let out_of_descriptors = matches!(e.raw_os_error(), Some(23 | 24)); // ENFILE, EMFILE
@@ -235,11 +236,11 @@ fn core_error(e: &std::io::Error) -> Option<&ngi_core::archive::Error> {
 /// file's time dates a walk of the folder.
 async fn index(shared: &Arc<Shared>, request: &Parts) -> Response {
     let html = wants_html(&request.headers);
-    let root = shared.root.clone();
+    let folder = shared.folder.clone();
     let conditions = request.headers.clone();
     let max_age = shared.settings.max_age;
     let done = bulk(shared, move || {
-        let listed = match paths::archives(&root) {
+        let listed = match paths::archives(&folder) {
             Ok(listed) => listed,
             Err(e) => {
                 let message = format!("listing the folder: {e}");
