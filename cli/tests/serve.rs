@@ -1922,3 +1922,37 @@ async fn a_listing_is_rendered_as_it_is_read() {
     assert_eq!(rows[COUNT - 1]["index"], COUNT - 1);
     assert!(server.stop().success());
 }
+
+/// An archive the server may not read is answered as a missing one (nothing tells a
+/// client what it may not see), and the log tells the operator why. Run as root, the
+/// server is started as `nobody`, whom the file's mode keeps out as it keeps out its
+/// owner otherwise.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn an_unreadable_archive_is_missing_and_logged() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let dir = folder("unreadable");
+    let archive = dir.join("sample.nres");
+    fs::write(&archive, samples::nres()).unwrap();
+    fs::set_permissions(&archive, fs::Permissions::from_mode(0o000)).unwrap();
+    let log = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-unreadable.log");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ngi"));
+    command
+        .env("RUST_LOG", "warn")
+        .stderr(Stdio::from(fs::File::create(&log).unwrap()));
+    if rustix::process::getuid().is_root() {
+        command.uid(65534).gid(65534);
+    }
+    let server = Server::spawn(command, &dir, &[]);
+    let (status, body) = raw_get(&server.url, "/sample.nres/").await;
+    assert_eq!(status, 404, "{body}");
+    assert!(body.contains("no archive at /sample.nres"), "{body}");
+    assert!(server.stop().success());
+    let log = fs::read_to_string(&log).unwrap();
+    assert!(
+        log.contains("/sample.nres: answered as missing: Permission denied"),
+        "{log}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}

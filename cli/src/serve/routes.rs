@@ -197,8 +197,15 @@ async fn open(shared: &Arc<Shared>, located: &Located) -> Option<Result<Archive,
         Ok(archive) => Some(Ok(archive)),
         // Missing, refused by the cache's opener (outside the folder), not readable,
         // not a regular file, or any other fault of the path: one answer for all, so that
-        // a path swapped to lead outside tells nothing of what lies there.
-        Err(e) if is_path_fault(&e) => None,
+        // a path swapped to lead outside tells nothing of what lies there. The log says
+        // why, where it is more than a file gone: the operator's answer to "why a 404?"
+        // for an archive the server may not read.
+        Err(e) if is_path_fault(&e) => {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                tracing::warn!(target: "ngi::serve", "/{}: answered as missing: {e}", located.shown);
+            }
+            None
+        }
         Err(e) if is_not_an_archive(&e) => Some(Err(error_response(
             StatusCode::NOT_FOUND,
             format!("/{} is not an NRes or RsLi archive", located.shown),
