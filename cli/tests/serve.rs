@@ -835,9 +835,10 @@ async fn requests_outside_the_folder_are_404_and_open_nothing() {
 /// archives in it: the walk checks the path, the cache opens it again by path, and an
 /// open between the two swaps went through the link (a probe counted about one response
 /// in ten from the archive outside; a review then got the faults of a broken archive
-/// outside as 500s, which a check after the open left through). What is opened is
-/// checked by its handle before anything is read from it: no response carries the
-/// outside archive's entry, and none tells of the broken one.
+/// outside as 500s, which a check after the open left through). The open resolves the
+/// path from the folder's handle and refuses any link on the way (older kernels: what
+/// is opened is checked by its handle before anything is read from it): no response
+/// carries the outside archive's entry, and none tells of the broken one.
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_folder_swapped_for_a_link_mid_request_serves_nothing_outside() {
