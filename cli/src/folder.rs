@@ -21,12 +21,17 @@ pub struct Folder {
     path: PathBuf,
     #[cfg(target_os = "linux")]
     handle: File,
+    /// The one file never to be replaced here, by its device and inode: the archive the
+    /// command reads (see [`Folder::keeping`]).
+    kept: Option<(u64, u64)>,
 }
 
 /// What a name in a folder is, a symbolic link not followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Regular,
+    /// The file the folder keeps ([`Folder::keeping`]), under any of its names.
+    Kept,
     /// A folder, a link, a device...
     Other,
 }
@@ -45,12 +50,22 @@ impl Folder {
             Ok(Folder {
                 path: path.to_path_buf(),
                 handle: File::from(handle),
+                kept: None,
             })
         }
         #[cfg(not(target_os = "linux"))]
         Ok(Folder {
             path: path.to_path_buf(),
+            kept: None,
         })
+    }
+
+    /// The folder, told that the file of `metadata` (the archive a command reads) is to
+    /// be kept: [`kind`](Folder::kind) names it [`Kind::Kept`] under any of its names,
+    /// so that `--force` does not replace the archive with one of its own entries.
+    pub fn keeping(mut self, metadata: &std::fs::Metadata) -> Folder {
+        self.kept = crate::regular::identity(metadata);
+        self
     }
 
     /// The folder that holds `target`, opened, and `target`'s name in it.
@@ -72,15 +87,21 @@ impl Folder {
 
     /// What `name` is, or `None` when nothing is there.
     pub fn kind(&self, name: impl AsRef<OsStr>) -> io::Result<Option<Kind>> {
+        // Whether it is a regular file, and its device and inode.
         #[cfg(target_os = "linux")]
         let found = rustix::fs::statat(&self.handle, name.as_ref(), nofollow())
-            .map(|stat| rustix::fs::FileType::from_raw_mode(stat.st_mode).is_file())
+            .map(|stat| {
+                let regular = rustix::fs::FileType::from_raw_mode(stat.st_mode).is_file();
+                (regular, Some((stat.st_dev, stat.st_ino)))
+            })
             .map_err(io::Error::from);
         #[cfg(not(target_os = "linux"))]
-        let found = std::fs::symlink_metadata(self.join(name)).map(|m| m.file_type().is_file());
+        let found = std::fs::symlink_metadata(self.join(name))
+            .map(|m| (m.file_type().is_file(), crate::regular::identity(&m)));
         match found {
-            Ok(true) => Ok(Some(Kind::Regular)),
-            Ok(false) => Ok(Some(Kind::Other)),
+            Ok((true, id)) if id.is_some() && id == self.kept => Ok(Some(Kind::Kept)),
+            Ok((true, _)) => Ok(Some(Kind::Regular)),
+            Ok((false, _)) => Ok(Some(Kind::Other)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e),
         }

@@ -442,6 +442,48 @@ fn extract_never_overwrites_its_own_files_even_with_force() {
     assert_eq!(std::fs::read_dir(&again).unwrap().count(), 1);
 }
 
+/// An archive inside the output folder under the file name of one of its own entries
+/// (or of the manifest) is not replaced by `--force`: a probe lost the archive so, to
+/// the entry's bytes. By device and inode, so a hard link is caught as well.
+#[test]
+fn force_never_replaces_the_archive_being_read() {
+    let dir = Scratch::new("cli-force-self");
+    let mut w = Writer::new();
+    for (name, data) in [(&b"a.bin"[..], &b"one"[..]), (b"b.bin", b"two")] {
+        w.add(
+            NewEntry {
+                name,
+                ..NewEntry::default()
+            },
+            data,
+        )
+        .unwrap();
+    }
+    let bytes = w.finish();
+    for (command, file) in [
+        ("extract", "b.bin"),
+        ("unpack", "b.bin"),
+        ("unpack", "ngi.toml"),
+    ] {
+        let out = dir.join(format!("{command}-{file}"));
+        std::fs::create_dir(&out).unwrap();
+        let archive = write(&out, file, &bytes);
+        // The same file under a second name, outside the folder.
+        let linked = dir.join(format!("{command}-{file}.nres"));
+        std::fs::hard_link(&archive, &linked).unwrap();
+        for path in [archive.as_str(), linked.to_str().unwrap()] {
+            let o = ngi(&[command, "--force", path, "-o", out.to_str().unwrap()]);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(1), "{command} {file}: {err}");
+            assert!(
+                err.contains("is the archive being read; not replaced"),
+                "{err}"
+            );
+            assert_eq!(std::fs::read(&archive).unwrap(), bytes, "{command} {file}");
+        }
+    }
+}
+
 #[test]
 fn a_closed_or_full_stdout_is_exit_1_not_a_panic() {
     for args in [

@@ -190,6 +190,11 @@ fn refuse_existing_kind(
             "{}: exists and is not a regular file; not replaced",
             path.display()
         ))),
+        Some(Kind::Kept) => Err(Failure::Bad(format!(
+            "{}: {}",
+            path.display(),
+            super::extract::KEPT_MESSAGE
+        ))),
     }
 }
 

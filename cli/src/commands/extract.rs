@@ -42,8 +42,7 @@ use crate::save::{self, Replacing, Stoppable};
 pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let dir = options.output.clone().unwrap_or_else(|| PathBuf::from("."));
     let indices = selection(options, archive)?;
-    super::output_folder(&dir)?;
-    let folder = Folder::open(&dir).map_err(|e| Failure::about(dir.display(), e))?;
+    let folder = super::open_output_folder(&dir, archive)?;
     let bar = progress_bar(indices.len());
     let mut file_names = file_names(archive, &indices);
     let mut budget = Budget::new(options.limits);
@@ -291,14 +290,21 @@ fn extract_one(
 fn check_target(folder: &Folder, file: &str, force: bool) -> std::io::Result<bool> {
     match folder.kind(file)? {
         None => Ok(false),
-        Some(_) if !force => Err(already_exists()),
+        Some(kind) if kind != Kind::Kept && !force => Err(already_exists()),
         Some(Kind::Regular) => Ok(true),
         Some(Kind::Other) => Err(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
             "exists and is not a regular file; not replaced",
         )),
+        Some(Kind::Kept) => Err(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            KEPT_MESSAGE,
+        )),
     }
 }
+
+/// Why the archive being read is not replaced, `--force` or not.
+pub(super) const KEPT_MESSAGE: &str = "is the archive being read; not replaced";
 
 fn already_exists() -> std::io::Error {
     std::io::Error::new(

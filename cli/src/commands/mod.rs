@@ -43,6 +43,21 @@ pub fn edit(source: &Source, edit: &Edit) -> Result<(), Failure> {
     }
 }
 
+/// The output folder `dir`, made (see [`output_folder`]) and opened, keeping `archive`'s
+/// file: an entry written there under `--force` never replaces the archive being read.
+pub fn open_output_folder(
+    dir: &std::path::Path,
+    archive: &ArchiveFile,
+) -> Result<crate::folder::Folder, Failure> {
+    output_folder(dir)?;
+    let folder = crate::folder::Folder::open(dir).map_err(|e| Failure::about(dir.display(), e))?;
+    let metadata = archive
+        .file()
+        .metadata()
+        .map_err(|e| Failure::about(dir.display(), e))?;
+    Ok(folder.keeping(&metadata))
+}
+
 /// Creates the output folder `dir` (and its parents) unless it is there. A file in its
 /// place, or in a parent's, is said to be one: the system's own words for it, "File
 /// exists" or "Not a directory", read as if a folder were the problem.

@@ -63,8 +63,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
         .take_while(|a| !a.as_os_str().is_empty() && std::fs::symlink_metadata(a).is_err())
         .map(Path::to_path_buf)
         .collect();
-    super::output_folder(dir)?;
-    let folder = Folder::open(dir).map_err(|e| Failure::about(dir.display(), e))?;
+    let folder = super::open_output_folder(dir, archive)?;
     let manifest_path = folder.join(FILE_NAME);
     refuse_existing_in(&folder, FILE_NAME, force)?;
     let mut written = Written {
