@@ -166,7 +166,8 @@ pub enum CliCommand {
             long,
             value_name = "ARCHIVE",
             required = true,
-            allow_hyphen_values = true
+            allow_hyphen_values = true,
+            value_parser = file_to_write()
         )]
         output: PathBuf,
         /// Replace an existing file
@@ -179,7 +180,13 @@ pub enum CliCommand {
     /// A canonical rebuild (no gaps, aligned, rebuilt lookup table), in place or into OUT
     Repack {
         /// Write here instead of replacing ARCHIVE
-        #[arg(short, long, value_name = "OUT", allow_hyphen_values = true)]
+        #[arg(
+            short,
+            long,
+            value_name = "OUT",
+            allow_hyphen_values = true,
+            value_parser = file_to_write()
+        )]
         output: Option<PathBuf>,
         /// Replace an existing OUT
         #[arg(long)]
@@ -788,6 +795,22 @@ fn number(text: &str) -> Result<u32, String> {
         None => text.parse::<u32>(),
     };
     parsed.map_err(|_| "takes a number from 0 to 4294967295 (0x for hexadecimal)".into())
+}
+
+/// A path to write an archive to: one whose last part names a file. `x/`, `x/.` and
+/// `x/..` are refused: `Path` reads `x/` and `x/.` as `x`, so the checks that look at the
+/// path as given (which fail with "not a directory" on a file `x`) and the write (to `x`)
+/// would disagree, and a file `x` was replaced without `--force`.
+fn file_to_write() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
+    use clap::builder::TypedValueParser;
+    clap::builder::OsStringValueParser::new().try_map(|raw: OsString| {
+        let text = raw.to_string_lossy();
+        let last = text.rsplit(std::path::is_separator).next().unwrap_or("");
+        if matches!(last, "" | "." | "..") {
+            return Err("names a folder, not a file to write".to_string());
+        }
+        Ok(PathBuf::from(raw))
+    })
 }
 
 /// `sort`'s MODE: 0 to 11 or a mode's name.

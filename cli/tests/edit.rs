@@ -2341,3 +2341,39 @@ fn write_sparse_nres(path: &Path, len: u64, entries: &[(&[u8], u32, u32, &[u8])]
         f.write_all(bytes).unwrap();
     }
 }
+
+/// An output that ends in a slash (or `/.`, `..`) names a folder: refused as a usage
+/// error before anything is read. `x/` and `x/.` were read as the file `x` by the write
+/// but not by the checks before it, so a probe's existing file `x`, read-only, and the
+/// folder's own manifest were replaced without `--force`.
+#[test]
+fn an_output_ending_in_a_slash_is_refused() {
+    let dir = Scratch::new("edit-output-slash");
+    let archive = dir.join("a.nres");
+    fs::write(&archive, samples::nres()).unwrap();
+    let folder = dir.join("mod");
+    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    let kept = dir.join("kept.txt");
+    fs::write(&kept, "keep").unwrap();
+    let manifest = folder.join("ngi.toml");
+    let manifest_text = fs::read(&manifest).unwrap();
+    for out in [
+        format!("{}/", s(&kept)),
+        format!("{}/.", s(&kept)),
+        format!("{}/", s(&manifest)),
+        format!("{}/..", s(&folder)),
+    ] {
+        for args in [
+            vec!["pack", s(&folder), "-o", &out],
+            vec!["repack", s(&archive), "-o", &out],
+        ] {
+            let o = ngi(&args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+            assert!(err.contains("names a folder, not a file to write"), "{err}");
+        }
+    }
+    assert_eq!(fs::read(&kept).unwrap(), b"keep");
+    assert_eq!(fs::read(&manifest).unwrap(), manifest_text);
+    assert_eq!(fs::read(&archive).unwrap(), samples::nres());
+}
