@@ -54,6 +54,8 @@ bash scripts/check-no-std.sh
 step "docs (broken links and missing docs fail)"
 RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-core --no-deps --locked --quiet
 RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-core --no-deps --no-default-features --locked --quiet
+# `alloc` without `std`: the editors' links to what only `std` has.
+RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-core --no-deps --no-default-features --features alloc --locked --quiet
 RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-core --no-deps --all-features --locked --quiet
 RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-tokio --no-deps --locked --quiet
 RUSTDOCFLAGS="-D warnings" cargo doc -p ngi-tokio --no-deps --all-features --locked --quiet

@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 
 use ngi_core::codec::XorStream;
-use ngi_core::edit::{Plan, write_plan};
+use ngi_core::edit::{Piece, Plan, write_plan};
 use ngi_core::nres::{self, Archive, NewEntry, SortMode, Writer};
 use ngi_core::rsli::{self, Builder, Library};
 use ngi_core::{Limits, Method, OpenOptions};
@@ -1443,4 +1443,31 @@ fn source_index_follows_the_entries() {
     assert_eq!(editor.source_index(0), Some(0), "replaced: the same entry");
     assert_eq!(editor.source_index(1), Some(2));
     assert_eq!(editor.source_index(editor.len() - 1), None);
+}
+
+/// A source that claims `u64::MAX` bytes (a `Read + Seek` that lies about its length)
+/// with a Deflate entry outside the payloads: planning a save overflowed adding the one
+/// byte a Deflate entry may read past the end (a panic in debug builds, a wrapped test in
+/// release).
+#[test]
+fn a_source_of_u64_max_bytes_plans_without_overflow() {
+    let mut raw = [0u8; 32];
+    raw[..6].copy_from_slice(b"NL\x00\x01\x01\x00");
+    let header = rsli::Header::parse(&raw).unwrap();
+    let mut entry = rsli::Entry::default();
+    entry.name[0] = b'A';
+    entry.flags = Method::Deflate.bits();
+    entry.packed_size = 4;
+    entry.unpacked_size = 1;
+    let mut editor =
+        rsli::Editor::from_table(&header, &entry.to_bytes(), u64::MAX, &[], None).unwrap();
+    editor.rename(0, b"C").unwrap();
+    // The entry reads the header's first 4 bytes, which a rename leaves as they were;
+    // the rest of the source is copied after the new table, to its claimed end.
+    let plan = editor.plan().unwrap();
+    assert_eq!(plan.len(), u64::MAX);
+    assert!(
+        matches!(plan.pieces[1..], [Piece::Copy { offset: 64, len }] if len == u64::MAX - 64),
+        "{plan:?}"
+    );
 }

@@ -5,9 +5,10 @@
 //! buffer instead of holding the archive in memory, and the same plan serves a `std` file,
 //! an embedded flash writer or a test that checks the layout.
 //!
-//! [`write_plan`] (feature `std`) runs a plan from any [`ReadAt`](crate::io::ReadAt)
-//! source into any [`std::io::Write`]; without `std`, [`Plan::to_vec`] runs one in memory
-//! and [`Plan::rekeying`] shows how to run one in bounded memory into anything.
+//! [`write_plan`][write-plan] (feature `std`) runs a plan from any
+//! [`ReadAt`][read-at] source into any [`std::io::Write`][write]; without `std`,
+//! [`Plan::to_vec`] runs one in memory and [`Plan::rekeying`] shows how to run one in
+//! bounded memory into anything.
 //!
 //! The layout rules both editors share live in `layout`: payloads that were not touched
 //! keep their bytes and the bytes around them (gaps, padding), a payload whose size
@@ -15,6 +16,15 @@
 //!
 //! [`nres::Editor`]: crate::nres::Editor
 //! [`rsli::Editor`]: crate::rsli::Editor
+#![cfg_attr(
+    feature = "std",
+    doc = "[write-plan]: write_plan\n[read-at]: crate::io::ReadAt\n[write]: std::io::Write"
+)]
+// Without `std` those items do not exist: the links point at the crate's features.
+#![cfg_attr(
+    not(feature = "std"),
+    doc = "[write-plan]: crate#features\n[read-at]: crate#features\n[write]: crate#features"
+)]
 
 pub(crate) mod layout;
 pub(crate) mod order;

@@ -96,7 +96,7 @@ impl<'a> Plan<'a> {
     }
 
     /// The bytes of a plan whose source is `source` in memory: for tests and small
-    /// archives ([`write_plan`](crate::edit::write_plan) writes any plan in bounded
+    /// archives (`edit::write_plan` writes any plan in bounded
     /// memory with `std`; without it, see [`rekeying`](Plan::rekeying)).
     ///
     /// ```
@@ -119,7 +119,7 @@ impl<'a> Plan<'a> {
     ///   error, not a shorter output or an abort.
     /// * [`ToVecError::SourceShort`] for the first [`Piece::Copy`] that reaches past the
     ///   end of `source`: a save never pads a missing payload with anything (as
-    ///   [`write_plan`](crate::edit::write_plan) refuses it too).
+    ///   `edit::write_plan` refuses it too).
     pub fn to_vec(&self, source: &[u8]) -> Result<Vec<u8>, ToVecError> {
         let mut out = Vec::new();
         out.try_reserve_exact(usize::try_from(self.len()).unwrap_or(usize::MAX))

@@ -499,7 +499,7 @@ impl Editor {
     /// more than the archive being edited: `ngi pack` joins the folder's files after the
     /// archive's bytes in one source, so no payload is held in memory whatever its size.
     /// The range is not checked here (the source is not known yet):
-    /// [`write_plan`](crate::edit::write_plan) and [`Plan::to_vec`] fail if the source
+    /// `edit::write_plan` and [`Plan::to_vec`] fail if the source
     /// ends before it.
     ///
     /// ```

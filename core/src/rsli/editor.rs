@@ -367,7 +367,7 @@ impl Editor {
                 // after them, so it stays as it is (outside).
                 let read_end = start + u64::from(entry.stream_len());
                 let reads_inside = read_end <= region.end
-                    || read_end == file_len + 1
+                    || Some(read_end) == file_len.checked_add(1)
                         && region.end == file_len
                         && entry.method() == Ok(Method::Deflate);
                 let inside = start >= region.start && start < region.end && reads_inside
@@ -872,7 +872,7 @@ impl Editor {
             let start = u64::from(entry.data_offset) + u64::from(self.overlay);
             let end = start + len;
             let slack = u64::from(len > 0 && entry.method() == Ok(Method::Deflate));
-            let readable = |file_len: u64| end <= file_len + slack;
+            let readable = |file_len: u64| end <= file_len.saturating_add(slack);
             let (before, after) = (readable(self.source_len), readable(new_len));
             if !before && !after || len == 0 && before == after {
                 continue;
