@@ -127,3 +127,30 @@ fn cat_of_an_entry_larger_than_the_bound_into_a_pipe_stays_under_it() {
     assert!(out.iter().all(|&b| b == 0), "the entry's bytes");
     assert!(peak < LIMIT_KIB, "cat peaked at {peak} KiB");
 }
+
+/// `unpack` of an RsLi entry that is not decoded (here over `--max-entry-size`) keeps
+/// its packed bytes in `FILE.packed`, copied a piece at a time: they were read whole
+/// into memory, sized by the record (a probe's 1.5 GB entry aborted the command for
+/// want of memory).
+#[test]
+fn unpack_keeps_packed_bytes_it_does_not_decode_under_the_bound() {
+    const ENTRY: u32 = 48 << 20;
+    assert!(u64::from(ENTRY) / 1024 > LIMIT_KIB);
+    let dir = Scratch::new("mem-unpack-packed");
+    let path = dir.join("large.rsli");
+    large_stored_rsli(&path, ENTRY);
+    let out = dir.join("out");
+    let (_, peak) = run_measured(&[
+        "unpack",
+        "--max-entry-size",
+        "1M",
+        path.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    println!("large.rsli: unpack keeping 48 MiB of packed bytes peak RSS {peak} KiB");
+    let kept = std::fs::read(out.join("LARGE.packed")).unwrap();
+    assert_eq!(kept.len(), ENTRY as usize);
+    assert!(kept.iter().all(|&b| b == 0), "the entry's bytes");
+    assert!(peak < LIMIT_KIB, "unpack peaked at {peak} KiB");
+}

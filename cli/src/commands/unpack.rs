@@ -483,18 +483,18 @@ fn unpack_rsli(
     let Native::Rsli(native) = entry.native else {
         return Ok(());
     };
-    // A record may claim more than the file holds: read only what is there.
-    let there = archive.catalog.file_len().saturating_sub(start).min(len);
-    let packed_len = usize::try_from(there).map_err(|_| Stop::All("too large".into()))?;
-    let mut plain = archive
-        .read_at(start, packed_len)
-        .map_err(|e| Stop::All(format!("reading its packed bytes: {e}")))?;
+    // A record may claim more than the file holds: read only what is there. Those bytes
+    // are read a piece at a time (they may be as large as the file, whatever the limits
+    // on decoding); only the decoded bytes, within the limits, are held whole.
+    let packed = PackedBytes {
+        archive,
+        start,
+        len: archive.catalog.file_len().saturating_sub(start).min(len),
+        key: entry.key,
+        xor_len: rsli::xor_len(&native),
+    };
+    let unreadable = |e: std::io::Error| Stop::All(format!("reading its packed bytes: {e}"));
     let method = entry.method;
-    let xor_len = usize::try_from(rsli::xor_len(&native)).unwrap_or(usize::MAX);
-    let end = xor_len.min(plain.len());
-    if let Some(bytes) = plain.get_mut(..end) {
-        codec::xor::XorStream::new(entry.key).apply(bytes);
-    }
     let mut decoded = Vec::new();
     let result = match archive.stream(index, &mut decoded, budget) {
         Ok(_) => Ok(()),
@@ -502,21 +502,91 @@ fn unpack_rsli(
         Err(EntryError::Archive(m)) => Err(m),
         Err(EntryError::Output(e)) => Err(e.to_string()),
     };
-    let reproduced = result.is_ok()
-        && method.is_some_and(|m| {
-            codec::pack(m, 0, &decoded, &PackOptions::default()).is_ok_and(|p| p == plain)
-        });
+    let repacked = match method {
+        Some(m) if result.is_ok() => codec::pack(m, 0, &decoded, &PackOptions::default()).ok(),
+        _ => None,
+    };
+    let reproduced = match repacked {
+        Some(repacked) => packed.equals(&repacked).map_err(unreadable)?,
+        None => false,
+    };
     if result.is_ok() {
         write_new(folder, file, force, &decoded).map_err(|e| Stop::All(e.message().into()))?;
         record.sha256 = Some(hex(&Sha256::digest(&decoded)));
         record.file = Some(file.to_string());
     }
     if !reproduced {
-        let packed = unique_file_name(taken, &format!("{file}.packed"), index);
-        write_new(folder, &packed, force, &plain).map_err(|e| Stop::All(e.message().into()))?;
-        record.packed = Some(packed);
+        let name = unique_file_name(taken, &format!("{file}.packed"), index);
+        write_new_with(folder, &name, force, |out| {
+            packed.each_piece(|piece| out.write_all(piece).map(|()| true))
+        })
+        .map_err(|e| Stop::All(e.message().into()))?;
+        record.packed = Some(name);
     }
     result.map_err(Stop::Entry)
+}
+
+/// An RsLi entry's packed bytes as `unpack` keeps them (`FILE.packed`): `len` bytes of
+/// the file from `start`, with the XOR of the first `xor_len` of them removed.
+struct PackedBytes<'a> {
+    archive: &'a ArchiveFile,
+    start: u64,
+    len: u64,
+    key: u16,
+    xor_len: u64,
+}
+
+impl PackedBytes<'_> {
+    /// Hands the bytes to `each` a piece of at most 1 MiB at a time, in order, while it
+    /// returns `true`.
+    fn each_piece(
+        &self,
+        mut each: impl FnMut(&[u8]) -> std::io::Result<bool>,
+    ) -> std::io::Result<()> {
+        const PIECE: u64 = 1 << 20;
+        let mut buffer = vec![0u8; self.len.min(PIECE) as usize];
+        let mut xor = codec::xor::XorStream::new(self.key);
+        let mut at = 0;
+        while at < self.len {
+            let piece = &mut buffer[..(self.len - at).min(PIECE) as usize];
+            let filled = self.archive.fill_at(self.start + at, piece)?;
+            if filled < piece.len() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "the archive ends at offset {}",
+                        self.start + at + filled as u64
+                    ),
+                ));
+            }
+            let xored = self.xor_len.saturating_sub(at).min(piece.len() as u64) as usize;
+            xor.apply(&mut piece[..xored]);
+            if !each(piece)? {
+                break;
+            }
+            at += piece.len() as u64;
+        }
+        Ok(())
+    }
+
+    /// Whether the bytes are `expected`'s.
+    fn equals(&self, expected: &[u8]) -> std::io::Result<bool> {
+        if expected.len() as u64 != self.len {
+            return Ok(false);
+        }
+        let (mut rest, mut same) = (expected, true);
+        self.each_piece(|piece| {
+            same = match rest.split_at_checked(piece.len()) {
+                Some((head, tail)) => {
+                    rest = tail;
+                    head == piece
+                }
+                None => false,
+            };
+            Ok(same)
+        })?;
+        Ok(same)
+    }
 }
 
 /// The runs of the data region outside every payload, but for the zero padding to a
