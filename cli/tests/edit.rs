@@ -1350,6 +1350,9 @@ fn in_place_edits_add_rm_rename_sort_and_repack() {
 
     let err = fails(&["add", s(&archive), s(&file)]);
     assert!(err.contains("already named \"hello.txt\""), "{err}");
+    // By the entry's own name, not the query that matched it.
+    let err = fails(&["add", s(&archive), s(&file), "--name", "HELLO.TXT"]);
+    assert!(err.contains("already named \"hello.txt\""), "{err}");
     let err = fails(&["add", s(&archive), s(&file), "--name", &"n".repeat(36)]);
     assert!(err.contains("36 bytes"), "{err}");
     // Options the archive's format has no field for are usage errors (exit 2), as a

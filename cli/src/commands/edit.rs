@@ -263,7 +263,9 @@ fn add(
             entry_name.make_ascii_uppercase();
         }
         if let Some(other) = editor.find(&entry_name) {
-            let name = names::display(&entry_name);
+            // Its own name, which the engine's rules match to the one asked for.
+            let taken = editor.name(other).unwrap_or_else(|| entry_name.clone());
+            let name = names::display(&taken);
             return Err(match editor.source_index(other) {
                 Some(listed) => format!("entry {listed} is already named \"{name}\" (rm it first)"),
                 None => format!(
