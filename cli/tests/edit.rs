@@ -2380,3 +2380,70 @@ fn an_output_ending_in_a_slash_is_refused() {
     assert_eq!(fs::read(&manifest).unwrap(), manifest_text);
     assert_eq!(fs::read(&archive).unwrap(), samples::nres());
 }
+
+/// With `lookup = "as-stored"` the manifest's `sort_index` values are written as given,
+/// until entries are added, removed or reordered: the values are entry indices, and the
+/// table is rebuilt then, which is said (it was silent). A new entry's own value, which
+/// the rebuilt table would drop, is refused (RsLi and NRes alike).
+#[test]
+fn as_stored_sort_index_is_kept_or_its_rebuild_said() {
+    let dir = Scratch::new("edit-as-stored");
+    for (name, bytes, new_name) in [
+        ("a.nres", samples::nres(), "new.bin"),
+        ("a.rsli", samples::rsli(), "NEW.BIN"),
+    ] {
+        let archive = dir.join(name);
+        fs::write(&archive, &bytes).unwrap();
+        let folder = dir.join(format!("{name}.d"));
+        ok(&["unpack", s(&archive), "-o", s(&folder)]);
+        let manifest = folder.join("ngi.toml");
+        // The first two entries' values swapped, as-stored: written as given.
+        let text = fs::read_to_string(&manifest)
+            .unwrap()
+            .replace("lookup = \"canonical\"", "lookup = \"as-stored\"");
+        let values: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("sort_index = "))
+            .collect();
+        let (first, second) = (values[0].to_string(), values[1].to_string());
+        assert_ne!(first, second);
+        let swapped = text
+            .replacen(&first, "SWAP", 1)
+            .replacen(&second, &first, 1)
+            .replacen("SWAP", &second, 1);
+        fs::write(&manifest, &swapped).unwrap();
+        let out = dir.join(format!("out-{name}"));
+        let o = ok(&["pack", s(&folder), "-o", s(&out)]);
+        assert!(!String::from_utf8_lossy(&o.stderr).contains("rebuilt"));
+        let written = ngi_core::archive::Catalog::open(
+            &fs::read(&out).unwrap()[..],
+            ngi_core::OpenOptions::DEFAULT,
+        )
+        .unwrap()
+        .entries()
+        .iter()
+        .map(|e| match e.native {
+            ngi_core::archive::Native::Nres(r) => r.entry().sort_index,
+            ngi_core::archive::Native::Rsli(r) => u32::from(r.file_sort_index),
+        })
+        .collect::<Vec<u32>>();
+        let number = |line: &str| line["sort_index = ".len()..].parse::<u32>().unwrap();
+        assert_eq!(written[..2], [number(&second), number(&first)], "{name}");
+        // A new entry with a value of its own: refused.
+        fs::write(folder.join("new.bin"), "new").unwrap();
+        let added = format!(
+            "{swapped}\n[[entry]]\nfile = \"new.bin\"\nname = \"{new_name}\"\nsort_index = 77\n"
+        );
+        fs::write(&manifest, &added).unwrap();
+        let err = fails(&["pack", s(&folder), "-o", s(&out), "--force"]);
+        assert!(err.contains("sort_index: a new entry's comes from the lookup table"), "{err}");
+        // Without it, the table is rebuilt, and that is said.
+        fs::write(&manifest, added.replace("sort_index = 77\n", "")).unwrap();
+        let o = ok(&["pack", s(&folder), "-o", s(&out), "--force"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("lookup table rebuilt, ") && err.contains("sort_index values not kept"),
+            "{name}: {err}"
+        );
+    }
+}

@@ -19,6 +19,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use ngi_core::archive::Native;
 use ngi_core::codec::xor::XorStream;
 use ngi_core::codec::{self, PackOptions};
 use ngi_core::io::ReadAt;
@@ -138,8 +139,10 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
         Failure::Bad(format!("{}: not written: {named}{hint}", output.display()))
     })?;
     let media_trailer = manifest.media_overlay.is_some();
+    let rebuilt = std::cell::Cell::new(0);
     save_plan_checked(&plan, &source, output, |written| {
-        check_written(written, nres, media_trailer, &planned)
+        rebuilt.set(check_written(written, nres, media_trailer, &planned)?);
+        Ok(())
     })?;
     drop(held_output);
     let changed = planned
@@ -149,6 +152,15 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     let added = planned.iter().filter(|p| p.original.is_none()).count();
     note_method_changes(&at, &planned);
     note_gaps_dropped(&at, &gap_ranges, &plan);
+    if !canonical && rebuilt.get() > 0 {
+        // Its values are entry indices, which adding, removing or reordering entries
+        // moves: the editor rebuilds the table then, whatever the manifest says.
+        crate::report::say(format_args!(
+            "{at}: lookup table rebuilt, {} of the manifest's sort_index values not kept \
+             (they are entry indices, which adding, removing or reordering entries moves)",
+            rebuilt.get()
+        ));
+    }
     done(format_args!(
         "{}: {} from {} ({changed} packed again, {added} added), {} bytes",
         output.display(),
@@ -220,7 +232,9 @@ fn note_gaps_dropped(manifest: &str, gaps: &[(u64, u64)], plan: &ngi_core::edit:
 }
 
 /// Reads the archive `pack` wrote back before it takes the output's place: every entry
-/// given a file must decode from it to that file's bytes (by SHA-256).
+/// given a file must decode from it to that file's bytes (by SHA-256). Returns how many
+/// entries of the archive unpacked were written with another `sort_index` than their
+/// record's (the lookup table rebuilt).
 /// The folder was checked field by field before the plan was made; this catches what no
 /// field check sees, such as an offset, size or `data_start` edited so that an entry's
 /// record no longer points at its bytes (kept as it stands, it would decode to others),
@@ -230,7 +244,7 @@ fn check_written(
     nres: bool,
     media_trailer: bool,
     planned: &[Planned],
-) -> std::io::Result<()> {
+) -> std::io::Result<usize> {
     let file = File::open(path)?;
     let options = ngi_core::OpenOptions::DEFAULT
         .with_limits(ngi_core::Limits::DEFAULT.with_max_entries(u32::MAX))
@@ -251,6 +265,17 @@ fn check_written(
             entry_label(pos, &p.name)
         ))
     };
+    let rebuilt = planned
+        .iter()
+        .enumerate()
+        .filter(|(pos, p)| {
+            let written = catalog.entry(*pos).map(|e| match e.native {
+                Native::Nres(record) => record.entry().sort_index,
+                Native::Rsli(entry) => u32::from(entry.file_sort_index),
+            });
+            p.original.is_some() && written.is_some_and(|w| w != p.sort_index)
+        })
+        .count();
     for (pos, p) in planned.iter().enumerate() {
         let Some(want) = &p.digest else { continue };
         let entry = catalog
@@ -274,7 +299,7 @@ fn check_written(
             ));
         }
     }
-    Ok(())
+    Ok(rebuilt)
 }
 
 enum Built {
@@ -384,6 +409,13 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
     let flags = r.flags.unwrap_or(method.map_or(0, Method::bits));
     if !nres && original.is_none() && name.iter().any(u8::is_ascii_lowercase) {
         return Err("name: holds a lower-case letter, which rsFind could never find".into());
+    }
+    if original.is_none() && r.sort_index.is_some() {
+        return Err(
+            "sort_index: a new entry's comes from the lookup table, rebuilt when entries \
+             are added"
+                .into(),
+        );
     }
     if !nres && r.sort_index.is_some_and(|i| i > u32::from(u16::MAX)) {
         return Err("sort_index: RsLi holds 16 bits (at most 65535)".into());
