@@ -902,6 +902,19 @@ fn hostile_folders_are_refused_before_anything_is_read() {
         "{err}"
     );
     assert!(!out.exists());
+    // An unchanged stored entry's unpacked_size edited: the fields that give its bytes
+    // are named (the hint spoke only of the method).
+    let folder = fresh("rsli");
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 0).insert("unpacked_size".into(), 4_000_000_000i64.into());
+    });
+    let err = fails(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(
+        err.contains("entry 0 (\"README.TXT\")")
+            && err.contains("are 927 (by offset 256, size 49 and unpacked_size 4000000000"),
+        "{err}"
+    );
+    assert!(!out.exists());
     let folder = fresh("nres");
     let file = folder.join(ngi_name_file(&folder, 0));
     fs::File::create(&file).unwrap().set_len(5 << 30).unwrap();
@@ -2436,7 +2449,10 @@ fn as_stored_sort_index_is_kept_or_its_rebuild_said() {
         );
         fs::write(&manifest, &added).unwrap();
         let err = fails(&["pack", s(&folder), "-o", s(&out), "--force"]);
-        assert!(err.contains("sort_index: a new entry's comes from the lookup table"), "{err}");
+        assert!(
+            err.contains("sort_index: a new entry's comes from the lookup table"),
+            "{err}"
+        );
         // Without it, the table is rebuilt, and that is said.
         fs::write(&manifest, added.replace("sort_index = 77\n", "")).unwrap();
         let o = ok(&["pack", s(&folder), "-o", s(&out), "--force"]);

@@ -1278,9 +1278,9 @@ fn kept_stream(p: &Planned, method: Method, len: u64) -> Result<Option<Vec<u8>>,
                 .len();
             if have != len {
                 return Err(format!(
-                    "packed: {}: {have} bytes, but the entry's packed bytes in the data \
-                     region are {len}",
-                    packed.display()
+                    "packed: {}: {have} bytes, but {}",
+                    packed.display(),
+                    region_bytes(p, len)
                 ));
             }
             read_file(packed)?
@@ -1295,15 +1295,27 @@ fn kept_stream(p: &Planned, method: Method, len: u64) -> Result<Option<Vec<u8>>,
     };
     if plain.len() as u64 != len {
         return Err(format!(
-            "packing the file again with {} gives {} bytes, but the entry's packed bytes in \
-             the data region are {len}: keep its packed stream as unpack wrote it \
-             (FILE.packed); the method bits of flags say how the entry was packed in the \
-             archive unpacked (to pack it again another way, edit method alone)",
+            "packing the file again with {} gives {} bytes, but {}: if they are as unpack \
+             wrote them, keep its packed stream as unpack wrote it (FILE.packed); the \
+             method bits of flags say how the entry was packed in the archive unpacked (to \
+             pack it again another way, edit method alone)",
             method.name(),
-            plain.len()
+            plain.len(),
+            region_bytes(p, len)
         ));
     }
     Ok(Some(plain))
+}
+
+/// What an unchanged RsLi entry's `len` bytes in the data region are, by the fields that
+/// say so: a field edited without a change of file shows here first.
+fn region_bytes(p: &Planned, len: u64) -> String {
+    let entry = p.rsli_entry();
+    format!(
+        "the entry's packed bytes in the data region are {len} (by offset {}, size {} and \
+         unpacked_size {}, which a stored or xor entry reads)",
+        entry.data_offset, entry.packed_size, entry.unpacked_size
+    )
 }
 
 /// An unchanged entry's packed stream as the archive held it: XORed with `key` (the one
