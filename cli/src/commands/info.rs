@@ -105,9 +105,13 @@ fn rsli_lookup_fact(table: rsli::LookupTable) -> Fact {
         rsli::LookupTable::PresortedDiffers => {
             lookup_json("presorted-differs", "binary-then-linear", json!({}), &shown)
         }
-        rsli::LookupTable::PresortedOutOfRange { entry, sort_index } => {
-            out_of_range("presorted-out-of-range", entry, sort_index.into(), &shown)
-        }
+        // The search stops at that slot, if it reaches it, and the scan decides.
+        rsli::LookupTable::PresortedOutOfRange { entry, sort_index } => lookup_json(
+            "presorted-out-of-range",
+            "binary-then-linear",
+            json!({ "entry": entry, "sort_index": sort_index }),
+            &shown,
+        ),
     };
     fact("lookup table", "lookup_table", shown, json)
 }
@@ -137,7 +141,8 @@ pub fn rsli_lookup(table: rsli::LookupTable) -> String {
             "presorted (0xABBA) but not the engine's order (binary search, then linear)".into()
         }
         rsli::LookupTable::PresortedOutOfRange { entry, sort_index } => format!(
-            "presorted (0xABBA), entry {entry} has sort_index {sort_index} out of range (linear scan)"
+            "presorted (0xABBA), entry {entry} has sort_index {sort_index} out of range \
+             (binary search until it meets that slot, then linear)"
         ),
     }
 }

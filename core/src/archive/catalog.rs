@@ -227,7 +227,7 @@ impl<S: EntryStore> Catalog<S> {
                 |index| entries.get(index).map(Entry::name),
                 nres::name::c_str(name),
             ),
-            Lookup::Rsli(table) => rsli::find::find_by(entries, table, name),
+            Lookup::Rsli(_) => rsli::find::find_by(entries, name),
         }
     }
 

@@ -1,7 +1,7 @@
 //! `rsFind`, the engine's lookup by name (SPEC 2.5).
 
 use super::permutation::Table;
-use super::{Entry, Library, LookupTable};
+use super::{Entry, Library};
 use crate::lookup::midpoint_search;
 
 /// The engine's query buffer: `strncpy` into 16 bytes, then byte 15 forced to NUL.
@@ -14,7 +14,11 @@ impl<S: AsRef<[Entry]>> Library<'_, S> {
     /// (so it ends at its first NUL and after at most 15 bytes) and ASCII upper-cased;
     /// bytes above 0x7F are kept. Then the engine's midpoint binary search runs over the
     /// permutation comparing with `strcmp`, and if that finds nothing, a linear scan in
-    /// entry order. With [`LookupTable::PresortedOutOfRange`] only the scan runs.
+    /// entry order. A presorted library's stored values may be out of range
+    /// ([`PresortedOutOfRange`](super::LookupTable::PresortedOutOfRange)): the binary
+    /// search stops at the first such slot it probes (the engine reads outside its table
+    /// there, so its answer is not defined) and the scan decides; a search that never
+    /// probes one is the engine's.
     ///
     /// Duplicate names: the binary search returns the first of them it probes, which
     /// depends on where the run of equal names lies in the permutation, not on entry
@@ -43,37 +47,37 @@ impl<S: AsRef<[Entry]>> Library<'_, S> {
     /// # Ok::<(), ngi_core::rsli::RsliError>(())
     /// ```
     pub fn find(&self, name: &[u8]) -> Option<usize> {
-        find_in(self.entries(), self.lookup_table(), name)
+        find_in(self.entries(), name)
     }
 }
 
 /// [`Library::find`] over a table settled by
 /// [`settle_sort_index`](super::settle_sort_index), for hosts that decode the table
 /// without holding the whole file.
-pub fn find_in(entries: &[Entry], lookup: LookupTable, name: &[u8]) -> Option<usize> {
-    find_by(entries, lookup, name)
+pub fn find_in(entries: &[Entry], name: &[u8]) -> Option<usize> {
+    find_by(entries, name)
 }
 
 /// [`find_in`] over any [`Table`].
-pub(crate) fn find_by<T: Table + ?Sized>(
-    entries: &T,
-    lookup: LookupTable,
-    name: &[u8],
-) -> Option<usize> {
+pub(crate) fn find_by<T: Table + ?Sized>(entries: &T, name: &[u8]) -> Option<usize> {
     let buffer = engine_query(name);
     let query = buffer.split(|&b| b == 0).next().unwrap_or_default();
-    let searched = match lookup {
-        LookupTable::PresortedOutOfRange { .. } => None,
-        _ => midpoint_search(entries.count(), |slot| {
-            let target = entries.at(slot).map_or(usize::MAX, |e| e.sort_index.into());
-            // Every value is in range here; a missing target simply never matches.
-            let order = entries
-                .at(target)
-                .map_or(core::cmp::Ordering::Less, |e| query.cmp(e.name()));
-            (target, order)
-        }),
-    };
-    searched.or_else(|| {
+    // Only a presorted library's stored values can be out of range
+    // (`LookupTable::PresortedOutOfRange`); the engine's search meets such a slot only
+    // on some paths, and reads outside its table there: the search stops, and the scan
+    // decides.
+    let mut outside = false;
+    let searched = midpoint_search(entries.count(), |slot| {
+        let target = entries.at(slot).map_or(usize::MAX, |e| e.sort_index.into());
+        match entries.at(target) {
+            Some(e) => (target, query.cmp(e.name())),
+            None => {
+                outside = true;
+                (target, core::cmp::Ordering::Equal)
+            }
+        }
+    });
+    searched.filter(|_| !outside).or_else(|| {
         (0..entries.count()).find(|&i| entries.at(i).is_some_and(|e| e.name() == query))
     })
 }
@@ -118,7 +122,7 @@ mod tests {
         super::super::compute_permutation(&mut entries);
         // Sorted: "AB"(1), "A["(2), "A_"(0), "A{"(3).
         assert_eq!(entries.map(|e| e.sort_index), [1, 2, 0, 3]);
-        let find = |q: &[u8]| find_in(&entries, LookupTable::Computed, q);
+        let find = |q: &[u8]| find_in(&entries, q);
         assert_eq!(find(b"a_"), Some(0));
         assert_eq!(find(b"ab"), Some(1));
         assert_eq!(find(b"a["), Some(2));

@@ -19,7 +19,8 @@ pub enum LookupTable {
     /// compute: the binary search runs as the engine's does, then the linear fallback.
     PresortedDiffers,
     /// `0xABBA`, and entry `entry` (the first such) holds a `sort_index` of at least the
-    /// entry count: the binary search is skipped, lookups scan linearly.
+    /// entry count: the binary search runs as the engine's does until it probes such a
+    /// slot (where the engine reads outside its table), and the linear scan decides then.
     PresortedOutOfRange {
         /// The first entry whose value is out of range.
         entry: u32,
@@ -264,8 +265,8 @@ fn load_table(data: &[u8], header: &Header, entries: &mut [Entry]) -> LookupTabl
 /// flag the stored values stay (`sort_index = file_sort_index`), otherwise the engine's
 /// permutation replaces them. `entries` is the whole table.
 ///
-/// A presorted table is also compared with what the engine would compute, so that
-/// lookups ([`find_in`](super::find_in)) know whether its binary search can be trusted.
+/// A presorted table is also compared with what the engine would compute, which the
+/// returned [`LookupTable`] reports.
 /// Allocation-free, O(n log n). [`Library`] calls this at open.
 pub fn settle_sort_index(header: &Header, entries: &mut [Entry]) -> LookupTable {
     settle(header, entries)

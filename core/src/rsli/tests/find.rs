@@ -90,7 +90,7 @@ fn duplicates_resolve_as_the_engine_binary_search_does() {
 }
 
 #[test]
-fn presorted_out_of_range_scans_linearly() {
+fn presorted_out_of_range_searches_until_a_slot_is_out_of_range() {
     let mut file = library_of(&[b"B", b"B", b"B", b"Z", b"A"], true);
     patch_table(&mut file, |i, e| {
         if i == 3 {
@@ -108,13 +108,12 @@ fn presorted_out_of_range_scans_linearly() {
             sort_index: 500
         }
     );
-    assert_eq!(
-        library.find(b"B"),
-        Some(0),
-        "linear: the first in entry order"
-    );
-    assert_eq!(library.find(b"z"), Some(3));
+    // Slots [4, 0, 1, 500, 0x8000]: the engine's search for B probes slot 2 first and
+    // finds entry 1 there, not the first B in entry order; for A it probes slots 2 and 0,
+    // both in range. For Z and Q it reaches slot 3, out of range, and the scan decides.
+    assert_eq!(library.find(b"B"), Some(1), "the binary search's answer");
     assert_eq!(library.find(b"A"), Some(4));
+    assert_eq!(library.find(b"z"), Some(3));
     assert_eq!(library.find(b"Q"), None);
     // Presorted values are used as they are, also as data keys.
     assert_eq!(library.entries()[3].sort_index, 500);
