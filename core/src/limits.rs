@@ -109,8 +109,11 @@ impl Limits {
         max_entries: DEFAULT_MAX_ENTRIES,
     };
 
-    /// No limit at all: every check passes. A caller that allocates what an entry
-    /// declares under these limits allocates what the file says.
+    /// No limit but the formats' own: every check passes for any size and total, and
+    /// for any entry count a format's 32-bit count field can hold (up to `u32::MAX`;
+    /// [`check_count`](Limits::check_count) of a larger number still fails). A caller
+    /// that allocates what an entry declares under these limits allocates what the file
+    /// says.
     pub const NONE: Limits = Limits {
         max_entry_size: u64::MAX,
         max_total: u64::MAX,

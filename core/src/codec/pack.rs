@@ -110,6 +110,9 @@ impl core::error::Error for PackError {}
 /// assert_eq!(&out, data);
 /// ```
 ///
+/// LZSS and LZHUF take time the data chooses, up to about a hundred times that of
+/// ordinary data for crafted input (see [`lzss::encode`]'s "Time").
+///
 /// # Errors
 ///
 /// * [`PackError::MethodNotImplemented`] for [`Method::Deflate`] without the `deflate`

@@ -46,6 +46,12 @@ struct Added {
 /// stable sort of the entries by folded name, ties in entry order (SPEC 1.5). `total_size`
 /// is the length written.
 ///
+/// The writer takes as many entries as the format holds, but readers open archives
+/// under [`Limits::DEFAULT`](crate::Limits::DEFAULT), which refuses more than
+/// [`DEFAULT_MAX_ENTRIES`](crate::limits::DEFAULT_MAX_ENTRIES) (1 Mi) entries: open a
+/// larger one with options whose limits allow it
+/// ([`Archive::open_with`](super::Archive::open_with)).
+///
 /// ```
 /// use ngi_core::nres::{Archive, LookupTable, NewEntry, Writer};
 ///
