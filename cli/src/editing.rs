@@ -51,10 +51,11 @@ impl AnyEditor {
         }
     }
 
-    pub fn remove(&mut self, index: usize) -> Result<(), String> {
+    /// Keeps the entries whose index `keep` accepts (see `nres::Editor::retain`).
+    pub fn retain(&mut self, keep: impl FnMut(usize) -> bool) {
         match self {
-            AnyEditor::Nres(e) => e.remove(index).map_err(|e| e.to_string()),
-            AnyEditor::Rsli(e) => e.remove(index).map_err(|e| e.to_string()),
+            AnyEditor::Nres(e) => e.retain(keep),
+            AnyEditor::Rsli(e) => e.retain(keep),
         }
     }
 

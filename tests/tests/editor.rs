@@ -1471,3 +1471,41 @@ fn a_source_of_u64_max_bytes_plans_without_overflow() {
         "{plan:?}"
     );
 }
+
+/// `retain` saves what `remove` of each dropped entry saves (from the last down), for
+/// every sample archive of both formats and a few choices of entries to drop.
+#[test]
+fn retain_saves_what_removing_each_entry_saves() {
+    let drops: [fn(usize) -> bool; 4] = [|_| false, |_| true, |i| i % 2 == 0, |i| i % 3 == 1];
+    for (name, bytes) in sample_nres_archives() {
+        let archive = Archive::open(&bytes).unwrap();
+        for drop in drops {
+            let mut one_by_one = nres::Editor::open(&archive).unwrap();
+            for index in (0..one_by_one.len()).rev().filter(|&i| drop(i)) {
+                one_by_one.remove(index).unwrap();
+            }
+            let mut at_once = nres::Editor::open(&archive).unwrap();
+            at_once.retain(|i| !drop(i));
+            assert_eq!(
+                saved(&at_once.plan().unwrap(), &bytes),
+                saved(&one_by_one.plan().unwrap(), &bytes),
+                "{name}"
+            );
+        }
+    }
+    for bytes in [samples::rsli(), samples::all_methods()] {
+        let lib = Library::open(&bytes).unwrap();
+        for drop in drops {
+            let mut one_by_one = rsli::Editor::open(&lib).unwrap();
+            for index in (0..one_by_one.len()).rev().filter(|&i| drop(i)) {
+                one_by_one.remove(index).unwrap();
+            }
+            let mut at_once = rsli::Editor::open(&lib).unwrap();
+            at_once.retain(|i| !drop(i));
+            assert_eq!(
+                saved(&at_once.plan().unwrap(), &bytes),
+                saved(&one_by_one.plan().unwrap(), &bytes)
+            );
+        }
+    }
+}

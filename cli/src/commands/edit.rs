@@ -74,9 +74,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
             }
             indices.sort_unstable();
             indices.dedup();
-            for &index in indices.iter().rev() {
-                editor.remove(index).map_err(bad)?;
-            }
+            editor.retain(|index| indices.binary_search(&index).is_err());
             format!("{} removed", count(indices.len()))
         }
         Edit::Rename { old, new } => {

@@ -607,6 +607,34 @@ impl Editor {
         Ok(())
     }
 
+    /// Keeps the entries whose index `keep` accepts and removes the others, as
+    /// [`remove`](Editor::remove) of each would, in one pass: `remove` moves every later
+    /// entry, so removing many entries one at a time takes time quadratic in the count.
+    /// `keep` is asked once per entry, in index order, with the index before any removal.
+    ///
+    /// ```
+    /// use ngi_core::nres::{Editor, NewEntry};
+    ///
+    /// let mut editor = Editor::new();
+    /// for name in [&b"a"[..], b"b", b"c", b"d"] {
+    ///     editor.add(NewEntry { name, ..NewEntry::default() }, name)?;
+    /// }
+    /// editor.retain(|index| index % 2 == 1);
+    /// assert_eq!(editor.len(), 2);
+    /// assert_eq!(editor.find(b"b"), Some(0));
+    /// assert_eq!(editor.find(b"d"), Some(1));
+    /// # Ok::<(), ngi_core::nres::WriteError>(())
+    /// ```
+    pub fn retain(&mut self, mut keep: impl FnMut(usize) -> bool) {
+        let before = self.items.len();
+        let mut index = 0;
+        self.items.retain(|_| {
+            index += 1;
+            keep(index - 1)
+        });
+        self.reindex |= self.items.len() != before;
+    }
+
     /// Renames entry `index`: the name field is zeroed and the name copied in (so bytes
     /// that followed the old name's NUL are gone), as the engine writes names.
     ///

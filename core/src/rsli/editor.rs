@@ -653,6 +653,34 @@ impl Editor {
         Ok(())
     }
 
+    /// Keeps the entries whose index `keep` accepts and removes the others, as
+    /// [`remove`](Editor::remove) of each would, in one pass (removing many entries one at
+    /// a time moves the later ones each time). `keep` is asked once per entry, in index
+    /// order, with the index before any removal.
+    ///
+    /// ```
+    /// use ngi_core::Method;
+    /// use ngi_core::rsli::Editor;
+    ///
+    /// let mut editor = Editor::new();
+    /// for name in [&b"A"[..], b"B", b"C"] {
+    ///     editor.add(name, Method::Stored, name)?;
+    /// }
+    /// editor.retain(|index| index != 1);
+    /// assert_eq!(editor.len(), 2);
+    /// assert_eq!(editor.find(b"C"), Some(1));
+    /// # Ok::<(), ngi_core::rsli::BuildError>(())
+    /// ```
+    pub fn retain(&mut self, mut keep: impl FnMut(usize) -> bool) {
+        let before = self.items.len();
+        let mut index = 0;
+        self.items.retain(|_| {
+            index += 1;
+            keep(index - 1)
+        });
+        self.reindex |= self.items.len() != before;
+    }
+
     /// Renames entry `index` (1 to 12 bytes, no NUL, no lower-case letter); the name
     /// field is zero-filled after it.
     ///
