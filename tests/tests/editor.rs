@@ -1509,3 +1509,37 @@ fn retain_saves_what_removing_each_entry_saves() {
         }
     }
 }
+
+/// An entry added after a data region that ends unaligned (no engine writes one, a hand
+/// can) is padded as the engine pads, by its size rounded up to 8 (`padding = ((size +
+/// 7) & ~7) - size`, the source document of SPEC 1.8), not to the next aligned position.
+#[test]
+fn a_payload_added_after_an_unaligned_end_is_padded_by_its_size() {
+    let mut bytes = b"NRes".to_vec();
+    for field in [0x100u32, 1, 21 + 64] {
+        bytes.extend_from_slice(&field.to_le_bytes());
+    }
+    bytes.extend_from_slice(b"12345");
+    let mut record = [0u8; 64];
+    record[12..16].copy_from_slice(&5u32.to_le_bytes());
+    record[20] = b'a';
+    record[56..60].copy_from_slice(&16u32.to_le_bytes());
+    bytes.extend_from_slice(&record);
+    let archive = Archive::open(&bytes).unwrap();
+    let mut editor = nres::Editor::open(&archive).unwrap();
+    editor
+        .add(
+            NewEntry {
+                name: b"b",
+                ..NewEntry::default()
+            },
+            b"abc",
+        )
+        .unwrap();
+    let out = saved(&editor.plan().unwrap(), &bytes);
+    let edited = Archive::open(&out).unwrap();
+    assert_eq!(edited.entry(1).map(|e| e.data_offset), Some(21));
+    assert_eq!(edited.directory_offset(), 21 + 8);
+    assert_eq!(&out[16..29], b"12345abc\0\0\0\0\0");
+    assert_eq!(edited.payload(0).unwrap(), b"12345");
+}

@@ -191,14 +191,16 @@ impl Layout {
         self.offsets[i] = Some(self.end);
         self.events.push(Event::New(i));
         self.end = self.end.saturating_add(len);
-        let aligned = self
-            .end
+        // The engine's padding is the payload's size rounded up, not its end's position:
+        // `padding = ((size + 7) & ~7) - size` (the source document of SPEC 1.8, whose
+        // "to the next multiple of 8" leaves open which). The two differ only after a
+        // data region that ends unaligned, which no engine-written archive has.
+        let pad = len
             .checked_next_multiple_of(align.max(1))
-            .unwrap_or(self.end);
-        let pad = aligned - self.end;
+            .map_or(0, |rounded| rounded - len);
         if pad > 0 {
             self.events.push(Event::Zeros(pad));
-            self.end = aligned;
+            self.end = self.end.saturating_add(pad);
         }
     }
 }

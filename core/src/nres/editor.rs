@@ -211,10 +211,12 @@ struct Item {
 ///   next payload (padding, gaps, whatever lies there), so saving an untouched archive
 ///   reproduces it byte for byte, non-canonical layouts included; so does every record
 ///   field nobody set, the bytes after a name's NUL and the stored `sort_index` values.
-/// * [`add`](Editor::add) appends a payload after the old data, then zero padding to a
-///   multiple of 8, as `niCreateResFile` does: every old payload keeps its offset.
-/// * [`replace`](Editor::replace) puts the new payload where the old one was, padded to a
-///   multiple of 8; a size change shifts every later payload and its `data_offset`
+/// * [`add`](Editor::add) appends a payload after the old data, then zero padding that
+///   rounds its size up to a multiple of 8, as `niCreateResFile` does: every old payload
+///   keeps its offset. (After data that ends on a multiple of 8, as the engine's always
+///   does, the next payload starts on one too.)
+/// * [`replace`](Editor::replace) puts the new payload where the old one was, padded the
+///   same way; a size change shifts every later payload and its `data_offset`
 ///   (SPEC 1.8). [`remove`](Editor::remove) cuts the payload out the same way. Bytes
 ///   another entry's payload still covers are never cut or overwritten (the replacement
 ///   is appended instead).
