@@ -54,7 +54,7 @@ pub fn open_output_folder(
     let metadata = archive
         .file()
         .metadata()
-        .map_err(|e| Failure::about(dir.display(), e))?;
+        .map_err(|e| Failure::Bad(format!("the archive's metadata: {e}")))?;
     Ok(folder.keeping(&metadata))
 }
 
