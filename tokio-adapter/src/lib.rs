@@ -24,8 +24,9 @@
 //! core's: the input ending early is `UnexpectedEof`, corrupt data `InvalidData` (both
 //! with the core's error, naming entry and file offset, inside), errors stick, `Ok(0)`
 //! comes only at the end, and a decoder that makes no progress is an error, not a spin.
-//! Each poll does bounded work and spends tokio's coop budget, so a huge entry decoding
-//! from memory cannot starve its runtime.
+//! Each poll does bounded work and spends tokio's coop budget, and a reader yields after
+//! a millisecond of decoding whatever the codec, so a huge entry decoding from memory
+//! cannot starve its runtime.
 //!
 //! An entry as an HTTP body, with any server built on `http-body` streams (axum's
 //! `Body::from_stream`, hyper's `StreamBody`):

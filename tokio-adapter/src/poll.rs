@@ -9,9 +9,11 @@
 //! `Pending` never leaves anything in a local.
 
 use std::fmt;
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
+use std::time::{Duration, Instant};
 
 use ngi_core::Status;
 use ngi_core::codec::BoxedDecoder;
@@ -28,6 +30,13 @@ pub(crate) const POLL_OUTPUT: usize = 32 * 1024;
 /// otherwise parse megabytes of blocks that produce nothing (empty Deflate blocks) in one
 /// go.
 pub(crate) const CALL_INPUT: usize = 64 * 1024;
+
+/// The most time a reader spends decoding in the polls between two `Pending`s, whatever
+/// the codec: tokio's coop budget (one unit a poll, 128 a tick) alone let a task go on
+/// for 4 MiB of output, which an LZHUF stream of incompressible bytes takes 90 ms to
+/// decode (a probe's 1 ms ticker came 300 ms late beside four such streams on two
+/// workers). Counted over the polls' own time only, not the caller's between them.
+pub(crate) const POLL_TIME: Duration = Duration::from_millis(1);
 
 /// The codec calls one poll makes that produce nothing (packed bytes going into the
 /// codec's state: Deflate block headers, say) before it yields to the runtime.
@@ -114,13 +123,20 @@ impl<R: fmt::Debug> fmt::Debug for Decoding<R> {
 struct Engine {
     core: StreamDecoder<BoxedDecoder>,
     failed: Option<Sticky>,
+    /// Time spent in [`poll_decode`](Engine::poll_decode) since it last returned
+    /// `Pending` (see [`POLL_TIME`]).
+    busy: Duration,
 }
 
 impl<R> Decoding<R> {
     pub(crate) fn new(input: R, core: StreamDecoder<BoxedDecoder>) -> Decoding<R> {
         Decoding {
             input,
-            engine: Engine { core, failed: None },
+            engine: Engine {
+                core,
+                failed: None,
+                busy: Duration::ZERO,
+            },
             buffer: Box::default(),
             start: 0,
             end: 0,
@@ -261,6 +277,12 @@ impl<R> Decoding<R> {
             self.skip -= n as u64;
             skipped += n;
         }
+        if skipped > 0 {
+            // The first bytes handed out come in the next poll: with them in this one, a
+            // poll that ended the skip decoded up to 48 KiB.
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
         Poll::Ready(Ok(()))
     }
 
@@ -271,7 +293,32 @@ impl<R> Decoding<R> {
 }
 
 impl Engine {
+    /// One poll's decoding ([`poll_decode_once`](Engine::poll_decode_once)), or a yield to
+    /// the runtime once the polls since the last `Pending` have taken [`POLL_TIME`].
     fn poll_decode<R: Input<V>, V>(
+        &mut self,
+        input: &mut R,
+        cx: &mut Context<'_>,
+        out: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        if self.busy >= POLL_TIME {
+            self.busy = Duration::ZERO;
+            // As `yield_now` does: on a tokio runtime the wake waits until the worker
+            // has looked at its timers and I/O, which a plain wake would leave to every
+            // 61st task it runs (its `event_interval`); elsewhere it is a plain wake.
+            let _ = std::pin::pin!(tokio::task::yield_now()).poll(cx);
+            return Poll::Pending;
+        }
+        let started = Instant::now();
+        let polled = self.poll_decode_once(input, cx, out);
+        self.busy = match polled {
+            Poll::Pending => Duration::ZERO,
+            Poll::Ready(_) => self.busy + started.elapsed(),
+        };
+        polled
+    }
+
+    fn poll_decode_once<R: Input<V>, V>(
         &mut self,
         input: &mut R,
         cx: &mut Context<'_>,
