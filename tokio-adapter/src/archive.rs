@@ -128,8 +128,11 @@ impl Archive {
         Archive::open_with(path, OpenOptions::DEFAULT).await
     }
 
-    /// Opens the archive at `path` under `options`: its limits (checked at open and by
-    /// [`reader`](Archive::reader)), raw mode, the media trailer.
+    /// Opens the archive at `path` under `options`: its limits (`max_entries` checked at
+    /// open, `max_entry_size` by each [`reader`](Archive::reader)), raw mode, the media
+    /// trailer. `max_total` is not applied: a total is a run's (an archive's readers may
+    /// serve any number of requests), so a caller that wants one counts it with
+    /// [`ngi_core::limits::Budget`].
     ///
     /// # Cancel safety
     /// Dropping the future before it completes leaves nothing open: the open on the
@@ -347,7 +350,8 @@ impl Archive {
         self.shared.options
     }
 
-    /// The limits readers are held to (those of [`options`](Archive::options)).
+    /// The limits of [`options`](Archive::options): readers are held to its
+    /// `max_entry_size` (see [`open_with`](Archive::open_with) for `max_total`).
     pub fn limits(&self) -> Limits {
         self.shared.options.limits
     }

@@ -135,7 +135,9 @@ fn lock_sweeper(inner: &Inner) -> MutexGuard<'_, Sweeper> {
 /// * An archive that nobody but the cache holds (no other `Archive` value, and no reader
 ///   of its entries) is closed once it has been idle for the idle time ([`DEFAULT_IDLE`],
 ///   10 s as in the engine, or [`with_idle`](Cache::with_idle)), checked by a task on the
-///   runtime every quarter of it; a [`pin`](Cache::pin)ned one stays.
+///   runtime every quarter of it; a [`pin`](Cache::pin)ned one stays. A check dates the
+///   idleness from when it first sees it, so the close comes between the idle time and
+///   about one and a half times it after the last holder let go.
 /// * Every `get` compares the file's size, modification time, inode and (on Unix)
 ///   status-change time with the open one's: a file replaced or rewritten on disk is
 ///   opened again for new requests (a pin on its path stays). Readers of the old archive
@@ -250,6 +252,11 @@ impl Cache {
     /// refused after the open, by its metadata), and the open must not wait on a FIFO the
     /// path may name: on Unix, open with `O_NONBLOCK`, as the cache's own open
     /// ([`open_file`](crate::open_file)) does.
+    ///
+    /// The cache still looks at `path` itself, on every [`get`](Cache::get), to tell
+    /// whether the file changed (see the type's docs): give it paths that name, as they
+    /// are, the file the opener opens (absolute ones, say, checked by the opener against
+    /// a folder), not paths that only the opener resolves.
     ///
     /// For a server that checks a path and then has the cache open it: opening by the
     /// same path again can reach another file (a folder swapped for a link in between),

@@ -153,7 +153,9 @@ impl AsyncBufRead for EntryReader {
 /// A fault ends the stream with one `Err` (the [`EntryReader`]'s error), after the chunk
 /// of the bytes handed out before it: those of the decoder's calls before the failing
 /// one (a call that fails gives none of its output, so a Deflate stream decoded in few
-/// calls may end with fewer bytes than its error counts as produced).
+/// calls may end with fewer bytes than its error counts as produced). A source's
+/// transient error (`Interrupted`, `WouldBlock`), which a reader passes on for its
+/// caller to retry, ends the stream too: a stream cannot be told to try again.
 ///
 /// # Cancel safety
 /// `poll_next` may be abandoned at any point: a partly filled chunk stays in the stream
