@@ -241,8 +241,10 @@ impl Archive {
     /// The same archive (shared, not reopened) whose readers read the file `len` bytes at
     /// a time (clamped to 512 B ..= 8 MiB); [`DEFAULT_READ_CHUNK`] otherwise. Larger
     /// chunks mean fewer trips to the blocking pool and more memory per reader (two
-    /// chunks each). No effect
-    /// on an archive in memory.
+    /// chunks each), and, with [cached reads inline](Archive::with_cached_reads_inline),
+    /// longer polls: a chunk the page cache holds is copied out on the task's own thread
+    /// (8 MiB: about 3.5 ms in one poll, a probe's figure, against 35 µs for the default).
+    /// No effect on an archive in memory.
     #[must_use]
     pub fn with_read_chunk(mut self, len: usize) -> Archive {
         self.read_chunk = len.clamp(READ_CHUNK_RANGE.0, READ_CHUNK_RANGE.1);
