@@ -147,6 +147,11 @@ impl<'a> Replacing<'a> {
         Ok((replacing, file))
     }
 
+    /// Whether the file written replaces one at the target (else it was created there).
+    pub fn replaces(&self) -> bool {
+        self.temp.is_some()
+    }
+
     /// The file written (closed by the caller first) takes the target's place. The old
     /// file is removed first, then the new one renamed to its name: a rename over an
     /// existing file makes ext4 (`auto_da_alloc`) flush the new file's data at once,

@@ -2098,18 +2098,28 @@ fn a_failed_unpack_leaves_nothing_behind() {
     assert_eq!(left, ["LZSS.TXT", "mine.txt"], "{err}");
     assert_eq!(fs::read(folder.join("mine.txt")).unwrap(), b"mine");
 
-    // With --force over an earlier unpack, the files it replaced stay (a failed run once
-    // removed them, leaving the old manifest naming files that were gone).
+    // With --force over an earlier unpack, the files it would have replaced stay as they
+    // were, an edit included: replacements wait for the whole unpack (a failed run once
+    // removed them, then left the archive's versions over the user's edits, which a
+    // later pack would have taken for the entries).
     let folder = dir.join("again");
     ok(&["unpack", s(&lib), "-o", s(&folder)]);
     fs::remove_file(folder.join("LZSS.TXT")).unwrap();
     fs::create_dir(folder.join("LZSS.TXT")).unwrap();
+    fs::write(folder.join("README.TXT"), b"my edit").unwrap();
     let err = fails(&["unpack", s(&lib), "-o", s(&folder), "--force"]);
     assert!(
-        err.contains("the 4 files replaced under --force left as written")
-            && err.contains("ngi.toml is still the archive unpacked there before"),
+        err.contains("the 4 files --force would have replaced left as they were")
+            && !err.contains("ngi.toml is still"),
         "{err}"
     );
+    assert_eq!(fs::read(folder.join("README.TXT")).unwrap(), b"my edit");
+    let temporary = fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.starts_with('.'))
+        .collect::<Vec<_>>();
+    assert!(temporary.is_empty(), "temporary files left: {temporary:?}");
     for file in [
         "README.TXT",
         "SECRET.TXT",

@@ -8,6 +8,7 @@
 //! refused before a file is written, and a failure on the way removes the files written
 //! before it (and the folder, if the run made it and nothing else is in it).
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -28,7 +29,7 @@ use crate::manifest::{self, EntryRecord, FILE_NAME, GAPS_NAME, Gap, Manifest, he
 use crate::names;
 use crate::open::{ArchiveFile, EntryError, after_entry};
 use crate::report::{Failure, done, progress_bar, say_over};
-use crate::save::write_atomic_in;
+use crate::save::{Replacing, write_atomic_in};
 
 /// NRes payloads start on multiples of this; zero padding up to it is implied.
 const ALIGN: u64 = 8;
@@ -66,21 +67,27 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
     let folder = super::open_output_folder(dir, archive)?;
     let manifest_path = folder.join(FILE_NAME);
     refuse_existing_in(&folder, FILE_NAME, force)?;
-    let mut written = Written {
+    let output = Output {
         folder: &folder,
+        force,
+        held: RefCell::default(),
+        committed: std::cell::Cell::new(0),
+    };
+    let mut written = Written {
+        output: &output,
         files: Vec::new(),
         // A folder that may not be listed (mode 0300) lists nothing.
         before: folder.names().unwrap_or_default(),
         new_folders,
     };
-    let outcome = unpack_entries(source, archive, &layout, &folder, force, &mut written)
+    let outcome = unpack_entries(source, archive, &layout, &output, &mut written)
         .map_err(|(index, message)| bad(entry_failure(archive, index, &message)))
         .and_then(|Unpacked { records, mut payloads }| {
             let gaps = gaps(archive, &layout.region, &mut payloads, layout.is_nres)
                 .map_err(|e| bad(e.to_string()))?;
             let gaps_file = (!gaps.is_empty()).then(|| GAPS_NAME.to_string());
             if let Some(file) = &gaps_file {
-                write_new_with(&folder, file, force, |out| copy_gaps(archive, &gaps, out))?;
+                write_new_with(&output, file, |out| copy_gaps(archive, &gaps, out))?;
                 written.files.push(file.clone());
             }
             let manifest = manifest_of(
@@ -107,6 +114,11 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
                     crate::manifest::MAX_LEN
                 )));
             }
+            // Everything is written: the replacements take their places, then the
+            // manifest that describes them.
+            output
+                .commit()
+                .map_err(|e| Failure::about(dir.display(), e))?;
             let fill = |out: &mut dyn Write| out.write_all(text.as_bytes());
             write_atomic_in(&folder, FILE_NAME.as_ref(), fill, |_| Ok(()))
                 .map_err(|e| Failure::about(manifest_path.display(), e))?;
@@ -159,7 +171,7 @@ impl Layout {
 /// The files a run has written in its folder, removed if it fails: without the manifest
 /// they are no unpacked archive, and they would be in the way of the next try.
 struct Written<'a> {
-    folder: &'a Folder,
+    output: &'a Output<'a>,
     files: Vec<String>,
     /// What the folder held before the run: a file of these names that the run replaced
     /// (`--force`) is left, as no file of the run's own is removed that was there before.
@@ -172,13 +184,14 @@ impl Written<'_> {
     /// Removes the files the run made, then the folders it made if they are left empty;
     /// says so for the end of the failure's line.
     fn discard(&self) -> String {
+        self.output.abandon();
         let (replaced, made): (Vec<&String>, Vec<&String>) = self
             .files
             .iter()
             .partition(|file| self.before.contains(std::ffi::OsStr::new(file.as_str())));
         let removed = made
             .iter()
-            .filter(|file| self.folder.remove(file).is_ok())
+            .filter(|file| self.output.folder.remove(file).is_ok())
             .count();
         let mut gone = None;
         for folder in &self.new_folders {
@@ -195,9 +208,18 @@ impl Written<'_> {
             1 => " (the 1 file written was removed".into(),
             n => format!(" (the {n} files written were removed"),
         };
-        if !replaced.is_empty() {
+        // Replacements wait for the whole unpack, so they are in place only when it
+        // failed at its very end (the manifest's write).
+        let committed = self.output.committed.get();
+        if !replaced.is_empty() && committed == 0 {
             said += if said.is_empty() { " (" } else { "; " };
             said += &match replaced.len() {
+                1 => "the 1 file --force would have replaced left as it was".to_string(),
+                n => format!("the {n} files --force would have replaced left as they were"),
+            };
+        } else if !replaced.is_empty() {
+            said += if said.is_empty() { " (" } else { "; " };
+            said += &match committed {
                 1 => "the 1 file replaced under --force left as written".to_string(),
                 n => format!("the {n} files replaced under --force left as written"),
             };
@@ -226,8 +248,7 @@ fn unpack_entries(
     source: &Source,
     archive: &ArchiveFile,
     layout: &Layout,
-    folder: &Folder,
-    force: bool,
+    output: &Output<'_>,
     written: &mut Written<'_>,
 ) -> Result<Unpacked, (usize, String)> {
     let catalog = &archive.catalog;
@@ -248,7 +269,7 @@ fn unpack_entries(
         let inside = layout.inside(start, len);
         payloads.extend(inside);
         let outcome = if layout.is_nres {
-            let sink = (folder, file.as_str(), force);
+            let sink = (output, file.as_str());
             unpack_nres(
                 archive,
                 index,
@@ -259,7 +280,7 @@ fn unpack_entries(
             )
         } else {
             let range = (start, inside.map_or(len, |(start, end)| end - start));
-            let sink = (folder, file.as_str(), force);
+            let sink = (output, file.as_str());
             unpack_rsli(
                 archive,
                 index,
@@ -422,21 +443,70 @@ fn entry_failure(archive: &ArchiveFile, index: usize, message: &str) -> String {
     )
 }
 
-/// Where an entry's file goes: the folder, the file's name in it, and whether a file
-/// already there is replaced.
-type Sink<'a> = (&'a Folder, &'a str, bool);
+/// Where an entry's file goes: the run's output, and the file's name in the folder.
+type Sink<'s, 'o> = (&'s Output<'o>, &'s str);
+
+/// The folder the run writes its files in, whether `--force` replaces files there, and
+/// the replacements written so far. A replacement takes its target's place only once the
+/// whole unpack has been written ([`commit`](Output::commit)): a run that fails or is
+/// stopped midway leaves every file it would have replaced as it was (a probe's run,
+/// stopped by SIGTERM, had already put the archive's version over the user's edited
+/// file, which a later `pack` would have taken for the entry).
+struct Output<'a> {
+    folder: &'a Folder,
+    force: bool,
+    held: RefCell<Vec<Replacing<'a>>>,
+    /// How many replacements took their targets' places.
+    committed: std::cell::Cell<usize>,
+}
+
+impl<'a> Output<'a> {
+    /// Opens the file to write as `file` (see [`create`]).
+    fn create(&self, file: &str) -> std::io::Result<(Replacing<'a>, std::fs::File)> {
+        create(self.folder, file, self.force)
+    }
+
+    /// A file written in full: a new one is in place already, a replacement waits.
+    fn keep(&self, written: Replacing<'a>) -> std::io::Result<()> {
+        if written.replaces() {
+            self.held.borrow_mut().push(written);
+            Ok(())
+        } else {
+            written.finish()
+        }
+    }
+
+    /// Puts every replacement in its target's place.
+    fn commit(&self) -> std::io::Result<()> {
+        let mut held = self.held.take().into_iter();
+        for written in held.by_ref() {
+            if let Err(e) = written.finish() {
+                held.for_each(Replacing::abandon);
+                return Err(e);
+            }
+            self.committed.set(self.committed.get() + 1);
+        }
+        Ok(())
+    }
+
+    /// Removes the replacements written and not committed.
+    fn abandon(&self) {
+        self.held.take().into_iter().for_each(Replacing::abandon);
+    }
+}
 
 fn unpack_nres(
     archive: &ArchiveFile,
     index: usize,
     inside: bool,
-    (folder, file, force): Sink<'_>,
+    (output, file): Sink<'_, '_>,
     budget: &mut Budget,
     record: &mut EntryRecord,
 ) -> Result<(), Stop> {
-    let path = folder.join(file);
-    let (replacing, mut out) =
-        create(folder, file, force).map_err(|e| Stop::All(format!("{}: {e}", path.display())))?;
+    let path = output.folder.join(file);
+    let (replacing, mut out) = output
+        .create(file)
+        .map_err(|e| Stop::All(format!("{}: {e}", path.display())))?;
     let mut hashing = Hashing {
         inner: &mut out,
         hasher: Sha256::new(),
@@ -447,8 +517,8 @@ fn unpack_nres(
     drop(out);
     match written {
         Ok(()) => {
-            replacing
-                .finish()
+            output
+                .keep(replacing)
                 .map_err(|e| Stop::All(format!("{}: {e}", path.display())))?;
             record.sha256 = Some(digest);
             record.file = Some(file.to_string());
@@ -472,7 +542,7 @@ fn unpack_rsli(
     archive: &ArchiveFile,
     index: usize,
     (start, len): (u64, u64),
-    (folder, file, force): Sink<'_>,
+    (output, file): Sink<'_, '_>,
     budget: &mut Budget,
     taken: &mut HashSet<String>,
     record: &mut EntryRecord,
@@ -511,13 +581,13 @@ fn unpack_rsli(
         None => false,
     };
     if result.is_ok() {
-        write_new(folder, file, force, &decoded).map_err(|e| Stop::All(e.message().into()))?;
+        write_new(output, file, &decoded).map_err(|e| Stop::All(e.message().into()))?;
         record.sha256 = Some(hex(&Sha256::digest(&decoded)));
         record.file = Some(file.to_string());
     }
     if !reproduced {
         let name = unique_file_name(taken, &format!("{file}.packed"), index);
-        write_new_with(folder, &name, force, |out| {
+        write_new_with(output, &name, |out| {
             packed.each_piece(|piece| out.write_all(piece).map(|()| true))
         })
         .map_err(|e| Stop::All(e.message().into()))?;
@@ -684,31 +754,30 @@ fn tail_hex(field: &[u8], name_len: usize) -> Option<String> {
     tail.iter().any(|&b| b != 0).then(|| hex(tail))
 }
 
-/// Writes `bytes` to the new file `file` of `folder`; a write that fails leaves no new
+/// Writes `bytes` to the new file `file` of the output; a write that fails leaves no new
 /// file behind, and a file `--force` would replace as it was.
-fn write_new(folder: &Folder, file: &str, force: bool, bytes: &[u8]) -> Result<(), Failure> {
-    write_new_with(folder, file, force, |out| out.write_all(bytes))
+fn write_new(output: &Output<'_>, file: &str, bytes: &[u8]) -> Result<(), Failure> {
+    write_new_with(output, file, |out| out.write_all(bytes))
 }
 
 /// [`write_new`] of what `fill` writes.
 fn write_new_with(
-    folder: &Folder,
+    output: &Output<'_>,
     file: &str,
-    force: bool,
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<(), Failure> {
-    let written = create(folder, file, force).and_then(|(replacing, mut out)| {
+    let written = output.create(file).and_then(|(replacing, mut out)| {
         let written = fill(&mut out).and_then(|()| out.flush());
         drop(out);
         match written {
-            Ok(()) => replacing.finish(),
+            Ok(()) => output.keep(replacing),
             Err(e) => {
                 replacing.abandon();
                 Err(e)
             }
         }
     });
-    written.map_err(|e| Failure::about(folder.join(file).display(), e))
+    written.map_err(|e| Failure::about(output.folder.join(file).display(), e))
 }
 
 /// A writer that hashes what goes through it.
