@@ -484,6 +484,36 @@ fn force_never_replaces_the_archive_being_read() {
     }
 }
 
+/// A file whose permissions allow no write is not replaced by `--force`, as no other
+/// command replaces one (`extract` and `unpack` did, keeping its mode 444).
+#[cfg(unix)]
+#[test]
+fn force_never_replaces_a_read_only_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Scratch::new("cli-force-read-only");
+    for command in ["extract", "unpack"] {
+        let out = dir.join(command);
+        std::fs::create_dir(&out).unwrap();
+        let kept = out.join("readme.txt");
+        std::fs::write(&kept, "mine").unwrap();
+        std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let o = ngi(&[
+            command,
+            "--force",
+            &sample("sample.nres"),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{command}: {err}");
+        assert!(
+            err.contains("read-only (its permissions allow no write); not replaced"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&kept).unwrap(), b"mine", "{command}");
+    }
+}
+
 #[test]
 fn a_closed_or_full_stdout_is_exit_1_not_a_panic() {
     for args in [

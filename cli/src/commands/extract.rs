@@ -286,11 +286,18 @@ fn extract_one(
 
 /// Whether a file may be made as `file` in `folder`: nothing is there, or (with `force`)
 /// a regular file that may be replaced; returns whether there is one. Only looks;
-/// [`create`] acts.
+/// [`create`] acts. A file whose permissions allow no write is not replaced, as no
+/// command of ngi replaces one.
 fn check_target(folder: &Folder, file: &str, force: bool) -> std::io::Result<bool> {
     match folder.kind(file)? {
         None => Ok(false),
         Some(kind) if kind != Kind::Kept && !force => Err(already_exists()),
+        Some(Kind::Regular) if folder.permissions(file).is_some_and(|p| p.readonly()) => {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                "read-only (its permissions allow no write); not replaced",
+            ))
+        }
         Some(Kind::Regular) => Ok(true),
         Some(Kind::Other) => Err(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
