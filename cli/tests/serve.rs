@@ -1957,3 +1957,37 @@ async fn an_unreadable_archive_is_missing_and_logged() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The index does not search folders deeper than 32: an archive there is left out of it
+/// (and served all the same), and the log says the index is cut short, where nothing
+/// did.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_index_cut_short_by_its_depth_bound_is_logged() {
+    let dir = folder("deep");
+    let mut deep = dir.clone();
+    for _ in 0..33 {
+        deep.push("d");
+    }
+    fs::create_dir_all(&deep).unwrap();
+    fs::write(dir.join("top.nres"), samples::nres()).unwrap();
+    fs::write(deep.join("deep.nres"), samples::nres()).unwrap();
+    let log = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-deep.log");
+    let server = Server::start_with(
+        &dir,
+        &[],
+        "warn",
+        Stdio::from(fs::File::create(&log).unwrap()),
+    );
+    let http = reqwest::Client::new();
+    let index = get_json(&http, format!("{}/", server.url)).await;
+    assert_eq!(archive_paths(&index), ["top.nres"]);
+    let deep_url = format!("{}/{}deep.nres/readme.txt", server.url, "d/".repeat(33));
+    let response = http.get(deep_url).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(server.stop().success());
+    let log = fs::read_to_string(&log).unwrap();
+    assert!(
+        log.contains("the index leaves archives out: it searches folders down to 32 deep"),
+        "{log}"
+    );
+}

@@ -206,7 +206,7 @@ pub struct Listed {
 }
 
 /// Folders deeper than this are not searched (a bound, and a guard against link loops).
-const MAX_DEPTH: usize = 32;
+pub const MAX_DEPTH: usize = 32;
 /// The index lists at most this many archives.
 pub const MAX_LISTED: usize = 100_000;
 
@@ -216,13 +216,16 @@ pub const MAX_LISTED: usize = 100_000;
 /// Fails only where the listing would be wrong, not merely shorter: a name that went
 /// away or may not be read is left out, as before, but a fault of the system (out of
 /// file descriptors, say) is an error rather than an index that leaves archives out.
-pub fn archives(folder: &Beneath) -> std::io::Result<Vec<Listed>> {
+/// With the archives, whether a bound ([`MAX_DEPTH`], [`MAX_LISTED`]) may have left some
+/// out.
+pub fn archives(folder: &Beneath) -> std::io::Result<(Vec<Listed>, bool)> {
     let root = folder.root();
     let mut found = Vec::new();
     let mut seen = std::collections::HashSet::new();
     seen.insert(root.to_path_buf());
     let mut walker = Walk {
         folder,
+        cut: false,
         seen: &mut seen,
         found: &mut found,
         fault: None,
@@ -231,12 +234,16 @@ pub fn archives(folder: &Beneath) -> std::io::Result<Vec<Listed>> {
     if let Some(e) = walker.fault {
         return Err(e);
     }
+    let cut = walker.cut;
     found.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(found)
+    Ok((found, cut))
 }
 
 struct Walk<'w> {
     folder: &'w Beneath,
+    /// Whether a bound left something out: a folder past [`MAX_DEPTH`], or archives past
+    /// [`MAX_LISTED`].
+    cut: bool,
     seen: &'w mut std::collections::HashSet<PathBuf>,
     found: &'w mut Vec<Listed>,
     fault: Option<std::io::Error>,
@@ -272,7 +279,11 @@ impl Walk<'_> {
         }
         names.sort();
         for name in names {
-            if self.found.len() >= MAX_LISTED || !is_plain_name(&name) || self.fault.is_some() {
+            if !is_plain_name(&name) || self.fault.is_some() {
+                continue;
+            }
+            if self.found.len() >= MAX_LISTED {
+                self.cut = true;
                 continue;
             }
             self.visit(dir, name, trail);
@@ -291,6 +302,7 @@ impl Walk<'_> {
         }
         trail.push(name);
         if meta.is_dir() {
+            self.cut |= trail.len() >= MAX_DEPTH;
             if trail.len() < MAX_DEPTH && self.seen.insert(resolved.clone()) {
                 self.walk(&resolved, trail);
             }

@@ -248,7 +248,19 @@ async fn index(shared: &Arc<Shared>, request: &Parts) -> Response {
     let max_age = shared.settings.max_age;
     let done = bulk(shared, move || {
         let listed = match paths::archives(&folder) {
-            Ok(listed) => listed,
+            Ok((listed, false)) => listed,
+            Ok((listed, true)) => {
+                // Not an error: the index is what the bounds allow, and the archives left
+                // out are served all the same. The operator is told why they are missing.
+                tracing::warn!(
+                    target: "ngi::serve",
+                    "the index leaves archives out: it searches folders down to {} deep and \
+                     lists at most {} archives",
+                    paths::MAX_DEPTH,
+                    paths::MAX_LISTED
+                );
+                listed
+            }
             Err(e) => {
                 let message = format!("listing the folder: {e}");
                 tracing::warn!(target: "ngi::serve", "{message}");
