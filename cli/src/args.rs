@@ -816,7 +816,7 @@ fn file_to_write() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
 /// `sort`'s MODE: 0 to 11 or a mode's name.
 fn sort_mode(text: &str) -> Result<ngi_core::nres::SortMode, String> {
     ngi_core::nres::SortMode::from_name(text)
-        .ok_or_else(|| "is 0 to 11 or a mode's name (see 'ngi sort --help')".into())
+        .ok_or_else(|| "is 0 to 11 or a mode's name, which 'ngi sort --help' lists".into())
 }
 
 /// `--max-entry-size` and `--max-total` (see [`parse_size`]).
