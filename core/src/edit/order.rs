@@ -1,9 +1,10 @@
-//! Putting an editor's entries in a new order in one step, for both editors.
+//! Putting an editor's entries in a new order, or removing many of them, in one step, for
+//! both editors.
 //!
 //! Moving entries one at a time costs a shift of every entry between the two places, so
 //! placing `n` new entries among `m` old ones that way takes `n × m` steps: a pack of
 //! 100 000 new entries before 100 000 old ones spent seconds shifting. Applying the whole
-//! permutation at once takes one pass.
+//! permutation at once takes one pass; so does removing every unwanted entry at once.
 
 use alloc::vec;
 
@@ -53,6 +54,21 @@ pub(crate) fn apply<T>(items: &mut [T], order: &[usize]) -> Result<bool, OrderEr
         }
     }
     Ok(moved)
+}
+
+/// Keeps the items whose index (before any removal) `keep` accepts, in one pass, for
+/// both editors' `retain`; whether any went.
+pub(crate) fn retain<T>(
+    items: &mut alloc::vec::Vec<T>,
+    mut keep: impl FnMut(usize) -> bool,
+) -> bool {
+    let before = items.len();
+    let mut index = 0;
+    items.retain(|_| {
+        index += 1;
+        keep(index - 1)
+    });
+    items.len() != before
 }
 
 #[cfg(test)]

@@ -627,14 +627,8 @@ impl Editor {
     /// assert_eq!(editor.find(b"d"), Some(1));
     /// # Ok::<(), ngi_core::nres::WriteError>(())
     /// ```
-    pub fn retain(&mut self, mut keep: impl FnMut(usize) -> bool) {
-        let before = self.items.len();
-        let mut index = 0;
-        self.items.retain(|_| {
-            index += 1;
-            keep(index - 1)
-        });
-        self.reindex |= self.items.len() != before;
+    pub fn retain(&mut self, keep: impl FnMut(usize) -> bool) {
+        self.reindex |= crate::edit::order::retain(&mut self.items, keep);
     }
 
     /// Renames entry `index`: the name field is zeroed and the name copied in (so bytes
