@@ -56,6 +56,33 @@ fn a_poll_over_blocks_that_produce_nothing_is_bounded() {
     assert!(polls >= 4, "{polls} polls for 4 MB of empty blocks");
 }
 
+/// Reads `reader` through reads of `room` bytes polled outside any task, to its end or
+/// past `limit` bytes, each poll decoding at most 32 KiB; the bytes, and the polls made.
+fn read_in_bounded_polls(
+    mut reader: ngi_tokio::EntryReader,
+    room: usize,
+    limit: usize,
+) -> (Vec<u8>, usize) {
+    let mut cx = Context::from_waker(Waker::noop());
+    let (mut out, mut got, mut polls) = (vec![0u8; room], Vec::new(), 0);
+    loop {
+        polls += 1;
+        assert!(polls < 10_000, "no end");
+        let before = reader.decoder().produced();
+        let mut buf = ReadBuf::new(&mut out);
+        let poll = Pin::new(&mut reader).poll_read(&mut cx, &mut buf);
+        let worked = reader.decoder().produced() - before;
+        assert!(worked <= 32 << 10, "one poll decoded {worked} bytes");
+        if let Poll::Ready(r) = poll {
+            r.unwrap();
+            if buf.filled().is_empty() || got.len() > limit {
+                return (got, polls);
+            }
+            got.extend_from_slice(buf.filled());
+        }
+    }
+}
+
 /// A reader that starts deep inside a packed entry, and a stream of the entry as one
 /// chunk, polled outside any tokio task (where no coop budget stops them): each poll
 /// decodes a bounded amount and asks to be polled again. One poll decoded 60 MiB to
@@ -70,46 +97,14 @@ fn a_poll_outside_tokio_does_bounded_work() {
     let mut cx = Context::from_waker(Waker::noop());
 
     let start = SIZE as u64 - 100;
-    let mut reader = archive.reader_from(0, start).unwrap();
-    let mut out = [0u8; 100];
-    let (mut polls, mut got) = (0, Vec::new());
-    loop {
-        polls += 1;
-        assert!(polls < 10_000, "no end");
-        let before = reader.decoder().produced();
-        let mut buf = ReadBuf::new(&mut out);
-        let poll = Pin::new(&mut reader).poll_read(&mut cx, &mut buf);
-        let worked = reader.decoder().produced() - before;
-        assert!(worked <= 32 << 10, "one poll decoded {worked} bytes");
-        if let Poll::Ready(r) = poll {
-            r.unwrap();
-            if buf.filled().is_empty() {
-                break;
-            }
-            got.extend_from_slice(buf.filled());
-        }
-    }
+    let reader = archive.reader_from(0, start).unwrap();
+    let (got, polls) = read_in_bounded_polls(reader, 100, usize::MAX);
     assert!(got == data[start as usize..]);
     assert!(polls > SIZE / (32 << 10), "{polls} polls");
     // Read with room to spare from 16 KiB in: the poll that ended the skip went on to
     // decode into the room, 48 KiB in one poll (a probe's case).
-    let mut reader = archive.reader_from(0, 16 << 10).unwrap();
-    let mut out = vec![0u8; 64 << 10];
-    let mut got = Vec::new();
-    loop {
-        let before = reader.decoder().produced();
-        let mut buf = ReadBuf::new(&mut out);
-        let poll = Pin::new(&mut reader).poll_read(&mut cx, &mut buf);
-        let worked = reader.decoder().produced() - before;
-        assert!(worked <= 32 << 10, "one poll decoded {worked} bytes");
-        if let Poll::Ready(r) = poll {
-            r.unwrap();
-            if buf.filled().is_empty() || got.len() > 1 << 20 {
-                break;
-            }
-            got.extend_from_slice(buf.filled());
-        }
-    }
+    let reader = archive.reader_from(0, 16 << 10).unwrap();
+    let (got, _) = read_in_bounded_polls(reader, 64 << 10, 1 << 20);
     assert!(got[..] == data[16 << 10..][..got.len()]);
 
     let mut stream = archive.stream(0).unwrap().with_chunk_len(usize::MAX);
