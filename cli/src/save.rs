@@ -36,18 +36,68 @@ pub fn write_atomic_in(
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     check: impl FnOnce(&Path) -> io::Result<()>,
 ) -> io::Result<()> {
+    let prepared = prepare_atomic_in(folder, name, fill)?;
+    match check(&folder.join(&prepared.temp)).and_then(|()| stopped()) {
+        Ok(()) => prepared.commit(),
+        Err(e) => {
+            prepared.abandon();
+            Err(e)
+        }
+    }
+}
+
+/// The first half of [`write_atomic_in`]: the temporary file written (a signal stops it
+/// as it does the whole write) and flushed to disk, waiting to take the target's place.
+/// For a command that puts other files in place before this one, past the point where a
+/// signal may still stop it.
+pub fn prepare_atomic_in<'a>(
+    folder: &'a Folder,
+    name: &OsStr,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<Prepared<'a>> {
     let (temp, file) = folder.create_temp(name)?;
-    let result = folder
+    match folder
         .keep_permissions(&file, name)
         .and_then(|()| fill_and_sync(file, fill))
-        .and_then(|()| check(&folder.join(&temp)))
-        .and_then(|()| stopped())
-        .and_then(|()| folder.rename(&temp, name))
-        .and_then(|()| folder.sync());
-    if result.is_err() {
-        let _ = folder.remove(&temp);
+    {
+        Ok(()) => Ok(Prepared {
+            folder,
+            temp,
+            name: name.to_os_string(),
+        }),
+        Err(e) => {
+            let _ = folder.remove(&temp);
+            Err(e)
+        }
     }
-    result
+}
+
+/// A file written by [`prepare_atomic_in`], not yet in its target's place.
+#[derive(Debug)]
+pub struct Prepared<'a> {
+    folder: &'a Folder,
+    temp: OsString,
+    name: OsString,
+}
+
+impl Prepared<'_> {
+    /// Renames the file over its target and flushes the folder; signals are not looked
+    /// at any more.
+    pub fn commit(self) -> io::Result<()> {
+        let result = self
+            .folder
+            .rename(&self.temp, &self.name)
+            .and_then(|()| self.folder.sync());
+        if result.is_err() {
+            let _ = self.folder.remove(&self.temp);
+        }
+        result
+    }
+
+    /// Removes the file; the target stays as it was.
+    pub fn abandon(self) {
+        let _ = self.folder.remove(&self.temp);
+    }
 }
 
 /// Writes what `fill` writes to `file` and flushes it to disk.

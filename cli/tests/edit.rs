@@ -2473,3 +2473,78 @@ fn as_stored_sort_index_is_kept_or_its_rebuild_said() {
         );
     }
 }
+
+/// `unpack --force` stopped by SIGTERM once every file is written, as the replacements
+/// are being put in place: the folder is either as it was (the edits kept, the old
+/// manifest) or wholly the new unpack (every file and its manifest), never the new files
+/// beside the old manifest. A review's run stopped so during the commit of 20 000
+/// replacements lost every edit.
+#[cfg(unix)]
+#[test]
+fn unpack_force_stopped_at_its_commit_is_all_or_nothing() {
+    const COUNT: usize = 5_000;
+    let dir = Scratch::new("edit-unpack-commit");
+    let mut w = Writer::new();
+    let names: Vec<String> = (0..COUNT).map(|i| format!("e{i:05}.bin")).collect();
+    for name in &names {
+        let new = NewEntry {
+            name: name.as_bytes(),
+            ..NewEntry::default()
+        };
+        w.add(new, name.as_bytes()).unwrap();
+    }
+    let archive = dir.join("many.nres");
+    fs::write(&archive, w.finish()).unwrap();
+    let folder = dir.join("out");
+    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    let old_manifest = fs::read(folder.join("ngi.toml")).unwrap();
+    // The manifest's own file name in the next run's comment is the same: mark the old
+    // one to tell them apart.
+    let marked = [&b"# old\n"[..], &old_manifest].concat();
+    fs::write(folder.join("ngi.toml"), &marked).unwrap();
+    for name in &names {
+        fs::write(folder.join(name), "EDIT").unwrap();
+    }
+    let temporaries = || {
+        fs::read_dir(&folder)
+            .map(|d| {
+                d.filter(|e| {
+                    e.as_ref()
+                        .is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+                })
+                .count()
+            })
+            .unwrap_or(0)
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ngi"))
+        .args(["unpack", s(&archive), "-o", s(&folder), "--force"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the replacements are all written (one temporary file each), the commit is
+    // next: the signal goes then, or at the end if the run is too fast to catch.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while temporaries() < COUNT && Instant::now() < deadline {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    signal(child.id(), "TERM");
+    let status = child.wait().unwrap();
+    let edited = names
+        .iter()
+        .filter(|name| fs::read(folder.join(name)).unwrap() == b"EDIT")
+        .count();
+    let manifest = fs::read(folder.join("ngi.toml")).unwrap();
+    assert_eq!(temporaries(), 0, "temporary files left");
+    if manifest == marked {
+        assert_eq!(
+            edited, COUNT,
+            "the old manifest, but edits lost ({status:?})"
+        );
+    } else {
+        assert_eq!(edited, 0, "the new manifest, but edits left ({status:?})");
+        assert!(status.success(), "{status:?}");
+    }
+}

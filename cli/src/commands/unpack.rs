@@ -29,7 +29,7 @@ use crate::manifest::{self, EntryRecord, FILE_NAME, GAPS_NAME, Gap, Manifest, he
 use crate::names;
 use crate::open::{ArchiveFile, EntryError, after_entry};
 use crate::report::{Failure, done, progress_bar, say_over};
-use crate::save::{Replacing, write_atomic_in};
+use crate::save::{Replacing, prepare_atomic_in};
 
 /// NRes payloads start on multiples of this; zero padding up to it is implied.
 const ALIGN: u64 = 8;
@@ -114,14 +114,22 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
                     crate::manifest::MAX_LEN
                 )));
             }
-            // Everything is written: the replacements take their places, then the
-            // manifest that describes them.
-            output
-                .commit()
-                .map_err(|e| Failure::about(dir.display(), e))?;
+            // Everything written, the manifest too, and no signal yet: from here on the
+            // replacements and then the manifest take their places, whatever comes (a
+            // first signal during the commit of 20 000 files had left them in place and
+            // the old manifest beside them). A second signal still ends the process.
             let fill = |out: &mut dyn Write| out.write_all(text.as_bytes());
-            write_atomic_in(&folder, FILE_NAME.as_ref(), fill, |_| Ok(()))
-                .map_err(|e| Failure::about(manifest_path.display(), e))?;
+            let about = |e| Failure::about(manifest_path.display(), e);
+            let prepared = prepare_atomic_in(&folder, FILE_NAME.as_ref(), fill).map_err(about)?;
+            if let Err(e) = crate::save::stopped() {
+                prepared.abandon();
+                return Err(about(e));
+            }
+            if let Err(e) = output.commit() {
+                prepared.abandon();
+                return Err(Failure::about(dir.display(), e));
+            }
+            prepared.commit().map_err(about)?;
             Ok(manifest)
         });
     let manifest = match outcome {
@@ -448,10 +456,10 @@ type Sink<'s, 'o> = (&'s Output<'o>, &'s str);
 
 /// The folder the run writes its files in, whether `--force` replaces files there, and
 /// the replacements written so far. A replacement takes its target's place only once the
-/// whole unpack has been written ([`commit`](Output::commit)): a run that fails or is
-/// stopped midway leaves every file it would have replaced as it was (a probe's run,
-/// stopped by SIGTERM, had already put the archive's version over the user's edited
-/// file, which a later `pack` would have taken for the entry).
+/// whole unpack has been written, the manifest included ([`commit`](Output::commit)): a
+/// run that fails or is stopped before leaves every file it would have replaced as it was
+/// (a probe's run, stopped by SIGTERM, had already put the archive's version over the
+/// user's edited file, which a later `pack` would have taken for the entry).
 struct Output<'a> {
     folder: &'a Folder,
     force: bool,
