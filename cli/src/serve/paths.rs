@@ -241,8 +241,9 @@ pub fn archives(folder: &Beneath) -> std::io::Result<(Vec<Listed>, bool)> {
 
 struct Walk<'w> {
     folder: &'w Beneath,
-    /// Whether a bound left something out: a folder past [`MAX_DEPTH`], or archives past
-    /// [`MAX_LISTED`].
+    /// Whether a bound may have left archives out: a folder with something in it at
+    /// [`MAX_DEPTH`], or names left once [`MAX_LISTED`] archives are found (telling
+    /// whether those are archives would take an open of each).
     cut: bool,
     seen: &'w mut std::collections::HashSet<PathBuf>,
     found: &'w mut Vec<Listed>,
@@ -302,7 +303,10 @@ impl Walk<'_> {
         }
         trail.push(name);
         if meta.is_dir() {
-            self.cut |= trail.len() >= MAX_DEPTH;
+            // A folder at the bound is not searched; one with nothing in it leaves nothing
+            // out.
+            self.cut |= trail.len() >= MAX_DEPTH
+                && std::fs::read_dir(&resolved).is_ok_and(|mut d| d.next().is_some());
             if trail.len() < MAX_DEPTH && self.seen.insert(resolved.clone()) {
                 self.walk(&resolved, trail);
             }
@@ -335,6 +339,24 @@ mod tests {
         let every: Vec<u8> = (0..=255).collect();
         assert_eq!(decode(&encode(&every)).unwrap(), every);
         assert_eq!(encode(b"<a \"b\">&'"), "%3Ca%20%22b%22%3E%26%27");
+    }
+
+    /// A folder at the depth bound counts as cutting the index only when something is
+    /// in it (an empty one had every index request warn of archives left out).
+    #[test]
+    fn only_a_folder_with_something_in_it_cuts_the_index() {
+        let base = std::env::temp_dir().join(format!("ngi-paths-depth-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let deepest = (0..MAX_DEPTH).fold(base.clone(), |path, _| path.join("d"));
+        std::fs::create_dir_all(&deepest).unwrap();
+        let folder = Beneath::new(base.canonicalize().unwrap()).unwrap();
+        assert!(
+            !archives(&folder).unwrap().1,
+            "an empty folder at the bound"
+        );
+        std::fs::write(deepest.join("a.res"), b"NRes").unwrap();
+        assert!(archives(&folder).unwrap().1, "a file at the bound");
+        std::fs::remove_dir_all(&base).unwrap();
     }
 
     #[test]

@@ -254,8 +254,8 @@ async fn index(shared: &Arc<Shared>, request: &Parts) -> Response {
                 // out are served all the same. The operator is told why they are missing.
                 tracing::warn!(
                     target: "ngi::serve",
-                    "the index leaves archives out: it searches folders down to {} deep and \
-                     lists at most {} archives",
+                    "the index may leave archives out: it searches folders down to {} deep \
+                     and lists at most {} archives",
                     paths::MAX_DEPTH,
                     paths::MAX_LISTED
                 );
