@@ -126,8 +126,14 @@ fn is_plain_name(name: &[u8]) -> bool {
 /// Whether the file starts with a magic the core's opener knows (`NRes`, `NL`). Opened
 /// as the cache opens it, so that a swap since the walk saw it reads nothing outside.
 fn archive_magic(folder: &Beneath, path: &Path) -> std::io::Result<bool> {
+    let file = folder.open(path)?;
+    // What was opened, not what the walk saw: a FIFO or device swapped in since is no
+    // archive, and is not read.
+    if !file.metadata()?.is_file() {
+        return Ok(false);
+    }
     let mut head = Vec::with_capacity(4);
-    folder.open(path)?.take(4).read_to_end(&mut head)?;
+    file.take(4).read_to_end(&mut head)?;
     Ok(ngi_core::archive::detect(&head).is_some())
 }
 
