@@ -80,6 +80,18 @@ impl Folder {
         Ok((Folder::open(folder)?, name))
     }
 
+    /// The folder's path, as it was opened.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The folder's handle, for opening files relative to it in ways this type does not
+    /// (`openat2` beneath it, say).
+    #[cfg(target_os = "linux")]
+    pub fn handle(&self) -> &File {
+        &self.handle
+    }
+
     /// The path of `name` in the folder, for messages (and for what only takes a path).
     pub fn join(&self, name: impl AsRef<OsStr>) -> PathBuf {
         self.path.join(name.as_ref())

@@ -564,7 +564,7 @@ fn unpack_rsli(
     // A record may claim more than the file holds: read only what is there. Those bytes
     // are read a piece at a time (they may be as large as the file, whatever the limits
     // on decoding); only the decoded bytes, within the limits, are held whole.
-    let packed = PackedBytes {
+    let packed = ArchiveBytes {
         archive,
         start,
         len: archive.catalog.file_len().saturating_sub(start).min(len),
@@ -604,9 +604,10 @@ fn unpack_rsli(
     result.map_err(Stop::Entry)
 }
 
-/// An RsLi entry's packed bytes as `unpack` keeps them (`FILE.packed`): `len` bytes of
-/// the file from `start`, with the XOR of the first `xor_len` of them removed.
-struct PackedBytes<'a> {
+/// `len` bytes of the archive from `start`, with the XOR of the first `xor_len` of them
+/// removed: an RsLi entry's packed bytes as `unpack` keeps them (`FILE.packed`), or a gap
+/// (no XOR).
+struct ArchiveBytes<'a> {
     archive: &'a ArchiveFile,
     start: u64,
     len: u64,
@@ -614,7 +615,7 @@ struct PackedBytes<'a> {
     xor_len: u64,
 }
 
-impl PackedBytes<'_> {
+impl ArchiveBytes<'_> {
     /// Hands the bytes to `each` a piece of at most 1 MiB at a time, in order, while it
     /// returns `true`.
     fn each_piece(
@@ -715,27 +716,22 @@ fn gaps(
 /// The bytes of `gaps`, one after another, copied to `out` a piece at a time: a gap may be
 /// as large as the archive.
 fn copy_gaps(archive: &ArchiveFile, gaps: &[Gap], out: &mut std::fs::File) -> std::io::Result<()> {
-    const PIECE: u64 = 1 << 20;
-    let longest = gaps.iter().map(|g| g.len).max().unwrap_or(0);
-    let mut buffer = vec![0u8; longest.min(PIECE) as usize];
     for gap in gaps {
-        let mut at = gap.offset;
-        let end = gap.offset + gap.len;
-        while at < end {
-            let piece = &mut buffer[..(end - at).min(PIECE) as usize];
-            let filled = archive.fill_at(at, piece)?;
-            if filled < piece.len() {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    format!(
-                        "the archive ends at offset {}, inside a gap",
-                        at + filled as u64
-                    ),
-                ));
-            }
-            out.write_all(piece)?;
-            at += piece.len() as u64;
-        }
+        let bytes = ArchiveBytes {
+            archive,
+            start: gap.offset,
+            len: gap.len,
+            key: 0,
+            xor_len: 0,
+        };
+        bytes
+            .each_piece(|piece| out.write_all(piece).map(|()| true))
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::UnexpectedEof => {
+                    std::io::Error::new(e.kind(), format!("{e}, inside a gap"))
+                }
+                _ => e,
+            })?;
     }
     Ok(())
 }

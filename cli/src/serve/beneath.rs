@@ -15,40 +15,33 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// The served folder, for opening files under it.
+use crate::folder::Folder;
+
+/// The served folder, for opening files under it: on Linux held by its handle, whatever
+/// its path names later.
 #[derive(Debug)]
 pub struct Beneath {
-    /// Canonical.
-    root: PathBuf,
-    /// The folder itself, whatever its path names later (Linux).
-    #[cfg(target_os = "linux")]
-    handle: std::os::fd::OwnedFd,
+    folder: Folder,
 }
 
 impl Beneath {
     /// The folder at `root`, a canonical path.
     pub fn new(root: PathBuf) -> io::Result<Beneath> {
-        #[cfg(target_os = "linux")]
-        {
-            use rustix::fs::{Mode, OFlags};
-            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
-            let handle = rustix::fs::open(&root, flags, Mode::empty())?;
-            Ok(Beneath { root, handle })
-        }
-        #[cfg(not(target_os = "linux"))]
-        Ok(Beneath { root })
+        Ok(Beneath {
+            folder: Folder::open(&root)?,
+        })
     }
 
     /// The folder's canonical path.
     pub fn root(&self) -> &Path {
-        &self.root
+        self.folder.path()
     }
 
     /// Opens `path` (canonical, under the folder) for reading, without waiting on a FIFO.
     /// Not under the folder by the time of the open: `NotFound`, the answer of a missing
     /// file, so that nothing tells what lies outside.
     pub fn open(&self, path: &Path) -> io::Result<File> {
-        let Ok(inner) = path.strip_prefix(&self.root) else {
+        let Ok(inner) = path.strip_prefix(self.root()) else {
             return Err(io::ErrorKind::NotFound.into());
         };
         #[cfg(target_os = "linux")]
@@ -57,7 +50,8 @@ impl Beneath {
             use rustix::io::Errno;
             let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
             let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS;
-            match rustix::fs::openat2(&self.handle, inner, flags, Mode::empty(), resolve) {
+            let handle = self.folder.handle();
+            match rustix::fs::openat2(handle, inner, flags, Mode::empty(), resolve) {
                 Ok(handle) => return Ok(File::from(handle)),
                 Err(Errno::NOSYS | Errno::PERM) => {}
                 // A link on the way (ELOOP) or a step out (EXDEV): a swap since the walk.
@@ -72,7 +66,7 @@ impl Beneath {
     /// The open where `openat2` is not to be had: by path, then checked by its handle.
     fn open_by_path(&self, path: &Path) -> io::Result<File> {
         let file = crate::regular::open(path)?;
-        if opened_inside(&self.root, &file) {
+        if opened_inside(self.root(), &file) {
             Ok(file)
         } else {
             Err(io::ErrorKind::NotFound.into())
