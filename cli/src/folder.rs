@@ -120,7 +120,9 @@ impl Folder {
     }
 
     /// The permissions of `name`, when it is a regular file (a link's own mode, 0777,
-    /// is no file's to take).
+    /// is no file's to take), without its setuid, setgid and sticky bits: the file that
+    /// takes them is a new one, owned by whoever runs `ngi` (root too), with the
+    /// archive's bytes in it.
     pub fn permissions(&self, name: impl AsRef<OsStr>) -> Option<Permissions> {
         #[cfg(target_os = "linux")]
         {
@@ -128,13 +130,21 @@ impl Folder {
             use std::os::unix::fs::PermissionsExt;
             let stat = rustix::fs::statat(&self.handle, name.as_ref(), nofollow()).ok()?;
             let regular = FileType::from_raw_mode(stat.st_mode).is_file();
-            regular.then(|| Permissions::from_mode(stat.st_mode & 0o7777))
+            regular.then(|| Permissions::from_mode(stat.st_mode & 0o777))
         }
         #[cfg(not(target_os = "linux"))]
-        std::fs::symlink_metadata(self.join(name))
-            .ok()
-            .filter(|m| m.is_file())
-            .map(|m| m.permissions())
+        {
+            let permissions = std::fs::symlink_metadata(self.join(name))
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.permissions());
+            #[cfg(unix)]
+            let permissions = permissions.map(|p| {
+                use std::os::unix::fs::PermissionsExt;
+                Permissions::from_mode(p.mode() & 0o777)
+            });
+            permissions
+        }
     }
 
     /// Gives `file`, which is to take the place of `name`, the permissions of the
@@ -196,6 +206,11 @@ impl Folder {
     }
 
     /// A new file named after `target`, that no other run can be using, and its name.
+    ///
+    /// The name holds `%n`, which no extracted entry's file name can (they have `%` only
+    /// before two upper-case hex digits, or as a whole name, [`crate::names::file_name`]):
+    /// an archive cannot name an entry after this run's temporary file and have
+    /// `--force` take it for a file to replace.
     pub fn create_temp(&self, target: &OsStr) -> io::Result<(OsString, File)> {
         static COUNTER: AtomicU32 = AtomicU32::new(0);
         // At most 64 bytes of the name: with the rest it must stay within a file name's
@@ -207,7 +222,7 @@ impl Folder {
         }
         loop {
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let temp = OsString::from(format!(".{stem}.ngi-{}-{n}.tmp", process_id()));
+            let temp = OsString::from(format!(".{stem}.%ngi-{}-{n}.tmp", process_id()));
             match self.create_new(&temp) {
                 Ok(file) => return Ok((temp, file)),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -331,6 +346,31 @@ mod tests {
         assert!(!elsewhere.join("ngi.toml").exists());
         // What unpack's check of its manifest sees.
         assert_eq!(folder.kind("ngi.toml").unwrap(), Some(Kind::Regular));
+    }
+
+    #[test]
+    fn a_temporary_file_bears_the_mark_no_extracted_file_name_has() {
+        let scratch = Scratch::new("folder-temp");
+        let folder = Folder::open(&scratch).unwrap();
+        let (temp, _file) = folder.create_temp(OsStr::new("X")).unwrap();
+        let temp = temp.to_str().unwrap();
+        assert!(temp.starts_with(".X.%ngi-"), "{temp}");
+        folder.remove(temp).unwrap();
+    }
+
+    /// Root replacing a user's setuid file made a setuid program of root's with the
+    /// archive's bytes in it: the special bits are not taken over.
+    #[test]
+    fn setuid_setgid_and_sticky_bits_are_not_lent() {
+        use std::os::unix::fs::PermissionsExt;
+        let scratch = Scratch::new("folder-setuid");
+        let folder = Folder::open(&scratch).unwrap();
+        fs::write(scratch.join("tool"), b"t").unwrap();
+        fs::set_permissions(scratch.join("tool"), Permissions::from_mode(0o7755)).unwrap();
+        assert_eq!(
+            folder.permissions("tool").map(|p| p.mode() & 0o7777),
+            Some(0o755)
+        );
     }
 
     /// A link's own mode (0777) was taken for the file that replaced it, bypassing the

@@ -169,6 +169,21 @@ mod tests {
         }
     }
 
+    /// `Folder::create_temp` names its files with `%n` so that no entry's file can be
+    /// one: every one- and two-byte name, and the names made unique from them.
+    #[test]
+    fn no_file_name_holds_the_temporary_files_mark() {
+        let one = (0..=255u8).map(|b| vec![b]);
+        let two = (0..=u16::MAX).map(|v| v.to_be_bytes().to_vec());
+        for name in core::iter::once(Vec::new()).chain(one).chain(two) {
+            let file = file_name(&name);
+            for made in [disambiguate(&file, "7"), file] {
+                assert!(!made.contains("%n"), "{name:?} -> {made}");
+            }
+        }
+        assert_eq!(file_name(b"%ngi"), "%25ngi");
+    }
+
     #[test]
     fn disambiguation_keeps_the_extension() {
         assert_eq!(disambiguate("TEX.DAT", "5"), "TEX~5.DAT");

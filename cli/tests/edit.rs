@@ -1535,7 +1535,7 @@ fn pack_killed_at_any_moment_leaves_the_old_archive_or_the_new() {
         for entry in fs::read_dir(&dir).unwrap().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if name.ends_with(".tmp") {
-                assert!(name.starts_with(".target.nres.ngi-"), "{name}");
+                assert!(name.starts_with(".target.nres.%ngi-"), "{name}");
                 fs::remove_file(entry.path()).unwrap();
             }
         }
