@@ -339,6 +339,64 @@ fn verify_passes_samples_and_names_problems() {
     assert!(!err.contains("panicked"));
 }
 
+/// Where the binary search does not apply, entries of one name were not noted: the
+/// lookup reaches one of them only, as on a searchable table.
+#[test]
+fn verify_notes_a_shared_name_where_the_table_is_not_searchable() {
+    let dir = Scratch::new("cli-verify-shared");
+    // sample.nres with entry 0's sort_index out of range: a linear scan.
+    let mut nres = std::fs::read(sample("sample.nres")).unwrap();
+    let sort_index = nres.len() - 8 * 64 + 60;
+    nres[sort_index..sort_index + 4].copy_from_slice(&99u32.to_le_bytes());
+    // RsLi: X, X, B, presorted (0xABBA) in an order not the engine's; seed 0 leaves the
+    // table as it is.
+    let mut rsli = b"NL\0\x01\x03\0".to_vec();
+    rsli.resize(32, 0);
+    rsli[14..16].copy_from_slice(&0xABBAu16.to_le_bytes());
+    let payloads: [(&[u8], u16, &[u8]); 3] =
+        [(b"X", 1, b"first"), (b"X", 0, b"2nd"), (b"B", 2, b"b")];
+    let mut offset = 32 + 3 * 32;
+    for (name, sort_index, payload) in payloads {
+        let mut row = [0u8; 32];
+        row[..name.len()].copy_from_slice(name);
+        row[18..20].copy_from_slice(&sort_index.to_le_bytes());
+        for field in [20, 28] {
+            row[field..field + 4].copy_from_slice(&(payload.len() as u32).to_le_bytes());
+        }
+        row[24..28].copy_from_slice(&(offset as u32).to_le_bytes());
+        offset += payload.len();
+        rsli.extend_from_slice(&row);
+    }
+    for (_, _, payload) in payloads {
+        rsli.extend_from_slice(payload);
+    }
+    for (file, bytes, status, note) in [
+        (
+            "linear.nres",
+            nres,
+            1,
+            "note: entry 6 (\"STEEL.MAT\") may not be found by its name: entry 1 has the name \
+             too (as the engine compares names), and a lookup gives one of them only \
+             (--index 6 reaches it)",
+        ),
+        (
+            "presorted.rsli",
+            rsli,
+            0,
+            "note: entry 1 (\"X\") may not be found by its name: entry 0 has the name too (as \
+             the engine compares names), and a lookup gives one of them only (--index 1 \
+             reaches it)",
+        ),
+    ] {
+        let path = write(&dir, file, &bytes);
+        let o = ngi(&["verify", &path]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(status), "{file}: {}", stderr(&o));
+        assert_eq!(out.matches("may not be found").count(), 1, "{file}: {out}");
+        assert!(out.contains(note), "{file}: {out}");
+    }
+}
+
 #[test]
 fn extract_writes_files_and_never_overwrites() {
     let dir = Scratch::new("cli-extract");
@@ -511,6 +569,42 @@ fn force_never_replaces_a_read_only_file() {
             "{err}"
         );
         assert_eq!(std::fs::read(&kept).unwrap(), b"mine", "{command}");
+    }
+}
+
+/// `--force` is suggested only where it would replace what is in the way: a folder, or a
+/// read-only file, was met with "use --force", and then with a refusal under it.
+#[cfg(unix)]
+#[test]
+fn force_is_suggested_only_where_it_would_replace() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Scratch::new("cli-force-hint");
+    for command in ["extract", "unpack"] {
+        for (kind, why) in [
+            ("folder", "exists and is not a regular file"),
+            ("read-only", "read-only (its permissions allow no write)"),
+        ] {
+            let out = dir.join(format!("{command}-{kind}"));
+            std::fs::create_dir(&out).unwrap();
+            let in_the_way = out.join("readme.txt");
+            if kind == "folder" {
+                std::fs::create_dir(&in_the_way).unwrap();
+            } else {
+                std::fs::write(&in_the_way, "mine").unwrap();
+                let read_only = std::fs::Permissions::from_mode(0o444);
+                std::fs::set_permissions(&in_the_way, read_only).unwrap();
+            }
+            for force in [&[][..], &["--force"]] {
+                let out_arg = out.to_str().unwrap();
+                let nres = sample("sample.nres");
+                let args = [&[command, &nres, "-o", out_arg][..], force].concat();
+                let o = ngi(&args);
+                let err = stderr(&o);
+                assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+                assert!(err.contains(why), "{args:?}: {err}");
+                assert!(!err.contains("--force"), "{args:?}: {err}");
+            }
+        }
     }
 }
 

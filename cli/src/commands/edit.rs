@@ -180,10 +180,11 @@ fn refuse_existing_kind(
     match kind {
         None => Ok(()),
         Some(Kind::Regular) if force => writable(),
-        Some(Kind::Regular) => Err(Failure::Bad(format!(
+        // `--force` is named only where it would replace the file.
+        Some(Kind::Regular) => writable().and(Err(Failure::Bad(format!(
             "{}: already exists (use --force to replace it)",
             path.display()
-        ))),
+        )))),
         Some(Kind::Other) => Err(Failure::Bad(format!(
             "{}: exists and is not a regular file; not replaced",
             path.display()

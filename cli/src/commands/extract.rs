@@ -287,17 +287,18 @@ fn extract_one(
 /// Whether a file may be made as `file` in `folder`: nothing is there, or (with `force`)
 /// a regular file that may be replaced; returns whether there is one. Only looks;
 /// [`create`] acts. A file whose permissions allow no write is not replaced, as no
-/// command of ngi replaces one.
+/// command of ngi replaces one. Only where `--force` would replace what is there does
+/// the message say to use it.
 fn check_target(folder: &Folder, file: &str, force: bool) -> std::io::Result<bool> {
     match folder.kind(file)? {
         None => Ok(false),
-        Some(kind) if kind != Kind::Kept && !force => Err(already_exists()),
         Some(Kind::Regular) if folder.permissions(file).is_some_and(|p| p.readonly()) => {
             Err(std::io::Error::new(
                 std::io::ErrorKind::PermissionDenied,
                 "read-only (its permissions allow no write); not replaced",
             ))
         }
+        Some(Kind::Regular) if !force => Err(already_exists()),
         Some(Kind::Regular) => Ok(true),
         Some(Kind::Other) => Err(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
@@ -332,7 +333,10 @@ pub(super) fn create<'a>(
     let replace = force && check_target(folder, file, force)?;
     Replacing::create(folder, file.as_ref(), replace).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
-            already_exists()
+            // What is there says why (a folder, a read-only file, the archive).
+            check_target(folder, file, force)
+                .err()
+                .unwrap_or_else(already_exists)
         } else {
             e
         }

@@ -4,13 +4,15 @@
 //! engine accepts but a canonical writer would not produce) go to stdout and do not fail
 //! the run. Exit status 1 when there
 //! is any problem. Everything here is O(n log n) in the entry count, whatever the input:
-//! names are looked up again only where the binary search applies.
+//! names are looked up again only where the binary search applies; elsewhere entries of
+//! one name are found by sorting the names.
 //!
 //! Entries are decoded under the limits: one larger than `--max-entry-size` is a problem
 //! and is not decoded; the first that would bring the run's total past `--max-total` (each
 //! entry's decoded size, or the packed bytes it reads when more) is a problem and no entry
 //! after it is decoded (the rules are still checked).
 
+use std::collections::HashMap;
 use std::io::Write;
 
 use ngi_core::archive::{Error, Format, Lookup};
@@ -113,8 +115,12 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
             0
         }
     };
+    let reach = match searchable {
+        true => Reach::Search,
+        false => Reach::Scan(earlier_of_same_name(archive)),
+    };
     jobs::in_order(options.jobs, plan, weight, work, |(index, decoded)| {
-        entry(archive, index, decoded, searchable, &mut findings);
+        entry(archive, index, decoded, &reach, &mut findings);
         findings.bar.inc(1);
     });
     findings.bar.finish_and_clear();
@@ -470,13 +476,48 @@ fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
     }
 }
 
-/// What decoding entry `index` in full showed (`None`: it was not decoded) and, where the
-/// binary search applies, whether its name leads back to an entry of that name.
+/// How verify tells which entries a lookup by name cannot reach.
+enum Reach {
+    /// The binary search applies: each entry's name is looked up.
+    Search,
+    /// It does not (the lookup would be linear, or the engine's search unreliable, and
+    /// looking each name up could take O(n²)): of entries the engine takes as having one
+    /// name, a lookup gives one only. Each entry after the first of its name, to that
+    /// first one.
+    Scan(HashMap<usize, usize>),
+}
+
+/// For each entry whose name an earlier entry has (as the engine compares names: NRes
+/// ignoring ASCII case, RsLi exactly, upper-cased queries never matching a lower-case
+/// letter), that earlier entry's index, the first of them.
+fn earlier_of_same_name(archive: &ArchiveFile) -> HashMap<usize, usize> {
+    let rsli = archive.catalog.format() == Format::Rsli;
+    let name = |i: usize| archive.entry(i).map_or(&[][..], |e| e.name());
+    let compare = |a: usize, b: usize| match rsli {
+        true => name(a).cmp(name(b)),
+        false => nres::compare_names(name(a), name(b)),
+    };
+    // RsLi names with a lower-case letter are found by no query, and noted so.
+    let findable = |&i: &usize| !(rsli && name(i).iter().any(u8::is_ascii_lowercase));
+    let mut order: Vec<usize> = (0..archive.len()).filter(findable).collect();
+    // Stable: within one name, entry order.
+    order.sort_by(|&a, &b| compare(a, b));
+    let mut earlier = HashMap::new();
+    for run in order.chunk_by(|&a, &b| compare(a, b).is_eq()) {
+        for &later in &run[1..] {
+            earlier.insert(later, run[0]);
+        }
+    }
+    earlier
+}
+
+/// What decoding entry `index` in full showed (`None`: it was not decoded) and whether a
+/// lookup by its name can give it.
 fn entry(
     archive: &ArchiveFile,
     index: usize,
     decoded: Option<Result<(u64, u64), EntryError>>,
-    searchable: bool,
+    reach: &Reach,
     findings: &mut Findings<'_>,
 ) {
     let Some(row) = archive.entry(index) else {
@@ -505,7 +546,14 @@ fn entry(
         ));
         return;
     }
-    if !searchable {
+    if let Reach::Scan(earlier) = reach {
+        if let Some(&first) = earlier.get(&index) {
+            findings.note(format_args!(
+                "entry {index} (\"{name}\") may not be found by its name: entry {first} has \
+                 the name too (as the engine compares names), and a lookup gives one of them \
+                 only (--index {index} reaches it)"
+            ));
+        }
         return;
     }
     let found = archive.find(row.name());
