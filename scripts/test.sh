@@ -71,6 +71,8 @@ TMPDIR="$tests_tmp" cargo test -p ngi-tokio --locked
 # ngi-core alone without its default features: its no-alloc unit and doc tests (the
 # workspace build turns alloc and std on for it).
 TMPDIR="$tests_tmp" cargo test -p ngi-core --no-default-features --locked
+# And with `alloc` alone: the writers without Deflate packing, which they refuse.
+TMPDIR="$tests_tmp" cargo test -p ngi-core --no-default-features --features alloc --locked
 left=$(find "$tests_tmp" -mindepth 1 -maxdepth 1 -name 'ngi-*')
 if [ -n "$left" ]; then
   printf 'the tests left these behind in the temporary folder:\n%s\n' "$left"

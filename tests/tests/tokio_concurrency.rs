@@ -4,6 +4,10 @@
 //! lose nothing; readers and streams dropped mid-entry (with a positional read in flight)
 //! leaving the archive usable and no blocking task behind; and, on a current-thread
 //! runtime, a ticker task that keeps running while a 64 MiB entry decodes from memory.
+//!
+//! The file is in the page cache, where a reader's read is answered at once by default:
+//! the races and drops are run with every read sent to the blocking pool, so that a read
+//! is in flight when it loses.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -82,11 +86,26 @@ async fn reads_raced_in_select_lose_nothing() {
     let (bytes, expected) = rsli_corpus();
     let file = TempFile::new("select", &bytes);
     let from_file = Archive::open(&file.0).await.unwrap();
+    // Small chunks, so that a read waits for the pool more often than the read-ahead hides.
+    let pooled = (from_file.clone())
+        .with_read_chunk(4096)
+        .with_cached_reads_inline(false);
     let in_memory = Archive::from_bytes(bytes.into()).unwrap();
     let mut rng = Rng::new(0x5E1EC7);
-    for archive in [from_file, in_memory] {
-        for _ in 0..12 {
-            let i = rng.below(archive.len());
+    for (what, archive) in [("file", from_file), ("pool", pooled), ("memory", in_memory)] {
+        let mut lost_in_all = 0;
+        // Twelve entries; from the pool, more until ten races were lost (the pool's timing
+        // decides how many a run loses), up to 200.
+        for n in 0.. {
+            let enough = what != "pool" || lost_in_all >= 10 || n == 200;
+            if n >= 12 && enough {
+                break;
+            }
+            let mut i = rng.below(archive.len());
+            // Entries of many chunks, that the pool's reads may keep a read waiting on.
+            while what == "pool" && expected[i].plain.len() < 100_000 {
+                i = rng.below(archive.len());
+            }
             let mut r = archive.reader(i).unwrap();
             let (mut out, mut buf) = (Vec::new(), vec![0u8; 1 + rng.below(50_000)]);
             let (mut lost_races, mut rounds) = (0u32, 0u32);
@@ -118,8 +137,13 @@ async fn reads_raced_in_select_lose_nothing() {
             }
             assert!(
                 out == expected[i].plain,
-                "entry {i} after {lost_races} lost races"
+                "{what}: entry {i} after {lost_races} lost races"
             );
+            lost_in_all += lost_races;
+        }
+        // Reads on the blocking pool are pending when raced: many are lost.
+        if what == "pool" {
+            assert!(lost_in_all >= 10, "{what}: {lost_in_all} lost races");
         }
     }
 }
@@ -128,7 +152,11 @@ async fn reads_raced_in_select_lose_nothing() {
 async fn readers_dropped_mid_entry_leave_the_archive_usable() {
     let (bytes, expected) = rsli_corpus();
     let file = TempFile::new("drop", &bytes);
-    let archive = Archive::open(&file.0).await.unwrap().with_read_chunk(4096);
+    let archive = Archive::open(&file.0)
+        .await
+        .unwrap()
+        .with_read_chunk(4096)
+        .with_cached_reads_inline(false);
     let big: Vec<usize> = (0..archive.len())
         .filter(|&i| expected[i].plain.len() > 100_000)
         .collect();

@@ -100,8 +100,11 @@ pub struct Progress {
     pub consumed: usize,
     /// Bytes written to the start of `output`.
     pub produced: usize,
-    /// What the decoder needs next. When the output slice is full and the input is used up
-    /// at once, [`Status::OutputFull`] is reported.
+    /// What the decoder needs next. A call that stopped for want of room reports
+    /// [`Status::OutputFull`], even if the input ran out at the same time. One that went
+    /// on with no room left, reading what gives no output, and then ran out of input
+    /// reports [`Status::NeedInput`]: Deflate does so between blocks, reading the next
+    /// block's header. With a full slice, either may come; a caller gives what is asked.
     pub status: Status,
 }
 
@@ -474,6 +477,24 @@ mod tests {
         assert_eq!(Method::Xor.pack_method(), 0x00);
         assert_eq!(Method::XorLzss.pack_method(), 0x40);
         assert_eq!(Method::XorLzhuf.pack_method(), 0x80);
+    }
+
+    /// As `Progress::status` says: with no room left, Deflate reads on into the next
+    /// block's header and asks for input when that runs out.
+    #[test]
+    fn deflate_with_a_full_slice_reads_the_next_header_and_asks_for_input() {
+        // Stored blocks "hello", then (final) "world".
+        let mut packed = [0x00, 0x05, 0x00, 0xFA, 0xFF].to_vec();
+        packed.extend_from_slice(b"hello");
+        packed.extend_from_slice(&[0x01, 0x05, 0x00, 0xFA, 0xFF]);
+        packed.extend_from_slice(b"world");
+        let mut d = Unpacker::new(Method::Deflate, 10, 0);
+        let mut out = [0u8; 5];
+        let p = d.decode(&packed[..12], &mut out, false).unwrap();
+        assert_eq!((p.consumed, p.produced, p.status), (12, 5, Status::NeedInput));
+        let p = d.decode(&packed[12..], &mut out, false).unwrap();
+        assert_eq!((p.consumed, p.produced, p.status), (8, 5, Status::Done));
+        assert_eq!(&out, b"world");
     }
 
     #[test]
