@@ -87,8 +87,10 @@ pub const DEFAULT_MAX_ENTRY_SIZE: u64 = 256 << 20;
 /// Default [`Limits::max_total`]: 4 GiB.
 ///
 /// The most a file of 32-bit offsets can hold stored; packed entries may legitimately
-/// decode to more, but not in any archive the game ships. It bounds the disk and the work
-/// a decompression bomb of many entries, each under the entry limit, can cost.
+/// decode to more, but not in any archive the game ships. It bounds the disk a
+/// decompression bomb of many entries, each under the entry limit, can fill, and with
+/// [`Budget::take_reading`] the work it can cost (taken by decoded sizes alone, entries
+/// that share one long packed range of empty Deflate blocks cost work and count nothing).
 pub const DEFAULT_MAX_TOTAL: u64 = 4 << 30;
 
 /// Default [`Limits::max_entries`]: 1 048 576.
@@ -202,7 +204,9 @@ impl Budget {
     }
 
     /// Takes the decoded `size` of entry `entry` into the total: first
-    /// [`Limits::check_size`], then the total.
+    /// [`Limits::check_size`], then the total. What decoding the entry reads is not
+    /// counted: to bound the work an untrusted archive can cost, use
+    /// [`take_reading`](Budget::take_reading), as `ngi` does.
     ///
     /// # Errors
     ///

@@ -153,7 +153,7 @@ type Window<'a> = ring::Window<'a, RING_SIZE, 0, PREFILL>;
 /// 5648-byte adaptive Huffman tree and 44 bytes of bit buffer, phase, counters, keystream
 /// and error flag), so it fits in a `static`, on the stack or in a `Box`. See the
 /// [module docs](self) for the format and an example.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct LzhufDecoder {
     /// The last 4096 bytes produced by earlier calls, at their ring positions (`0x20` where
     /// nothing was written yet).

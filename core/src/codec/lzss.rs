@@ -114,7 +114,7 @@ type Window<'a> = ring::Window<'a, { RING_SIZE + MAX_MATCH }, MAX_MATCH, PREFILL
 /// engine does, 18 bytes mirroring its start, and counters, flags and keystream), so it
 /// fits in a `static`, on the stack or in a `Box`. See the [module docs](self) for the
 /// format and an example.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct LzssDecoder {
     /// The last 4096 bytes produced by earlier calls, at their ring positions (`0x20` where
     /// nothing was written yet), then the first 18 again.

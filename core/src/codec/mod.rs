@@ -76,6 +76,23 @@ pub use lzss::LzssDecoder;
 pub use pack::{DEFAULT_DEFLATE_LEVEL, MAX_DEFLATE_LEVEL, PackError, PackOptions, pack};
 pub use xor::{StoredDecoder, XorDecoder, XorStream};
 
+/// `Debug` for decoders whose state is a window and tables: how far they are, not those
+/// (printed whole, one reader took 120 000 characters of a log line).
+macro_rules! debug_as_progress {
+    ($progress:path => $($decoder:ty),+) => {$(
+        impl fmt::Debug for $decoder {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($decoder))
+                    .field("produced", &<$decoder as $progress>::produced_total(self))
+                    .field("expected", &<$decoder as $progress>::expected_len(self))
+                    .finish_non_exhaustive()
+            }
+        }
+    )+};
+}
+debug_as_progress!(Decoder => LzssDecoder, LzhufDecoder, InflateDecoder);
+debug_as_progress!(InPlace => lzhuf::InPlaceDecoder, inflate::InPlaceDecoder);
+
 use core::fmt;
 
 /// The bits of RsLi `flags` that select the packing method (SPEC 2.6).
@@ -491,7 +508,10 @@ mod tests {
         let mut d = Unpacker::new(Method::Deflate, 10, 0);
         let mut out = [0u8; 5];
         let p = d.decode(&packed[..12], &mut out, false).unwrap();
-        assert_eq!((p.consumed, p.produced, p.status), (12, 5, Status::NeedInput));
+        assert_eq!(
+            (p.consumed, p.produced, p.status),
+            (12, 5, Status::NeedInput)
+        );
         let p = d.decode(&packed[12..], &mut out, false).unwrap();
         assert_eq!((p.consumed, p.produced, p.status), (8, 5, Status::Done));
         assert_eq!(&out, b"world");

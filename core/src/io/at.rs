@@ -167,12 +167,22 @@ pub fn open_at_in<F: ReadAt + ?Sized, S: EntryStore>(
 /// The packed range of one entry of a positional source as a `std::io::BufRead`: it reads
 /// `start..end` in chunks and never a byte outside. A source shorter than the range ends
 /// early, which the decoder above it reports as truncation.
-#[derive(Debug)]
 pub struct RangeReader<F> {
     source: F,
     span: Span,
     buffer: std::vec::Vec<u8>,
     chunk: usize,
+}
+
+impl<F: core::fmt::Debug> core::fmt::Debug for RangeReader<F> {
+    // Where it is in the range, not the bytes it holds (up to a chunk, 64 KiB).
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RangeReader")
+            .field("source", &self.source)
+            .field("span", &self.span)
+            .field("chunk", &self.chunk)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The chunk a [`RangeReader`] reads at a time by default: 64 KiB (4 KiB chunks cap
@@ -238,6 +248,10 @@ impl<F: ReadAt> io::BufRead for RangeReader<F> {
 
 impl<F: ReadAt> io::Read for RangeReader<F> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        // Nothing asked, nothing read from the source (a refill would be up to a chunk).
+        if buf.is_empty() {
+            return Ok(0);
+        }
         let available = io::BufRead::fill_buf(self)?;
         let n = available.len().min(buf.len());
         buf.iter_mut().zip(available).for_each(|(d, &s)| *d = s);
@@ -331,6 +345,50 @@ mod tests {
         fn source_len(&self) -> io::Result<u64> {
             Ok(self.0.len() as u64 + 100)
         }
+    }
+
+    /// A source whose `Debug` is its name alone.
+    struct Quiet(std::vec::Vec<u8>);
+
+    impl core::fmt::Debug for Quiet {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            f.write_str("Quiet")
+        }
+    }
+
+    impl ReadAt for Quiet {
+        fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+            self.0.read_at(buf, offset)
+        }
+        fn source_len(&self) -> io::Result<u64> {
+            Ok(self.0.len() as u64)
+        }
+    }
+
+    /// `{:?}` of a reader says where it is: it printed the codec's window and tables and
+    /// the chunk it held, 120 000 characters and more. An empty read reads no source.
+    #[test]
+    fn a_reader_is_shown_in_a_line_and_an_empty_read_reads_nothing() {
+        let mut builder = Builder::new();
+        let methods = Method::ALL.into_iter();
+        let methods = methods.filter(|&m| cfg!(feature = "deflate") || m != Method::Deflate);
+        for (i, method) in methods.enumerate() {
+            let payload = std::vec![b'x' + i as u8; 100_000];
+            builder.add(&[b'A' + i as u8], method, &payload).unwrap();
+        }
+        let source = Quiet(builder.build().unwrap());
+        let catalog = open_at(&source, OpenOptions::DEFAULT).unwrap();
+        for i in 0..catalog.len() {
+            let mut reader = catalog.reader(i, &source).unwrap();
+            reader.read_exact(&mut [0u8; 5000]).unwrap();
+            let shown = std::format!("{reader:?}");
+            assert!(shown.len() < 600, "entry {i}: {} characters", shown.len());
+            assert!(shown.contains("produced: 5000"), "entry {i}: {shown}");
+        }
+        let range = catalog.packed_range(0).unwrap();
+        let mut range_reader = RangeReader::new(Overcount(source.0), range);
+        assert_eq!(range_reader.read(&mut []).unwrap(), 0);
+        assert!(range_reader.buffer.is_empty(), "nothing was read into it");
     }
 
     /// A source that reports one byte more than each read could hold.

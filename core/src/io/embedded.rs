@@ -129,7 +129,8 @@ const OPEN_CHUNK: usize = 256;
 ///
 /// # Errors
 ///
-/// * [`OpenError::Source`] when seeking or reading `source` fails.
+/// * [`OpenError::Source`] when seeking or reading `source` fails (a read that fails
+///   with [`ErrorKind::Interrupted`] is made again).
 /// * [`OpenError::Eof`] when a read gives nothing inside the length the seek to the end
 ///   found.
 /// * [`OpenError::Archive`] with the opener's error ([`Opener::feed`]): an unknown format,
@@ -152,10 +153,13 @@ pub fn open_seekable<R: Read + Seek, S: EntryStore>(
         }
         let len = usize::try_from(range.end - range.start).unwrap_or(usize::MAX);
         let piece = buffer.get_mut(..len.min(OPEN_CHUNK)).unwrap_or_default();
-        let n = source
-            .read(piece)
-            .map_err(OpenError::Source)?
-            .min(piece.len());
+        // An interrupted read is made again, as the std driver does (`open_at`).
+        let n = loop {
+            match source.read(piece) {
+                Err(e) if embedded_io::Error::kind(&e) == ErrorKind::Interrupted => continue,
+                read => break read.map_err(OpenError::Source)?.min(piece.len()),
+            }
+        };
         if n == 0 {
             return Err(OpenError::Eof {
                 offset: range.start,
@@ -172,11 +176,20 @@ pub fn open_seekable<R: Read + Seek, S: EntryStore>(
 /// refill (so sources shared by several readers in turn stay right) and never reads a
 /// byte outside the range. A source shorter than the range ends early, which the decoder
 /// above it reports as truncation.
-#[derive(Debug)]
 pub struct SeekRange<R, const N: usize = 512> {
     source: R,
     span: Span,
     buffer: [u8; N],
+}
+
+impl<R: fmt::Debug, const N: usize> fmt::Debug for SeekRange<R, N> {
+    // Where it is in the range, not the bytes it holds.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SeekRange")
+            .field("source", &self.source)
+            .field("span", &self.span)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<R: Read + Seek, const N: usize> SeekRange<R, N> {
@@ -218,6 +231,10 @@ impl<R: Read + Seek, const N: usize> BufRead for SeekRange<R, N> {
 
 impl<R: Read + Seek, const N: usize> Read for SeekRange<R, N> {
     fn read(&mut self, buf: &mut [u8]) -> Result<usize, R::Error> {
+        // `embedded_io::Read`: an empty read returns at once, touching no source.
+        if buf.is_empty() {
+            return Ok(0);
+        }
         let available = self.fill_buf()?;
         let n = available.len().min(buf.len());
         buf.iter_mut().zip(available).for_each(|(d, &s)| *d = s);
@@ -255,6 +272,9 @@ impl<S: EntryStore> Catalog<S> {
 
 /// A byte slice as an `embedded_io::Read + Seek` source (a memory-mapped flash region,
 /// say), for hosts and tests: `&[u8]` is `Read` in `embedded_io` but not `Seek`.
+///
+/// It never fails (its error type is `Infallible`): a seek before the start goes to 0,
+/// where `embedded_io` would have an error, and one past the end reads nothing.
 #[derive(Debug, Clone)]
 pub struct SliceSource<'a> {
     bytes: &'a [u8],
@@ -292,5 +312,80 @@ impl Seek for SliceSource<'_> {
             SeekFrom::Current(delta) => self.position.saturating_add_signed(delta),
         };
         Ok(self.position)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::archive::{Entry, Slots};
+
+    /// An error that asks for the call to be made again.
+    #[derive(Debug)]
+    struct Hiccup;
+
+    impl fmt::Display for Hiccup {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("interrupted")
+        }
+    }
+
+    impl core::error::Error for Hiccup {}
+
+    impl embedded_io::Error for Hiccup {
+        fn kind(&self) -> ErrorKind {
+            ErrorKind::Interrupted
+        }
+    }
+
+    /// A slice whose every other read is interrupted; it counts the calls it gets.
+    struct Flaky<'a> {
+        inner: SliceSource<'a>,
+        calls: usize,
+    }
+
+    impl ErrorType for Flaky<'_> {
+        type Error = Hiccup;
+    }
+
+    impl Read for Flaky<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> Result<usize, Hiccup> {
+            self.calls += 1;
+            if self.calls % 2 == 1 {
+                return Err(Hiccup);
+            }
+            self.inner.read(buf).map_err(|never| match never {})
+        }
+    }
+
+    impl Seek for Flaky<'_> {
+        fn seek(&mut self, pos: SeekFrom) -> Result<u64, Hiccup> {
+            self.calls += 1;
+            self.inner.seek(pos).map_err(|never| match never {})
+        }
+    }
+
+    /// `open_seekable` gave up on the first interrupted read, where `open_at` reads again;
+    /// and an empty read of a range reader sought and read its source.
+    #[test]
+    fn interrupted_reads_are_made_again_and_an_empty_read_touches_nothing() {
+        let mut file = [0u8; 16];
+        file[..4].copy_from_slice(b"NRes");
+        file[4..8].copy_from_slice(&0x100u32.to_le_bytes());
+        file[12..16].copy_from_slice(&16u32.to_le_bytes());
+        let mut storage = [Entry::EMPTY; 2];
+        let mut flaky = Flaky {
+            inner: SliceSource::new(&file),
+            calls: 0,
+        };
+        let store = Slots::new(&mut storage);
+        let catalog = open_seekable(&mut flaky, store, OpenOptions::DEFAULT).unwrap();
+        assert!(catalog.is_empty());
+        assert!(flaky.calls >= 3, "{} calls", flaky.calls);
+
+        let calls = flaky.calls;
+        let mut range: SeekRange<_, 8> = SeekRange::new(&mut flaky, 0..16);
+        assert_eq!(range.read(&mut []).unwrap(), 0);
+        assert_eq!(flaky.calls, calls);
     }
 }

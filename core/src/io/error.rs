@@ -7,7 +7,7 @@ use crate::archive;
 /// Why a driver could not open a catalog from a source: the archive is bad, the source
 /// failed (its error `E`), or the source ended before the length it reported.
 #[non_exhaustive]
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OpenError<E> {
     /// The archive breaks a rule (or the store is too small); the opener's error.
     Archive(archive::Error),

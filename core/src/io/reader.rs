@@ -50,7 +50,7 @@ pub const DEFAULT_BUFFER_LEN: usize = 4096;
 ///
 /// [`into_inner`]: DecodeReader::into_inner
 /// [`for_entry`]: DecodeReader::for_entry
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 // With neither `std` nor `embedded-io` no I/O trait reads it: the buffer then sits unused.
 #[cfg_attr(not(any(feature = "std", feature = "embedded-io")), allow(dead_code))]
 pub struct DecodeReader<R, const N: usize = DEFAULT_BUFFER_LEN, D = Unpacker> {
@@ -60,6 +60,19 @@ pub struct DecodeReader<R, const N: usize = DEFAULT_BUFFER_LEN, D = Unpacker> {
     /// Decoded bytes in `buffer`: `pos..filled` are yet to be read.
     pos: usize,
     filled: usize,
+}
+
+impl<R: core::fmt::Debug, const N: usize, D: core::fmt::Debug> core::fmt::Debug
+    for DecodeReader<R, N, D>
+{
+    // The decoded bytes waiting in the buffer are counted, not printed.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DecodeReader")
+            .field("inner", &self.inner)
+            .field("core", &self.core)
+            .field("buffered", &self.filled.saturating_sub(self.pos))
+            .finish()
+    }
 }
 
 impl<R> DecodeReader<R> {

@@ -51,7 +51,7 @@ use crate::codec::{DecodeError, Progress};
 /// }
 /// assert_eq!(got, b"aaaaaa");
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct InPlaceDecoder {
     core: Inflater,
     /// The stream position before which no match can reach any more: 0, or where

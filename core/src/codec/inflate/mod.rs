@@ -188,7 +188,7 @@ struct Inflater {
 /// Decoder of raw Deflate (method 0x100).
 ///
 /// State: 42 648 bytes on 64-bit targets, all inline (see the [module docs](self)).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct InflateDecoder {
     core: Inflater,
     window: InflateRing,

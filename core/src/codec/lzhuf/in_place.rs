@@ -50,7 +50,7 @@ use crate::codec::{DecodeError, Progress};
 /// assert_eq!((got, pos), (text, packed.len()));
 /// # }
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct InPlaceDecoder {
     cursor: Cursor<DeepTop>,
     tally: Tally,
