@@ -48,7 +48,15 @@ Exit status: 0 ok, 1 bad archive or entry (or name/index not found), 2 usage err
 
 /// ngi - NRes and RsLi archives of Parkan: Iron Strategy
 #[derive(Debug, Parser)]
-#[command(name = "ngi", version, after_help = NOTES, args_override_self = true)]
+// Plain styles: help is printed without them anyway, and a usage error's text is taken
+// with its escape sequences (`ansi()`), which are then the user's own alone.
+#[command(
+    name = "ngi",
+    version,
+    after_help = NOTES,
+    args_override_self = true,
+    styles = clap::builder::Styles::plain()
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: CliCommand,
@@ -492,7 +500,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Str
                 Ok(Invocation::Print(text))
             }
             ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => Err("no command given".into()),
-            _ => Err(one_line(&e.render().to_string())),
+            // Not `to_string()`, which drops escape sequences, the user's among them: a
+            // value `\e[1m5` was quoted as `5`. They are escaped where the line is said.
+            _ => Err(one_line(&e.render().ansi().to_string())),
         },
     }
 }
@@ -898,6 +908,19 @@ mod tests {
     fn the_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    /// A usage error quotes the value as given, escape sequences included (they are
+    /// escaped where the line is said): clap's plain text dropped them, quoting `5`.
+    #[test]
+    fn a_usage_error_quotes_the_value_whole() {
+        let e = run(&["cat", "A", "--index", "\x1b[1m5"]).unwrap_err();
+        assert!(
+            e.starts_with("invalid value '\x1b[1m5' for '--index <N>'"),
+            "{e}"
+        );
+        let e = run(&["\x1b]0;x\x07"]).unwrap_err();
+        assert_eq!(e, "unrecognized subcommand '\x1b]0;x\x07'");
     }
 
     #[test]
