@@ -941,7 +941,20 @@ pub fn opener(data: &[u8]) {
         0 => 1,
         _ => 1 + rng.below(64),
     };
-    let Some(catalog) = crate::catalog_check::compare(archive, options, piece) else {
+    let fed = crate::catalog_check::compare(archive, options, piece);
+    // The embedded driver, through a source interrupted now and then, agrees.
+    let mut hiccups = Hiccups {
+        source: ngi_core::io::embedded::SliceSource::new(archive),
+        rng: crate::corpus::Rng::new(u64::from(*seed)),
+    };
+    let store = Vec::new();
+    let seekable = ngi_core::io::embedded::open_seekable(&mut hiccups, store, options);
+    match (&fed, &seekable) {
+        (Some(fed), Ok(seekable)) => assert_eq!(fed.entries(), seekable.entries()),
+        (None, Err(ngi_core::io::OpenError::Archive(_))) => {}
+        (fed, seekable) => panic!("fed {fed:?}, open_seekable {seekable:?}"),
+    }
+    let Some(catalog) = fed else {
         return;
     };
     for (i, entry) in catalog.entries().iter().enumerate() {
@@ -957,6 +970,18 @@ pub fn opener(data: &[u8]) {
         let one_shot = codec::unpack_into(method, entry.key, packed, &mut want);
         let mut got = Vec::new();
         let read = std::io::Read::read_to_end(&mut reader, &mut got);
+        let seek_reader = catalog
+            .seek_reader(i, &mut hiccups)
+            .expect("reader() took it");
+        let (embedded_got, embedded_read) = read_embedded(seek_reader);
+        match (&embedded_read, &read) {
+            (Ok(()), Ok(_)) => assert!(embedded_got == got, "entry {i}: embedded bytes"),
+            (Err(a), Err(b)) => {
+                let b = b.get_ref().and_then(|x| x.downcast_ref());
+                assert_eq!(Some(a), b, "entry {i}: embedded error");
+            }
+            (a, b) => panic!("entry {i}: embedded {a:?}, std {b:?}"),
+        }
         match (one_shot, read) {
             (Ok(_), Ok(_)) => assert!(got == want, "entry {i}: reader bytes"),
             (Err(e), Err(r)) => {
@@ -969,6 +994,70 @@ pub fn opener(data: &[u8]) {
             }
             (x, y) => panic!("entry {i}: one-shot {x:?}, reader {y:?}"),
         }
+    }
+}
+
+/// Everything an `embedded_io` reader gives, reading again after each interruption, and
+/// its stream error if it ends on one.
+fn read_embedded<R: embedded_io::Read<Error = ngi_core::io::embedded::ReadError<Hiccup>>>(
+    mut reader: R,
+) -> (Vec<u8>, Result<(), ngi_core::io::StreamError>) {
+    use ngi_core::io::embedded::ReadError;
+    let (mut got, mut buf) = (Vec::new(), [0u8; 777]);
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return (got, Ok(())),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(ReadError::Source(Hiccup)) => continue,
+            Err(ReadError::Stream(e)) => return (got, Err(e)),
+            Err(e) => panic!("an error of no known kind: {e:?}"),
+        }
+    }
+}
+
+/// An interruption: `embedded_io`'s "try again".
+#[derive(Debug)]
+pub struct Hiccup;
+
+impl std::fmt::Display for Hiccup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("interrupted")
+    }
+}
+
+impl std::error::Error for Hiccup {}
+
+impl embedded_io::Error for Hiccup {
+    fn kind(&self) -> embedded_io::ErrorKind {
+        embedded_io::ErrorKind::Interrupted
+    }
+}
+
+/// An `embedded_io` source over bytes whose reads are interrupted one time in four, as a
+/// seed draws.
+struct Hiccups<'a> {
+    source: ngi_core::io::embedded::SliceSource<'a>,
+    rng: crate::corpus::Rng,
+}
+
+impl embedded_io::ErrorType for Hiccups<'_> {
+    type Error = Hiccup;
+}
+
+impl embedded_io::Read for Hiccups<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, Hiccup> {
+        if !buf.is_empty() && self.rng.below(4) == 0 {
+            return Err(Hiccup);
+        }
+        let Ok(n) = self.source.read(buf);
+        Ok(n)
+    }
+}
+
+impl embedded_io::Seek for Hiccups<'_> {
+    fn seek(&mut self, pos: embedded_io::SeekFrom) -> Result<u64, Hiccup> {
+        let Ok(at) = self.source.seek(pos);
+        Ok(at)
     }
 }
 
