@@ -12,6 +12,7 @@ use ngi_core::{nres, rsli};
 
 use crate::open::{ArchiveFile, after_entry};
 use crate::report::Failure;
+use crate::report::ShowPath;
 
 /// The core's editor of the archive's format.
 pub enum AnyEditor {
@@ -22,7 +23,7 @@ pub enum AnyEditor {
 impl AnyEditor {
     /// An editor of `archive`, from what its catalog holds (no payload is read).
     pub fn open(archive: &ArchiveFile, path: &Path) -> Result<AnyEditor, Failure> {
-        let shown = path.display();
+        let shown = path.shown();
         let catalog = &archive.catalog;
         match catalog.format() {
             Format::Nres => nres::Editor::from_catalog(catalog)
@@ -247,7 +248,7 @@ pub fn hold_for_edit(archive: &ArchiveFile, path: &Path) -> Result<(), Failure> 
     #[cfg(target_os = "linux")]
     {
         use rustix::fs::{FlockOperation, flock};
-        let shown = path.display();
+        let shown = path.shown();
         let file = archive.file();
         match flock(file, FlockOperation::NonBlockingLockExclusive) {
             Err(e) if e == rustix::io::Errno::WOULDBLOCK => return Err(locked(path)),
@@ -276,7 +277,7 @@ fn locked(path: &Path) -> Failure {
     Failure::Bad(format!(
         "{}: another edit of this archive is under way (it is locked); nothing written, try \
          again when it is done",
-        path.display()
+        path.shown()
     ))
 }
 
@@ -328,5 +329,5 @@ pub fn save_plan_checked<S: ReadAt + ?Sized>(
         |out: &mut dyn Write| write_plan(plan, source, out).map(drop),
         check,
     )
-    .map_err(|e| Failure::Bad(format!("{}: not written: {e}", target.display())))
+    .map_err(|e| Failure::Bad(format!("{}: not written: {e}", target.shown())))
 }

@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use ngi_core::io::ReadAt;
 
 use crate::regular;
+use crate::report::ShowPath;
 
 /// A file joined to the source.
 struct Part {
@@ -78,7 +79,7 @@ impl<'a> Joined<'a> {
         let mut open = self.open.borrow_mut();
         if open.as_ref().is_none_or(|(i, _)| *i != index) {
             let file = crate::regular::open(&part.path)
-                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", part.path.display())))?;
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", part.path.shown())))?;
             let meta = file.metadata()?;
             if regular::identity(&meta) != part.identity || meta.len() != part.len {
                 return Err(changed(part));
@@ -104,7 +105,7 @@ fn changed(part: &Part) -> io::Error {
         io::ErrorKind::UnexpectedEof,
         format!(
             "{}: changed while it was added (it held {} bytes)",
-            part.path.display(),
+            part.path.shown(),
             part.len
         ),
     )
@@ -185,7 +186,7 @@ mod tests {
             std::fs::write(&c, bytes).unwrap();
             let e = read_all(&joined).unwrap_err();
             assert!(e.to_string().contains("changed while it was added"), "{e}");
-            assert!(e.to_string().contains(&c.display().to_string()), "{e}");
+            assert!(e.to_string().contains(&c.shown().to_string()), "{e}");
         }
         std::fs::write(&c, b"xyz").unwrap();
         assert_eq!(read_all(&joined).unwrap(), b"ARCHIVEfirstxyz", "as it was");

@@ -14,6 +14,7 @@ use ngi_core::limits::{Budget, LimitError, Limits};
 use ngi_core::{Method, OpenOptions};
 
 use crate::report::Failure;
+use crate::report::ShowPath;
 
 /// Decoded bytes are streamed through a buffer of this size, whatever the entry declares.
 /// 256 KiB rather than 64: fewer writes, and a Deflate window refreshed once per 256 KiB of
@@ -48,7 +49,7 @@ impl ArchiveFile {
         media_trailer: bool,
         limits: &Limits,
     ) -> Result<Self, Failure> {
-        let shown = path.display();
+        let shown = path.shown();
         let file = crate::regular::open(path).map_err(|e| Failure::about(&shown, e))?;
         let options = OpenOptions::DEFAULT
             .with_limits(*limits)

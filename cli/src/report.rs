@@ -35,6 +35,50 @@ impl Failure {
     }
 }
 
+/// How messages show a path: [`Path::display`] turns every byte that is not UTF-8 into
+/// U+FFFD, so that two files showed as one, and a control character escaped by
+/// [`printable`] showed as the text of its escape. Here bytes that are not UTF-8 are
+/// `\xNN` and a backslash is `\\`, as entry names are shown; the line is escaped for
+/// the terminal where it is said.
+pub trait ShowPath {
+    /// The path as messages show it.
+    fn shown(&self) -> ShownPath<'_>;
+}
+
+impl ShowPath for std::path::Path {
+    fn shown(&self) -> ShownPath<'_> {
+        ShownPath(self)
+    }
+}
+
+/// A path as messages show it ([`ShowPath`]).
+pub struct ShownPath<'a>(&'a std::path::Path);
+
+impl Display for ShownPath<'_> {
+    #[cfg(unix)]
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use std::os::unix::ffi::OsStrExt;
+        for chunk in self.0.as_os_str().as_bytes().utf8_chunks() {
+            for piece in chunk.valid().split_inclusive('\\') {
+                match piece.strip_suffix('\\') {
+                    Some(before) => write!(f, "{before}\\\\")?,
+                    None => f.write_str(piece)?,
+                }
+            }
+            for byte in chunk.invalid() {
+                write!(f, "\\x{byte:02x}")?;
+            }
+        }
+        Ok(())
+    }
+
+    // Backslashes separate folders there, and paths are UTF-16: as the system shows them.
+    #[cfg(not(unix))]
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.display().fmt(f)
+    }
+}
+
 /// Writing to stdout failed: a closed pipe still means the output is incomplete.
 pub fn output_failed(error: io::Error) -> Failure {
     Failure::Bad(format!("cannot write output: {error}"))
@@ -100,6 +144,24 @@ pub fn say_over(bar: &ProgressBar, line: impl Display) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Three files that were shown as two: a byte not UTF-8 is no U+FFFD, and an escape
+    /// is not the text of one.
+    #[cfg(unix)]
+    #[test]
+    fn paths_are_shown_without_loss() {
+        use std::os::unix::ffi::OsStrExt;
+        let shown = |bytes: &[u8]| {
+            let path = std::path::Path::new(std::ffi::OsStr::from_bytes(bytes));
+            printable(&path.shown().to_string()).into_owned()
+        };
+        assert_eq!(shown(b"d/p\xff\xfe.nres"), "d/p\\xff\\xfe.nres");
+        assert_eq!(shown(b"d/p\xff.nres"), "d/p\\xff.nres");
+        assert_eq!(shown(b"d/p\xfe.nres"), "d/p\\xfe.nres");
+        assert_eq!(shown(b"q\x1b[1m"), "q\\x1b[1m");
+        assert_eq!(shown(b"q\\x1b[1m"), "q\\\\x1b[1m");
+        assert_eq!(shown("é/\\".as_bytes()), "é/\\\\");
+    }
 
     #[test]
     fn control_characters_are_escaped() {

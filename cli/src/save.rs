@@ -10,6 +10,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use crate::folder::Folder;
+use crate::report::ShowPath;
 
 /// Writes `path` atomically with what `fill` writes, with `check` run on the written file
 /// (its temporary path, the data on disk) before it takes the target's place. An existing
@@ -224,7 +225,7 @@ impl<'a> Replacing<'a> {
                     e.kind(),
                     format!(
                         "{e}; the new file is left at {}",
-                        self.folder.join(temp).display()
+                        self.folder.join(temp).shown()
                     ),
                 )
             }),

@@ -11,6 +11,7 @@ use ngi_core::limits::Budget;
 use crate::args::Options;
 use crate::names;
 use crate::open::{ArchiveFile, EntryError, after_entry};
+use crate::report::ShowPath;
 use crate::report::{Failure, output_failed};
 use crate::write_behind::write_behind;
 
@@ -63,7 +64,7 @@ fn failure(options: &Options, archive: &ArchiveFile, index: usize, e: EntryError
             let name = archive.entry(index).map(|e| names::display(e.name()));
             Failure::Bad(format!(
                 "{}: entry {index} (\"{}\"): {}",
-                options.archive.display(),
+                options.archive.shown(),
                 name.unwrap_or_default(),
                 after_entry(index, &e)
             ))

@@ -15,11 +15,12 @@ use crate::folder::{Folder, Kind};
 use crate::joined::Joined;
 use crate::names;
 use crate::open::ArchiveFile;
+use crate::report::ShowPath;
 use crate::report::{Failure, done};
 
 pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Failure> {
     let path = &source.archive;
-    let shown = path.display();
+    let shown = path.shown();
     // Repack to another file leaves this one as it is (but `-o` may name this one).
     let elsewhere = match edit {
         Edit::Repack {
@@ -132,7 +133,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
     drop(held_output);
     done(format_args!(
         "{}: {what}; {} (was {before}), {} bytes",
-        target.display(),
+        target.shown(),
         count(editor.len()),
         plan.len()
     ));
@@ -161,7 +162,7 @@ pub fn refuse_existing_in(folder: &Folder, name: &str, force: bool) -> Result<()
     let path = folder.join(name);
     let kind = folder
         .kind(name)
-        .map_err(|e| Failure::about(path.display(), e))?;
+        .map_err(|e| Failure::about(path.shown(), e))?;
     let read_only = folder.permissions(name).is_some_and(|p| p.readonly());
     refuse_existing_kind(&path, kind, force, || match read_only {
         true => Err(read_only_failure(&path)),
@@ -183,15 +184,15 @@ fn refuse_existing_kind(
         // `--force` is named only where it would replace the file.
         Some(Kind::Regular) => writable().and(Err(Failure::Bad(format!(
             "{}: already exists (use --force to replace it)",
-            path.display()
+            path.shown()
         )))),
         Some(Kind::Other) => Err(Failure::Bad(format!(
             "{}: exists and is not a regular file; not replaced",
-            path.display()
+            path.shown()
         ))),
         Some(Kind::Kept) => Err(Failure::Bad(format!(
             "{}: {}",
-            path.display(),
+            path.shown(),
             super::extract::KEPT_MESSAGE
         ))),
     }
@@ -211,7 +212,7 @@ fn refuse_read_only(path: &Path) -> Result<(), Failure> {
 fn read_only_failure(path: &Path) -> Failure {
     Failure::Bad(format!(
         "{}: read-only (its permissions allow no write); nothing written",
-        path.display()
+        path.shown()
     ))
 }
 
@@ -256,7 +257,7 @@ fn add(
             None => file
                 .file_name()
                 .map(os_bytes)
-                .ok_or_else(|| format!("{}: has no file name to name the entry", file.display()))?,
+                .ok_or_else(|| format!("{}: has no file name to name the entry", file.shown()))?,
         };
         if new.name.is_none() && matches!(editor, AnyEditor::Rsli(_)) {
             entry_name.make_ascii_uppercase();
@@ -269,12 +270,12 @@ fn add(
                 Some(listed) => format!("entry {listed} is already named \"{name}\" (rm it first)"),
                 None => format!(
                     "{}: \"{name}\" is the name of a file added before it by this command",
-                    file.display()
+                    file.shown()
                 ),
             });
         }
         let shown = names::display(&entry_name);
-        let at_file = |e: std::io::Error| format!("{}: {e}", file.display());
+        let at_file = |e: std::io::Error| format!("{}: {e}", file.shown());
         match editor {
             AnyEditor::Nres(e) => {
                 let opened = crate::regular::open(file).map_err(at_file)?;

@@ -36,6 +36,7 @@ use crate::jobs;
 use crate::names;
 use crate::open::{ArchiveFile, EntryError, after_entry};
 use crate::open_files::OpenFiles;
+use crate::report::ShowPath;
 use crate::report::{Failure, progress_bar, say, say_over};
 use crate::save::{self, Replacing, Stoppable};
 
@@ -74,7 +75,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         bar.set_message(file);
         let name = archive.entry(index).map(|e| names::display(e.name()));
         let name = name.unwrap_or_default();
-        let shown = options.archive.display();
+        let shown = options.archive.shown();
         match outcome {
             Ok(()) => {
                 bar.inc(1);
@@ -115,7 +116,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         say(format_args!(
             "{}: {} chosen after entry {index} extracted all the same (the jobs had them \
              in hand)",
-            options.archive.display(),
+            options.archive.shown(),
             super::edit::count(finished_after)
         ));
     }
@@ -147,7 +148,7 @@ fn selection(options: &Options, archive: &ArchiveFile) -> Result<Vec<usize>, Fai
     }
     for &index in &options.indices {
         let index = super::entry_at(archive, index)
-            .map_err(|m| Failure::Bad(format!("{}: {m}", options.archive.display())))?;
+            .map_err(|m| Failure::Bad(format!("{}: {m}", options.archive.shown())))?;
         if seen.insert(index) {
             chosen.push(index);
         }
@@ -202,7 +203,7 @@ impl Skip {
         match e {
             EntryError::Archive(e) => Skip::Entry(e),
             EntryError::Total(e) => Skip::Total(e),
-            EntryError::Output(e) => Skip::Entry(format!("{}: {e}", path.display())),
+            EntryError::Output(e) => Skip::Entry(format!("{}: {e}", path.shown())),
         }
     }
 }
@@ -228,7 +229,7 @@ fn plan_one(
 ) -> Result<Job, Skip> {
     let path = folder.join(file);
     if let Err(e) = check_target(folder, file, force) {
-        return Err(Skip::Entry(format!("{}: {e}", path.display())));
+        return Err(Skip::Entry(format!("{}: {e}", path.shown())));
     }
     match archive.admit_entry(index, budget) {
         Ok(()) => Ok(Job {
@@ -250,7 +251,7 @@ fn extract_one(
     files: &OpenFiles,
 ) -> Result<(), Skip> {
     let path = folder.join(&job.file);
-    let shown = path.display();
+    let shown = path.shown();
     save::stopped().map_err(|e| Skip::Total(e.to_string()))?;
     // The closure may run more than once (when no descriptor is free): the last open wins.
     let made = std::cell::RefCell::new(None);

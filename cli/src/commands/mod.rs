@@ -15,6 +15,7 @@ mod verify;
 use crate::args::{Command, Edit, Options, Source};
 use crate::open::ArchiveFile;
 use crate::report::Failure;
+use crate::report::ShowPath;
 
 pub fn run(options: &Options) -> Result<(), Failure> {
     let archive = ArchiveFile::open(
@@ -50,7 +51,7 @@ pub fn open_output_folder(
     archive: &ArchiveFile,
 ) -> Result<crate::folder::Folder, Failure> {
     output_folder(dir)?;
-    let folder = crate::folder::Folder::open(dir).map_err(|e| Failure::about(dir.display(), e))?;
+    let folder = crate::folder::Folder::open(dir).map_err(|e| Failure::about(dir.shown(), e))?;
     let metadata = archive
         .file()
         .metadata()
@@ -72,12 +73,12 @@ pub fn output_folder(dir: &std::path::Path) -> Result<(), Failure> {
                 && std::fs::metadata(a).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
         });
         match (file, dangling) {
-            (Some(file), _) => Failure::Bad(format!("{}: not a folder", file.display())),
+            (Some(file), _) => Failure::Bad(format!("{}: not a folder", file.shown())),
             (None, Some(link)) => Failure::Bad(format!(
                 "{}: a symbolic link to nothing (its target is not there)",
-                link.display()
+                link.shown()
             )),
-            (None, None) => Failure::about(dir.display(), e),
+            (None, None) => Failure::about(dir.shown(), e),
         }
     })
 }
@@ -88,7 +89,7 @@ pub fn select(
     archive: &ArchiveFile,
     name: Option<&std::ffi::OsStr>,
 ) -> Result<usize, Failure> {
-    let path = options.archive.display();
+    let path = options.archive.shown();
     match options.index {
         Some(index) => entry_at(archive, index),
         None => entry_named(archive, name.unwrap_or_default()),

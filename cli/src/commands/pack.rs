@@ -32,6 +32,7 @@ use crate::args::method_by_name;
 use crate::editing::{hold_output, save_plan_checked, with_entry_name};
 use crate::manifest::{EntryRecord, FILE_NAME, Gap, Manifest, VERSION, from_hex};
 use crate::names;
+use crate::report::ShowPath;
 use crate::report::{Failure, done};
 
 /// NRes payloads start on multiples of this.
@@ -39,7 +40,7 @@ const ALIGN: u64 = 8;
 
 pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     let manifest_path = dir.join(FILE_NAME);
-    let at = manifest_path.display().to_string();
+    let at = manifest_path.shown().to_string();
     let bad = |m: String| Failure::Bad(format!("{at}: {m}"));
     let bytes = crate::regular::read(&manifest_path, crate::manifest::MAX_LEN as u64)
         .map_err(|e| bad(e.to_string()))?;
@@ -136,7 +137,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
         } else {
             String::new()
         };
-        Failure::Bad(format!("{}: not written: {named}{hint}", output.display()))
+        Failure::Bad(format!("{}: not written: {named}{hint}", output.shown()))
     })?;
     let media_trailer = manifest.media_overlay.is_some();
     let rebuilt = std::cell::Cell::new(0);
@@ -163,9 +164,9 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     }
     done(format_args!(
         "{}: {} from {} ({changed} packed again, {added} added), {} bytes",
-        output.display(),
+        output.shown(),
         super::edit::count(planned.len()),
-        dir.display(),
+        dir.shown(),
         plan.len()
     ));
     Ok(())
@@ -347,7 +348,7 @@ fn check_entries(records: &[EntryRecord], dir: &Path, nres: bool) -> Result<Vec<
             if let Some(other) = files.insert(file.clone(), i) {
                 return Err(format!(
                     "entry {i} (\"{shown}\"): file: \"{}\" is entry {other}'s file too",
-                    file.display()
+                    file.shown()
                 ));
             }
         }
@@ -456,14 +457,14 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
         if len > crate::regular::ENTRY_MAX {
             return Err(format!(
                 "file: {}: {len} bytes, more than the {} an entry may hold",
-                path.display(),
+                path.shown(),
                 crate::regular::ENTRY_MAX
             ));
         }
         if original.is_none() && !nres {
             refuse_new_rsli_fields(r, method, len)?;
         }
-        let sha = sha256_of(path).map_err(|e| format!("file: {}: {e}", path.display()))?;
+        let sha = sha256_of(path).map_err(|e| format!("file: {}: {e}", path.shown()))?;
         changed = r
             .sha256
             .as_deref()
@@ -471,7 +472,7 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
         digest = Some(sha);
     }
     if let Some(path) = &packed {
-        std::fs::metadata(path).map_err(|e| format!("packed: {}: {e}", path.display()))?;
+        std::fs::metadata(path).map_err(|e| format!("packed: {}: {e}", path.shown()))?;
     }
     // A new method for the same bytes changes the packed bytes too.
     if !nres && method.is_some_and(|m| (flags & 0x1E0) != m.bits()) {
@@ -741,8 +742,8 @@ fn refuse_own_input(
             if std::fs::metadata(input).is_ok_and(|m| crate::regular::same_file(&m, &out)) {
                 return Err(Failure::Bad(format!(
                     "{}: is {}, which pack reads; write the archive elsewhere",
-                    output.display(),
-                    input.display()
+                    output.shown(),
+                    input.shown()
                 )));
             }
         }
@@ -771,7 +772,7 @@ fn sha256_of(path: &Path) -> std::io::Result<String> {
 
 fn read_file(path: &Path) -> Result<Vec<u8>, String> {
     crate::regular::read(path, crate::regular::ENTRY_MAX)
-        .map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(|e| format!("{}: {e}", path.shown()))
 }
 
 /// The gap bytes, as spans of the gaps file.
@@ -784,7 +785,7 @@ fn gap_spans(manifest: &Manifest, dir: &Path) -> Result<Vec<Span>, String> {
     };
     let path = inside(dir, "gaps", name)?;
     let len = std::fs::metadata(&path)
-        .map_err(|e| format!("gaps: {}: {e}", path.display()))?
+        .map_err(|e| format!("gaps: {}: {e}", path.shown()))?
         .len();
     let mut at = 0u64;
     let mut spans: Vec<Span> = Vec::with_capacity(manifest.gap.len());
@@ -816,7 +817,7 @@ fn gap_spans(manifest: &Manifest, dir: &Path) -> Result<Vec<Span>, String> {
     if at != len {
         return Err(format!(
             "gaps: {} holds {len} bytes, the gap list {at}",
-            path.display()
+            path.shown()
         ));
     }
     Ok(spans)
@@ -1001,7 +1002,7 @@ fn pack_nres(
         };
         let mut append = |file: &PathBuf| -> Result<(u64, u64), String> {
             let len = std::fs::metadata(file)
-                .map_err(|e| at(format!("file: {}: {e}", file.display())))?
+                .map_err(|e| at(format!("file: {}: {e}", file.shown())))?
                 .len();
             let start = appended;
             appended += len;
@@ -1044,7 +1045,7 @@ fn pack_nres(
             // Its file is unchanged (by its SHA-256), so `size` was edited: the payload
             // would be cut or padded with zeros.
             let len = std::fs::metadata(file)
-                .map_err(|e| at(format!("file: {}: {e}", file.display())))?
+                .map_err(|e| at(format!("file: {}: {e}", file.shown())))?
                 .len();
             if len != end - start {
                 return Err(at(format!(
@@ -1274,12 +1275,12 @@ fn kept_stream(p: &Planned, method: Method, len: u64) -> Result<Option<Vec<u8>>,
             // Compared before it is read: a kept stream of the wrong length is refused
             // whatever its size.
             let have = std::fs::metadata(packed)
-                .map_err(|e| format!("packed: {}: {e}", packed.display()))?
+                .map_err(|e| format!("packed: {}: {e}", packed.shown()))?
                 .len();
             if have != len {
                 return Err(format!(
                     "packed: {}: {have} bytes, but {}",
-                    packed.display(),
+                    packed.shown(),
                     region_bytes(p, len)
                 ));
             }
@@ -1464,7 +1465,7 @@ fn read_spans(spans: &[Span], len: u64, buf: &mut [u8], offset: u64) -> std::io:
                     let name = |e: std::io::Error| {
                         std::io::Error::new(
                             e.kind(),
-                            format!("{}: {}: {e}", span.who, path.display()),
+                            format!("{}: {}: {e}", span.who, path.shown()),
                         )
                     };
                     let got = File::open(path)

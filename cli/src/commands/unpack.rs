@@ -28,6 +28,7 @@ use crate::folder::Folder;
 use crate::manifest::{self, EntryRecord, FILE_NAME, GAPS_NAME, Gap, Manifest, hex};
 use crate::names;
 use crate::open::{ArchiveFile, EntryError, after_entry};
+use crate::report::ShowPath;
 use crate::report::{Failure, done, progress_bar, say_over};
 use crate::save::{Replacing, prepare_atomic_in};
 
@@ -35,7 +36,7 @@ use crate::save::{Replacing, prepare_atomic_in};
 const ALIGN: u64 = 8;
 
 pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> Result<(), Failure> {
-    let shown = source.archive.display();
+    let shown = source.archive.shown();
     let bad = |m: String| Failure::Bad(format!("{shown}: {m}"));
     let editor = AnyEditor::open(archive, &source.archive)?;
     let catalog = &archive.catalog;
@@ -102,7 +103,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
             let text = format!(
                 "# Made by `ngi unpack`; `ngi pack {} -o ARCHIVE` rebuilds the archive from it.\n{text}",
                 // A line break in the folder's name would end the comment.
-                crate::report::printable(&dir.display().to_string())
+                crate::report::printable(&dir.shown().to_string())
             );
             // One pack would refuse: the unpack would be of no use to it.
             if text.len() > crate::manifest::MAX_LEN {
@@ -119,7 +120,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
             // first signal during the commit of 20 000 files had left them in place and
             // the old manifest beside them). A second signal still ends the process.
             let fill = |out: &mut dyn Write| out.write_all(text.as_bytes());
-            let about = |e| Failure::about(manifest_path.display(), e);
+            let about = |e| Failure::about(manifest_path.shown(), e);
             let prepared = prepare_atomic_in(&folder, FILE_NAME.as_ref(), fill).map_err(about)?;
             if let Err(e) = crate::save::stopped() {
                 prepared.abandon();
@@ -127,7 +128,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
             }
             if let Err(e) = output.commit() {
                 prepared.abandon();
-                return Err(Failure::about(dir.display(), e));
+                return Err(Failure::about(dir.shown(), e));
             }
             prepared.commit().map_err(about)?;
             Ok(manifest)
@@ -141,9 +142,9 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
     let kept = manifest.entry.iter().filter(|e| e.packed.is_some()).count();
     done(format_args!(
         "{}: {} of {shown} unpacked ({files} files, {kept} packed streams kept), manifest {}",
-        dir.display(),
+        dir.shown(),
         super::edit::count(manifest.entry.len()),
-        manifest_path.display()
+        manifest_path.shown()
     ));
     Ok(())
 }
@@ -209,7 +210,7 @@ impl Written<'_> {
             gone = Some(folder);
         }
         if let Some(folder) = gone.filter(|_| replaced.is_empty()) {
-            return format!(" (nothing unpacked; {} removed)", folder.display());
+            return format!(" (nothing unpacked; {} removed)", folder.shown());
         }
         let mut said = match removed {
             0 => String::new(),
@@ -308,7 +309,7 @@ fn unpack_entries(
                 &bar,
                 format_args!(
                     "{}: entry {index} (\"{}\") not decoded, {}: {}",
-                    source.archive.display(),
+                    source.archive.shown(),
                     names::display(entry.name()),
                     if record.packed.is_some() {
                         "its packed bytes kept"
@@ -514,7 +515,7 @@ fn unpack_nres(
     let path = output.folder.join(file);
     let (replacing, mut out) = output
         .create(file)
-        .map_err(|e| Stop::All(format!("{}: {e}", path.display())))?;
+        .map_err(|e| Stop::All(format!("{}: {e}", path.shown())))?;
     let mut hashing = Hashing {
         inner: &mut out,
         hasher: Sha256::new(),
@@ -527,7 +528,7 @@ fn unpack_nres(
         Ok(()) => {
             output
                 .keep(replacing)
-                .map_err(|e| Stop::All(format!("{}: {e}", path.display())))?;
+                .map_err(|e| Stop::All(format!("{}: {e}", path.shown())))?;
             record.sha256 = Some(digest);
             record.file = Some(file.to_string());
             Ok(())
@@ -540,7 +541,7 @@ fn unpack_nres(
                 EntryError::Archive(m) if inside => Stop::All(m),
                 EntryError::Archive(m) => Stop::Entry(m),
                 EntryError::Total(m) => Stop::All(m),
-                EntryError::Output(e) => Stop::All(format!("{}: {e}", path.display())),
+                EntryError::Output(e) => Stop::All(format!("{}: {e}", path.shown())),
             })
         }
     }
@@ -781,7 +782,7 @@ fn write_new_with(
             }
         }
     });
-    written.map_err(|e| Failure::about(output.folder.join(file).display(), e))
+    written.map_err(|e| Failure::about(output.folder.join(file).shown(), e))
 }
 
 /// A writer that hashes what goes through it.

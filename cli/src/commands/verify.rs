@@ -24,6 +24,7 @@ use crate::args::Options;
 use crate::jobs;
 use crate::names;
 use crate::open::{ArchiveFile, EntryError, after_entry};
+use crate::report::ShowPath;
 use crate::report::{Failure, output_failed, printable, progress_bar, say, say_over};
 
 /// Counts what it is given and keeps none of it.
@@ -79,7 +80,7 @@ impl Findings<'_> {
 }
 
 pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
-    let path = options.archive.display().to_string();
+    let path = options.archive.shown().to_string();
     let mut findings = Findings {
         archive,
         path: path.clone(),

@@ -42,6 +42,7 @@ use tokio::sync::Semaphore;
 
 use crate::args::Serve;
 use crate::report::Failure;
+use crate::report::ShowPath;
 
 /// Index walks and listing sorts at once.
 const BULK_AT_ONCE: usize = 2;
@@ -127,7 +128,7 @@ pub fn run(settings: &Serve) -> Result<(), Failure> {
         .canonicalize()
         .ok()
         .filter(|p| p.is_dir())
-        .ok_or_else(|| Failure::Bad(format!("{}: not a folder", settings.dir.display())))?;
+        .ok_or_else(|| Failure::Bad(format!("{}: not a folder", settings.dir.shown())))?;
     init_logs();
     let runtime = runtime_builder(crate::address_space::threads_that_fit())
         .enable_all()
@@ -143,7 +144,7 @@ pub fn run(settings: &Serve) -> Result<(), Failure> {
     // since the walk cannot send the open outside (see `beneath`).
     let folder = beneath::Beneath::new(root.clone())
         .map(Arc::new)
-        .map_err(|e| Failure::Bad(format!("{}: {e}", root.display())))?;
+        .map_err(|e| Failure::Bad(format!("{}: {e}", root.shown())))?;
     let opener = {
         let folder = folder.clone();
         move |path: &std::path::Path| folder.open(path)
@@ -192,7 +193,7 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
             .and_then(|()| out.flush())
             .map_err(crate::report::output_failed)?;
     }
-    tracing::info!(target: "ngi::serve", "serving {} on http://{local}", shared.folder.root().display());
+    tracing::info!(target: "ngi::serve", "serving {} on http://{local}", shared.folder.root().shown());
     let app = routes::router(Arc::clone(&shared));
     let graceful = GracefulShutdown::new();
     let connections = Arc::new(Semaphore::new(settings.max_connections));
