@@ -455,22 +455,33 @@ pub fn unpack_into(
     packed: &[u8],
     output: &mut [u8],
 ) -> Result<usize, DecodeError> {
+    let len = output.len() as u64;
+    // Each method's own decoder, not an `Unpacker`: that would put its 42 KiB on the
+    // stack of every call, a stored entry's too (32 bytes of state).
     match method {
-        Method::Lzss => return lzss::decode_into(packed, None, output),
-        Method::XorLzss => return lzss::decode_into(packed, Some(key), output),
-        Method::Lzhuf => return lzhuf::decode_into(packed, None, output),
-        Method::XorLzhuf => return lzhuf::decode_into(packed, Some(key), output),
-        Method::Deflate => return inflate::decode_into(packed, output),
-        _ => {}
+        Method::Stored => decode_whole(StoredDecoder::new(len), packed, output),
+        Method::Xor => decode_whole(XorDecoder::new(len, key), packed, output),
+        Method::Lzss => lzss::decode_into(packed, None, output),
+        Method::XorLzss => lzss::decode_into(packed, Some(key), output),
+        Method::Lzhuf => lzhuf::decode_into(packed, None, output),
+        Method::XorLzhuf => lzhuf::decode_into(packed, Some(key), output),
+        Method::Deflate => inflate::decode_into(packed, output),
     }
-    let mut unpacker = Unpacker::new(method, output.len() as u64, key);
-    let progress = unpacker.decode(packed, output, true)?;
+}
+
+/// [`unpack_into`] through a streaming decoder, in one call.
+fn decode_whole<D: Decoder>(
+    mut decoder: D,
+    packed: &[u8],
+    output: &mut [u8],
+) -> Result<usize, DecodeError> {
+    let progress = decoder.decode(packed, output, true)?;
     match progress.status {
         Status::Done => Ok(progress.consumed),
         // With the whole input and exactly the expected room, anything but Done is a
         // decoder that stopped early: report it as the truncation it is.
         _ => Err(DecodeError::Truncated {
-            produced: unpacker.produced_total(),
+            produced: decoder.produced_total(),
             expected: output.len() as u64,
         }),
     }
@@ -494,6 +505,21 @@ mod tests {
         assert_eq!(Method::Xor.pack_method(), 0x00);
         assert_eq!(Method::XorLzss.pack_method(), 0x40);
         assert_eq!(Method::XorLzhuf.pack_method(), 0x80);
+    }
+
+    /// A stored or XOR entry unpacked in one call took an `Unpacker`'s 42 KiB of stack,
+    /// and more in copies (119 KiB in a debug build): now its 32-byte decoder's.
+    #[cfg(feature = "std")]
+    #[test]
+    fn unpacking_a_stored_entry_takes_little_stack() {
+        let run = std::thread::Builder::new().stack_size(48 << 10).spawn(|| {
+            let mut out = [0u8; 5];
+            let stored = unpack_into(Method::Stored, 0, b"hello", &mut out);
+            let xor = unpack_into(Method::Xor, 7, b"hello", &mut out);
+            (stored, xor)
+        });
+        let (stored, xor) = run.unwrap().join().unwrap();
+        assert_eq!((stored, xor), (Ok(5), Ok(5)));
     }
 
     /// As `Progress::status` says: with no room left, Deflate reads on into the next
