@@ -307,6 +307,30 @@ fn canonicalize_gives_what_the_writer_writes() {
     assert_eq!(new, writer.finish());
 }
 
+/// Mode 0 is the engine's "none (reset)": the order stays and `sort_index` is rebuilt, as
+/// every engine save does (it changed nothing, and `ngi sort A 0` said "sorted").
+#[test]
+fn sort_mode_none_keeps_the_order_and_rebuilds_sort_index() {
+    let mut writer = Writer::new();
+    for name in [&b"b"[..], b"C", b"a"] {
+        let entry = NewEntry {
+            name,
+            ..NewEntry::default()
+        };
+        writer.add(entry, name).unwrap();
+    }
+    let canonical = writer.finish();
+    // Entry 0's slot out of range: the engine scans, and a save rebuilds it.
+    let mut broken = canonical.clone();
+    let slot = broken.len() - 3 * 64 + 60;
+    broken[slot..slot + 4].copy_from_slice(&9u32.to_le_bytes());
+    let archive = Archive::open(&broken).unwrap();
+    assert!(!archive.lookup_table().is_searchable());
+    let mut editor = nres::Editor::open(&archive).unwrap();
+    editor.sort(SortMode::None);
+    assert_eq!(saved(&editor.plan().unwrap(), &broken), canonical);
+}
+
 /// The key a sort mode orders by, for the reference sort.
 fn reference_key(mode: SortMode, e: &nres::Entry<'_>) -> (Vec<u32>, Vec<u8>) {
     let name = e.name().to_ascii_lowercase();

@@ -672,13 +672,14 @@ impl Editor {
     }
 
     /// Reorders the directory by `mode` (SPEC 1.9), stably; the save rebuilds
-    /// `sort_index` for the new indices. [`SortMode::None`] changes nothing.
+    /// `sort_index` for the new indices. [`SortMode::None`], the engine's "none (reset)",
+    /// keeps the order and rebuilds `sort_index` alone, as the engine's save after it
+    /// does (SPEC 1.8).
     pub fn sort(&mut self, mode: SortMode) {
-        if mode == SortMode::None {
-            return;
+        if mode != SortMode::None {
+            self.items
+                .sort_by(|a, b| mode.compare(&a.entry(), &b.entry()));
         }
-        self.items
-            .sort_by(|a, b| mode.compare(&a.entry(), &b.entry()));
         self.reindex = true;
     }
 
