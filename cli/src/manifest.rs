@@ -27,6 +27,8 @@
 //! method = "lzss"          # RsLi: method, flags, reserved bytes, unpacked size
 //! flags = 0x40
 //! sort_index = 0           # as stored
+//! index = 0                # lookup = "as-stored": the entry's index in the unpacked
+//!                          # archive, which tells pack that entries were moved
 //! key = 3                  # RsLi XOR methods: the key the packed bytes are encrypted
 //!                          # with, when it is not sort_index (no presorted flag)
 //! offset = 256             # data_offset as stored, and the packed size
@@ -115,6 +117,11 @@ pub struct EntryRecord {
     pub unpacked_size: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort_index: Option<u32>,
+    /// With `lookup = "as-stored"`, the entry's index in the archive unpacked: the stored
+    /// `sort_index` values are such indices, so entries listed in another order than
+    /// theirs make `pack` rebuild the table (without it, it could not tell).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u32>,
     /// RsLi, an XOR method: the key its packed bytes are encrypted with (the effective
     /// `sort_index`), when it is not the stored `sort_index` (a library without the
     /// presorted flag computes it from the names). `pack` needs it where entries share

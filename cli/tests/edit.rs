@@ -2474,6 +2474,57 @@ fn as_stored_sort_index_is_kept_or_its_rebuild_said() {
     }
 }
 
+/// Entries listed in another order than they stood in, with `lookup = "as-stored"`: the
+/// stored values are entry indices, so the table is rebuilt and that is said. It was
+/// written as given, a table the engine's binary search misses names in. `unpack` writes
+/// each entry's `index` for it; a new entry may have none.
+#[test]
+fn as_stored_entries_moved_get_a_rebuilt_table() {
+    let dir = Scratch::new("edit-as-stored-moved");
+    // sample.nres with the slots of its tie (Steel.mat, STEEL.MAT) swapped: still sorted,
+    // not the canonical table, so unpacked as-stored.
+    let mut bytes = samples::nres();
+    let directory = bytes.len() - 8 * 64;
+    let slot = |i: usize| directory + i * 64 + 60;
+    let (six, seven) = (slot(6), slot(7));
+    let six_value: [u8; 4] = bytes[six..six + 4].try_into().unwrap();
+    bytes.copy_within(seven..seven + 4, six);
+    bytes[seven..seven + 4].copy_from_slice(&six_value);
+    let archive = dir.join("tie.nres");
+    fs::write(&archive, &bytes).unwrap();
+    let folder = dir.join("tie.d");
+    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    let manifest = folder.join("ngi.toml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("lookup = \"as-stored\""), "{text}");
+    assert_eq!(text.matches("\nindex = ").count(), 8, "{text}");
+    // Unchanged, it packs back byte for byte.
+    let same = dir.join("same.nres");
+    ok(&["pack", s(&folder), "-o", s(&same)]);
+    assert_eq!(fs::read(&same).unwrap(), bytes);
+    // The first two entries swapped.
+    let (head, blocks) = text.split_once("\n[[entry]]").unwrap();
+    let mut blocks: Vec<&str> = blocks.split("\n[[entry]]").collect();
+    blocks.swap(0, 1);
+    let moved = format!("{head}\n[[entry]]{}", blocks.join("\n[[entry]]"));
+    fs::write(&manifest, &moved).unwrap();
+    let out = dir.join("moved.nres");
+    let o = ok(&["pack", s(&folder), "-o", s(&out)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("lookup table rebuilt, "), "{err}");
+    let o = ngi(&["verify", s(&out)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // A new entry has no index to give.
+    fs::write(folder.join("new.bin"), "new").unwrap();
+    let added = format!("{moved}\n[[entry]]\nfile = \"new.bin\"\nname = \"new.bin\"\nindex = 8\n");
+    fs::write(&manifest, &added).unwrap();
+    let err = fails(&["pack", s(&folder), "-o", s(&out), "--force"]);
+    assert!(
+        err.contains("index: only an entry of the archive unpacked"),
+        "{err}"
+    );
+}
+
 /// `unpack --force` stopped by SIGTERM once every file is written, as the replacements
 /// are being put in place: the folder is either as it was (the edits kept, the old
 /// manifest) or wholly the new unpack (every file and its manifest), never the new files

@@ -107,10 +107,13 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     refuse_own_input(output, &manifest_path, &manifest, dir, &planned)?;
     // An edit of the archive there under way must not put its version back over this.
     let held_output = hold_output(output)?;
+    // As-stored values are entry indices: entries listed in another order than they
+    // stood in get a table rebuilt for their new indices.
+    let rebuild_table = canonical || moved(&planned);
     let built = if nres {
-        pack_nres(&manifest, &planned, gaps, canonical)
+        pack_nres(&manifest, &planned, gaps, rebuild_table)
     } else {
-        pack_rsli(&manifest, &planned, gaps, canonical)
+        pack_rsli(&manifest, &planned, gaps, rebuild_table)
     };
     let (editor, source) = built.map_err(&bad)?;
     // A record left outside the payloads is one whose manifest fields no longer point at
@@ -323,6 +326,8 @@ struct Planned {
     changed: bool,
     fields: Fields,
     sort_index: u32,
+    /// The manifest's `index`: where the entry stood in the archive unpacked.
+    index: Option<u32>,
     /// RsLi: the key the entry's kept packed bytes are encrypted with (manifest `key`, else
     /// `sort_index`).
     key: u16,
@@ -410,6 +415,9 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
     let flags = r.flags.unwrap_or(method.map_or(0, Method::bits));
     if !nres && original.is_none() && name.iter().any(u8::is_ascii_lowercase) {
         return Err("name: holds a lower-case letter, which rsFind could never find".into());
+    }
+    if original.is_none() && r.index.is_some() {
+        return Err("index: only an entry of the archive unpacked has one".into());
     }
     if original.is_none() && r.sort_index.is_some() {
         return Err(
@@ -500,6 +508,7 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
             attr3: r.attr3.unwrap_or(0),
         },
         sort_index: r.sort_index.unwrap_or(0),
+        index: r.index,
         key: r.key.unwrap_or(r.sort_index.unwrap_or(0) as u16),
         method,
         // As unpacked: the record's span in the data region is worked out from them (the
@@ -928,7 +937,7 @@ fn pack_nres(
     manifest: &Manifest,
     planned: &[Planned],
     mut spans: Vec<Span>,
-    canonical: bool,
+    rebuild_table: bool,
 ) -> Result<(Built, Virtual), String> {
     let region = nres::HEADER_LEN as u64..manifest.data_end;
     if manifest.data_start != region.start {
@@ -1062,7 +1071,7 @@ fn pack_nres(
         }
     }
     editor.reorder(&order.indices).map_err(|e| e.to_string())?;
-    if canonical {
+    if rebuild_table {
         editor.rebuild_sort_index();
     }
     Ok((Built::Nres(editor), Virtual::new(spans, appended)?))
@@ -1072,7 +1081,7 @@ fn pack_rsli(
     manifest: &Manifest,
     planned: &[Planned],
     mut spans: Vec<Span>,
-    canonical: bool,
+    rebuild_table: bool,
 ) -> Result<(Built, Virtual), String> {
     let mut raw: [u8; rsli::HEADER_LEN] = manifest
         .header
@@ -1186,10 +1195,21 @@ fn pack_rsli(
         }
     }
     editor.reorder(&order.indices).map_err(|e| e.to_string())?;
-    if canonical && !sort_index_is_canonical(&editor) {
+    if rebuild_table && !sort_index_is_canonical(&editor) {
         editor.rebuild_sort_index();
     }
     Ok((Built::Rsli(editor), Virtual::new(spans, region.end)?))
+}
+
+/// Whether the entries of the archive unpacked are listed in another order than theirs
+/// there, by their `index` (unknown, and taken as not moved, where one has none).
+fn moved(planned: &[Planned]) -> bool {
+    let indices: Option<Vec<u32>> = planned
+        .iter()
+        .filter(|p| p.original.is_some())
+        .map(|p| p.index)
+        .collect();
+    indices.is_some_and(|indices| indices.windows(2).any(|pair| pair[0] >= pair[1]))
 }
 
 /// Where each listed entry sits in the editor while `pack` fills it: the originals keep

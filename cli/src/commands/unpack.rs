@@ -397,6 +397,12 @@ fn manifest_of(
         ngi_core::archive::Header::Rsli(h) => Some(*h),
         _ => None,
     };
+    let mut records = records;
+    if !lookup {
+        for (index, record) in (0u32..).zip(&mut records) {
+            record.index = Some(index);
+        }
+    }
     Manifest {
         ngi_manifest: manifest::VERSION,
         format: if is_nres { "nres" } else { "rsli" }.into(),
