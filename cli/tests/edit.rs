@@ -2474,6 +2474,54 @@ fn as_stored_sort_index_is_kept_or_its_rebuild_said() {
     }
 }
 
+/// `rm` drops the bytes of no entry's after the payload it removes, as `pack` does after a
+/// removed entry; `pack` says so, and now `rm` does too (it was silent).
+#[test]
+fn rm_says_which_gap_it_does_not_keep() {
+    let dir = Scratch::new("edit-rm-gap");
+    // Payloads A, B, C of 8 bytes, each followed by a gap of 8 bytes (no padding: 8-aligned).
+    let mut region = Vec::new();
+    let mut directory = Vec::new();
+    for (i, (name, gap)) in [(b"A", b"GGGG"), (b"B", b"HHHH"), (b"C", b"\0\0\0\0")]
+        .into_iter()
+        .enumerate()
+    {
+        let offset = 16 + region.len() as u32;
+        region.extend_from_slice(&[name[0]; 8]);
+        region.extend_from_slice(gap);
+        region.extend_from_slice(&[0; 4]);
+        for field in [1, 0, 0, 8, 0] {
+            directory.extend_from_slice(&u32::to_le_bytes(field));
+        }
+        let mut name_field = [0u8; 36];
+        name_field[0] = name[0];
+        directory.extend_from_slice(&name_field);
+        directory.extend_from_slice(&offset.to_le_bytes());
+        directory.extend_from_slice(&(i as u32).to_le_bytes());
+    }
+    let total = (16 + region.len() + directory.len()) as u32;
+    let mut bytes = b"NRes".to_vec();
+    for field in [0x100, 3, total] {
+        bytes.extend_from_slice(&u32::to_le_bytes(field));
+    }
+    bytes.extend_from_slice(&region);
+    bytes.extend_from_slice(&directory);
+    let archive = dir.join("g.nres");
+    fs::write(&archive, &bytes).unwrap();
+    let o = ok(&["rm", s(&archive), "B"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(
+            "gap 1 (8 bytes at 40) not kept: it lay after a payload that was changed or removed"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.matches(") not kept:").count(), 1, "{err}");
+    let written = fs::read(&archive).unwrap();
+    assert!(!written.windows(4).any(|w| w == b"HHHH"));
+    assert!(written.windows(4).any(|w| w == b"GGGG"));
+}
+
 /// Entries listed in another order than they stood in, with `lookup = "as-stored"`: the
 /// stored values are entry indices, so the table is rebuilt and that is said. It was
 /// written as given, a table the engine's binary search misses names in. `unpack` writes

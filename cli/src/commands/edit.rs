@@ -34,6 +34,14 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
     // An existing output of `repack -o`, locked until it is replaced.
     let mut held_output = None;
     let mut editor = AnyEditor::open(archive, path)?;
+    // Bytes of no entry's after a payload removed (or re-keyed by a rename) go with it,
+    // as in `pack`, which says so; so is it said here (`repack` drops every gap).
+    let gaps = match edit {
+        Edit::Rm { .. } | Edit::Rename { .. } => {
+            super::unpack::archive_gaps(archive, &editor).map_err(|e| Failure::about(&shown, e))?
+        }
+        _ => Vec::new(),
+    };
     // The save's source: the archive, and the files `add` copies NRes payloads from.
     let mut source = Joined::new(archive.file()).map_err(|e| Failure::about(&shown, e))?;
     let bad = |message: String| Failure::Bad(format!("{shown}: {message}"));
@@ -131,6 +139,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
     let plan = editor.plan().map_err(bad)?;
     save_plan(&plan, &source, &target)?;
     drop(held_output);
+    super::pack::note_gaps_dropped(&shown.to_string(), &gaps, &plan);
     done(format_args!(
         "{}: {what}; {} (was {before}), {} bytes",
         target.shown(),

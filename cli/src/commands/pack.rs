@@ -201,7 +201,11 @@ fn note_method_changes(manifest: &str, planned: &[Planned]) {
 /// editor keeps the bytes after a payload only while the payload stays as it was). The plan copies the data region from the folder's
 /// source, laid out as the archive unpacked was, so a gap is kept exactly when copies
 /// cover it.
-fn note_gaps_dropped(manifest: &str, gaps: &[(u64, u64)], plan: &ngi_core::edit::Plan<'_>) {
+pub(super) fn note_gaps_dropped(
+    manifest: &str,
+    gaps: &[(u64, u64)],
+    plan: &ngi_core::edit::Plan<'_>,
+) {
     if gaps.is_empty() {
         return;
     }

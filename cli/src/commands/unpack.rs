@@ -39,19 +39,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
     let shown = source.archive.shown();
     let bad = |m: String| Failure::Bad(format!("{shown}: {m}"));
     let editor = AnyEditor::open(archive, &source.archive)?;
-    let catalog = &archive.catalog;
-    let layout = match &editor {
-        AnyEditor::Nres(_) => Layout {
-            region: 16..catalog.directory_offset(),
-            overlay: 0,
-            is_nres: true,
-        },
-        AnyEditor::Rsli(e) => Layout {
-            region: e.payload_region(),
-            overlay: u64::from(catalog.overlay().unwrap_or(0)),
-            is_nres: false,
-        },
-    };
+    let layout = Layout::of(archive, &editor);
     let trailer = match &editor {
         AnyEditor::Nres(_) => None,
         AnyEditor::Rsli(e) => e.trailer(),
@@ -149,6 +137,23 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
     Ok(())
 }
 
+/// The gaps of `archive` (as `unpack` lists them in its manifest): the runs of its data
+/// region outside every payload, but for the zero padding after an NRes payload.
+pub(super) fn archive_gaps(
+    archive: &ArchiveFile,
+    editor: &AnyEditor,
+) -> std::io::Result<Vec<(u64, u64)>> {
+    let layout = Layout::of(archive, editor);
+    let mut payloads: Vec<(u64, u64)> = (archive.catalog.entries().iter())
+        .filter_map(|entry| {
+            let (_, (start, len)) = record_of(entry, layout.overlay);
+            layout.inside(start, len)
+        })
+        .collect();
+    let gaps = gaps(archive, &layout.region, &mut payloads, layout.is_nres)?;
+    Ok(gaps.iter().map(|g| (g.offset, g.offset + g.len)).collect())
+}
+
 /// Where the archive's payloads may lie, and how its records' offsets map into the file.
 struct Layout {
     /// The data region: the bytes between the header (and RsLi table) and the NRes
@@ -160,6 +165,21 @@ struct Layout {
 }
 
 impl Layout {
+    fn of(archive: &ArchiveFile, editor: &AnyEditor) -> Layout {
+        match editor {
+            AnyEditor::Nres(_) => Layout {
+                region: 16..archive.catalog.directory_offset(),
+                overlay: 0,
+                is_nres: true,
+            },
+            AnyEditor::Rsli(e) => Layout {
+                region: e.payload_region(),
+                overlay: u64::from(archive.catalog.overlay().unwrap_or(0)),
+                is_nres: false,
+            },
+        }
+    }
+
     /// The part of the payload at `start`, `len` bytes long, that lies in the data region:
     /// `None` for one outside it (SPEC 2.7's Deflate entry one byte past the end of the
     /// file, a broken record), whose bytes in the region are kept as gap bytes and its
