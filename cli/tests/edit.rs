@@ -2474,6 +2474,53 @@ fn as_stored_sort_index_is_kept_or_its_rebuild_said() {
     }
 }
 
+/// An RsLi entry kept as `FILE.packed` alone, past a `data_end` lowered in the manifest:
+/// `pack` wrote the archive without its bytes, exit 0; refused now, as an entry that
+/// `data_end` cuts partway is.
+#[test]
+fn pack_refuses_kept_bytes_past_the_end_it_writes() {
+    let dir = Scratch::new("edit-kept-past-end");
+    // GOOD, stored, 4 bytes at 96; BROKEN, LZSS claiming 100 bytes from 3 at 100.
+    let mut bytes = b"NL\0\x01\x02\0".to_vec();
+    bytes.resize(32, 0);
+    for (name, flags, unpacked, offset, packed) in [
+        (&b"GOOD"[..], 0u16, 4u32, 96u32, 4u32),
+        (b"BROKEN", 0x40, 100, 100, 3),
+    ] {
+        let mut row = [0u8; 32];
+        row[..name.len()].copy_from_slice(name);
+        row[16..18].copy_from_slice(&flags.to_le_bytes());
+        row[20..24].copy_from_slice(&unpacked.to_le_bytes());
+        row[24..28].copy_from_slice(&offset.to_le_bytes());
+        row[28..32].copy_from_slice(&packed.to_le_bytes());
+        bytes.extend_from_slice(&row);
+    }
+    bytes.extend_from_slice(b"good\xffAB");
+    let archive = dir.join("f.rsli");
+    fs::write(&archive, &bytes).unwrap();
+    let folder = dir.join("f.d");
+    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    assert!(folder.join("BROKEN.packed").exists());
+    let same = dir.join("same.rsli");
+    ok(&["pack", s(&folder), "-o", s(&same)]);
+    assert_eq!(fs::read(&same).unwrap(), bytes);
+    let manifest = folder.join("ngi.toml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("data_end = 103\n"), "{text}");
+    fs::write(
+        &manifest,
+        text.replace("data_end = 103\n", "data_end = 100\n"),
+    )
+    .unwrap();
+    let out = dir.join("out.rsli");
+    let err = fails(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(
+        err.contains("packed: its 3 bytes would lie at 100, past the end of the file written"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
 /// `rm` drops the bytes of no entry's after the payload it removes, as `pack` does after a
 /// removed entry; `pack` says so, and now `rm` does too (it was silent).
 #[test]

@@ -1196,6 +1196,17 @@ fn pack_rsli(
                 from: From::Bytes(keyed(&editor, index, p.key, plain), 0),
                 who: entry_label(pos, &p.name),
             });
+        } else if let Some(kept) = &p.packed {
+            // Bytes the archive unpacked held (its file ends at or before the entry's
+            // start leave it none) where the file written ends: `data_end` was lowered.
+            let start = u64::from(p.original.unwrap_or_default().0) + shift;
+            let have = std::fs::metadata(kept).map_or(0, |m| m.len());
+            if have > 0 && start >= file_len {
+                return Err(at(format!(
+                    "packed: its {have} bytes would lie at {start}, past the end of the file \
+                     written ({file_len} bytes: is data_end as unpack wrote it?)"
+                )));
+            }
         }
     }
     editor.reorder(&order.indices).map_err(|e| e.to_string())?;
