@@ -2496,29 +2496,34 @@ fn pack_refuses_kept_bytes_past_the_end_it_writes() {
         bytes.extend_from_slice(&row);
     }
     bytes.extend_from_slice(b"good\xffAB");
-    let archive = dir.join("f.rsli");
-    fs::write(&archive, &bytes).unwrap();
-    let folder = dir.join("f.d");
-    ok(&["unpack", s(&archive), "-o", s(&folder)]);
-    assert!(folder.join("BROKEN.packed").exists());
-    let same = dir.join("same.rsli");
-    ok(&["pack", s(&folder), "-o", s(&same)]);
-    assert_eq!(fs::read(&same).unwrap(), bytes);
-    let manifest = folder.join("ngi.toml");
-    let text = fs::read_to_string(&manifest).unwrap();
-    assert!(text.contains("data_end = 103\n"), "{text}");
-    fs::write(
-        &manifest,
-        text.replace("data_end = 103\n", "data_end = 100\n"),
-    )
-    .unwrap();
-    let out = dir.join("out.rsli");
-    let err = fails(&["pack", s(&folder), "-o", s(&out)]);
-    assert!(
-        err.contains("packed: its 3 bytes would lie at 100, past the end of the file written"),
-        "{err}"
-    );
-    assert!(!out.exists());
+    // And with a media trailer, which the lowered data_end puts where the bytes were.
+    let mut trailed = bytes.clone();
+    trailed.extend_from_slice(b"AO\0\0\0\0");
+    for (name, bytes, options) in [
+        ("f.rsli", bytes, &[][..]),
+        ("t.rsli", trailed, &["--media-trailer"]),
+    ] {
+        let archive = dir.join(name);
+        fs::write(&archive, &bytes).unwrap();
+        let folder = dir.join(format!("{name}.d"));
+        ok(&[&["unpack", s(&archive), "-o", s(&folder)][..], options].concat());
+        assert!(folder.join("BROKEN.packed").exists());
+        let same = dir.join(format!("same-{name}"));
+        ok(&["pack", s(&folder), "-o", s(&same)]);
+        assert_eq!(fs::read(&same).unwrap(), bytes, "{name}");
+        let manifest = folder.join("ngi.toml");
+        let text = fs::read_to_string(&manifest).unwrap();
+        assert!(text.contains("data_end = 103\n"), "{text}");
+        let lowered = text.replace("data_end = 103\n", "data_end = 100\n");
+        fs::write(&manifest, lowered).unwrap();
+        let out = dir.join(format!("out-{name}"));
+        let err = fails(&["pack", s(&folder), "-o", s(&out)]);
+        assert!(
+            err.contains("packed: its 3 bytes would lie at 100, past the data region written"),
+            "{name}: {err}"
+        );
+        assert!(!out.exists());
+    }
 }
 
 /// `rm` drops the bytes of no entry's after the payload it removes, as `pack` does after a
@@ -2559,7 +2564,7 @@ fn rm_says_which_gap_it_does_not_keep() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.contains(
-            "gap 1 (8 bytes at 40) not kept: it lay after a payload that was changed or removed"
+            "a gap (8 bytes at 40) not kept: it lay after a payload that was changed or removed"
         ),
         "{err}"
     );
@@ -2618,6 +2623,50 @@ fn as_stored_entries_moved_get_a_rebuilt_table() {
         err.contains("index: only an entry of the archive unpacked"),
         "{err}"
     );
+
+    // An empty entry removed leaves no bytes to take out, so the editor saw no removal:
+    // X, E (empty), x, Z, with the tie X/x the other way in the table.
+    let mut writer = Writer::new();
+    for name in [&b"X"[..], b"E", b"x", b"Z"] {
+        let payload: &[u8] = if name == b"E" { b"" } else { name };
+        let entry = NewEntry {
+            name,
+            ..NewEntry::default()
+        };
+        writer.add(entry, payload).unwrap();
+    }
+    let mut bytes = writer.finish();
+    let directory = bytes.len() - 4 * 64;
+    let slot = |i: usize| directory + i * 64 + 60;
+    assert_eq!(
+        bytes[slot(1)..slot(1) + 4],
+        0u32.to_le_bytes(),
+        "slots E, X, x, Z"
+    );
+    bytes[slot(1)..slot(1) + 4].copy_from_slice(&2u32.to_le_bytes());
+    bytes[slot(2)..slot(2) + 4].copy_from_slice(&0u32.to_le_bytes());
+    let archive = dir.join("empty.nres");
+    fs::write(&archive, &bytes).unwrap();
+    let folder = dir.join("empty.d");
+    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    let manifest = folder.join("ngi.toml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("lookup = \"as-stored\""), "{text}");
+    let (head, blocks) = text.split_once("\n[[entry]]").unwrap();
+    let mut blocks: Vec<&str> = blocks.split("\n[[entry]]").collect();
+    assert!(blocks[1].contains("name = \"E\""), "{}", blocks[1]);
+    blocks.remove(1);
+    fs::write(
+        &manifest,
+        format!("{head}\n[[entry]]{}", blocks.join("\n[[entry]]")),
+    )
+    .unwrap();
+    let out = dir.join("removed.nres");
+    let o = ok(&["pack", s(&folder), "-o", s(&out)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("lookup table rebuilt, "), "{err}");
+    let o = ngi(&["verify", s(&out)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 /// `unpack --force` stopped by SIGTERM once every file is written, as the replacements

@@ -169,7 +169,7 @@ impl Archive {
                 if !metadata.is_file() {
                     return Err(io::Error::new(
                         io::ErrorKind::InvalidInput,
-                        format!("{}: not a regular file", path.display()),
+                        format!("{path:?}: not a regular file"),
                     ));
                 }
                 let catalog = ngi_core::io::open_at(&file, options)?;

@@ -34,14 +34,8 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
     // An existing output of `repack -o`, locked until it is replaced.
     let mut held_output = None;
     let mut editor = AnyEditor::open(archive, path)?;
-    // Bytes of no entry's after a payload removed (or re-keyed by a rename) go with it,
-    // as in `pack`, which says so; so is it said here (`repack` drops every gap).
-    let gaps = match edit {
-        Edit::Rm { .. } | Edit::Rename { .. } => {
-            super::unpack::archive_gaps(archive, &editor).map_err(|e| Failure::about(&shown, e))?
-        }
-        _ => Vec::new(),
-    };
+    // The gaps a removal does not keep.
+    let mut gaps = Vec::new();
     // The save's source: the archive, and the files `add` copies NRes payloads from.
     let mut source = Joined::new(archive.file()).map_err(|e| Failure::about(&shown, e))?;
     let bad = |message: String| Failure::Bad(format!("{shown}: {message}"));
@@ -83,6 +77,10 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
             }
             indices.sort_unstable();
             indices.dedup();
+            // Bytes of no entry's right after a payload removed go with it, as in `pack`,
+            // which says so; so is it said here.
+            gaps = super::unpack::gaps_after(archive, &editor, &indices)
+                .map_err(|e| Failure::about(&shown, e))?;
             editor.retain(|index| indices.binary_search(&index).is_err());
             format!("{} removed", count(indices.len()))
         }
@@ -139,7 +137,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
     let plan = editor.plan().map_err(bad)?;
     save_plan(&plan, &source, &target)?;
     drop(held_output);
-    super::pack::note_gaps_dropped(&shown.to_string(), &gaps, &plan);
+    super::pack::note_gaps_dropped(&shown.to_string(), &gaps, &plan, |_| "a gap".into());
     done(format_args!(
         "{}: {what}; {} (was {before}), {} bytes",
         target.shown(),

@@ -334,10 +334,17 @@ pub(super) fn create<'a>(
     let replace = force && check_target(folder, file, force)?;
     Replacing::create(folder, file.as_ref(), replace).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
-            // What is there says why (a folder, a read-only file, the archive).
+            // What is there says why (a folder, a read-only file, the archive); under
+            // `--force`, a file that appeared after the look is not replaced either.
             check_target(folder, file, force)
                 .err()
-                .unwrap_or_else(already_exists)
+                .unwrap_or_else(|| match force {
+                    true => std::io::Error::new(
+                        std::io::ErrorKind::AlreadyExists,
+                        "appeared as it was being made; not replaced",
+                    ),
+                    false => already_exists(),
+                })
         } else {
             e
         }

@@ -155,7 +155,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
         .count();
     let added = planned.iter().filter(|p| p.original.is_none()).count();
     note_method_changes(&at, &planned);
-    note_gaps_dropped(&at, &gap_ranges, &plan);
+    note_gaps_dropped(&at, &gap_ranges, &plan, |i| format!("gap {i}"));
     if !canonical && rebuilt.get() > 0 {
         // Its values are entry indices, which adding, removing or reordering entries
         // moves: the editor rebuilds the table then, whatever the manifest says.
@@ -205,6 +205,7 @@ pub(super) fn note_gaps_dropped(
     manifest: &str,
     gaps: &[(u64, u64)],
     plan: &ngi_core::edit::Plan<'_>,
+    gap_name: impl Fn(usize) -> String,
 ) {
     if gaps.is_empty() {
         return;
@@ -231,8 +232,9 @@ pub(super) fn note_gaps_dropped(
         let kept = merged.get(at).is_some_and(|&(s, e)| s <= start && end <= e);
         if !kept {
             crate::report::say(format_args!(
-                "{manifest}: gap {i} ({} bytes at {start}) not kept: it lay after a payload \
-                 that was changed or removed, and the bytes after such a payload are not kept",
+                "{manifest}: {} ({} bytes at {start}) not kept: it lay after a payload that \
+                 was changed or removed, and the bytes after such a payload are not kept",
+                gap_name(i),
                 end - start
             ));
         }
@@ -1197,15 +1199,26 @@ fn pack_rsli(
                 who: entry_label(pos, &p.name),
             });
         } else if let Some(kept) = &p.packed {
-            // Bytes the archive unpacked held (its file ends at or before the entry's
-            // start leave it none) where the file written ends: `data_end` was lowered.
+            // Kept bytes past the data region: only the trailer lies there, so they must
+            // be its bytes (an entry that points into it), or `data_end` was lowered
+            // past them and they would be lost.
             let start = u64::from(p.original.unwrap_or_default().0) + shift;
             let have = std::fs::metadata(kept).map_or(0, |m| m.len());
-            if have > 0 && start >= file_len {
-                return Err(at(format!(
-                    "packed: its {have} bytes would lie at {start}, past the end of the file \
-                     written ({file_len} bytes: is data_end as unpack wrote it?)"
-                )));
+            if have > 0 && start >= region.end {
+                let from = usize::try_from(start - region.end).unwrap_or(usize::MAX);
+                let there = trailer.get(from..).unwrap_or_default();
+                let same = have <= there.len() as u64 && {
+                    let plain = read_file(kept).map_err(at)?;
+                    there.starts_with(&keyed(&editor, index, p.key, plain))
+                };
+                if !same {
+                    return Err(at(format!(
+                        "packed: its {have} bytes would lie at {start}, past the data region \
+                         written (data_end {}), where they are not: is data_end as unpack \
+                         wrote it?",
+                        region.end
+                    )));
+                }
             }
         }
     }
@@ -1216,15 +1229,18 @@ fn pack_rsli(
     Ok((Built::Rsli(editor), Virtual::new(spans, region.end)?))
 }
 
-/// Whether the entries of the archive unpacked are listed in another order than theirs
-/// there, by their `index` (unknown, and taken as not moved, where one has none).
+/// Whether the entries of the archive unpacked are not all listed, each once and in their
+/// order there, by their `index`: one moved or removed gives the others new indices.
+/// (Unknown, and taken as not moved, where one has no `index`.) The editor rebuilds the
+/// table for most removals itself, but not for one that leaves no bytes to take out (an
+/// empty entry, one whose payload another shares).
 fn moved(planned: &[Planned]) -> bool {
     let indices: Option<Vec<u32>> = planned
         .iter()
         .filter(|p| p.original.is_some())
         .map(|p| p.index)
         .collect();
-    indices.is_some_and(|indices| indices.windows(2).any(|pair| pair[0] >= pair[1]))
+    indices.is_some_and(|indices| !indices.iter().copied().eq(0..indices.len() as u32))
 }
 
 /// Where each listed entry sits in the editor while `pack` fills it: the originals keep

@@ -72,7 +72,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
     let outcome = unpack_entries(source, archive, &layout, &output, &mut written)
         .map_err(|(index, message)| bad(entry_failure(archive, index, &message)))
         .and_then(|Unpacked { records, mut payloads }| {
-            let gaps = gaps(archive, &layout.region, &mut payloads, layout.is_nres)
+            let gaps = gaps(archive, &layout.region, &mut payloads, layout.is_nres, |_| true)
                 .map_err(|e| bad(e.to_string()))?;
             let gaps_file = (!gaps.is_empty()).then(|| GAPS_NAME.to_string());
             if let Some(file) = &gaps_file {
@@ -137,20 +137,37 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
     Ok(())
 }
 
-/// The gaps of `archive` (as `unpack` lists them in its manifest): the runs of its data
-/// region outside every payload, but for the zero padding after an NRes payload.
-pub(super) fn archive_gaps(
+/// The gaps of `archive` (as `unpack` lists them in its manifest: the runs of its data
+/// region outside every payload, but for the zero padding after an NRes payload) that
+/// come right after the payload of one of the entries `after` (sorted).
+pub(super) fn gaps_after(
     archive: &ArchiveFile,
     editor: &AnyEditor,
+    after: &[usize],
 ) -> std::io::Result<Vec<(u64, u64)>> {
     let layout = Layout::of(archive, editor);
-    let mut payloads: Vec<(u64, u64)> = (archive.catalog.entries().iter())
-        .filter_map(|entry| {
-            let (_, (start, len)) = record_of(entry, layout.overlay);
-            layout.inside(start, len)
-        })
-        .collect();
-    let gaps = gaps(archive, &layout.region, &mut payloads, layout.is_nres)?;
+    let entries = archive.catalog.entries().iter().enumerate();
+    let mut payloads = Vec::new();
+    let mut ends = Vec::new();
+    for (index, entry) in entries {
+        let (_, (start, len)) = record_of(entry, layout.overlay);
+        let Some(payload) = layout.inside(start, len) else {
+            continue;
+        };
+        payloads.push(payload);
+        if after.binary_search(&index).is_ok() {
+            ends.push(payload.1);
+        }
+    }
+    ends.sort_unstable();
+    let after_one = |start: u64| ends.binary_search(&start).is_ok();
+    let gaps = gaps(
+        archive,
+        &layout.region,
+        &mut payloads,
+        layout.is_nres,
+        after_one,
+    )?;
     Ok(gaps.iter().map(|g| (g.offset, g.offset + g.len)).collect())
 }
 
@@ -696,12 +713,14 @@ impl ArchiveBytes<'_> {
 }
 
 /// The runs of the data region outside every payload, but for the zero padding to a
-/// multiple of 8 right after an NRes payload (implied).
+/// multiple of 8 right after an NRes payload (implied), of those that start where `wanted`
+/// says (the padding is read only for them).
 fn gaps(
     archive: &ArchiveFile,
     region: &std::ops::Range<u64>,
     payloads: &mut [(u64, u64)],
     is_nres: bool,
+    wanted: impl Fn(u64) -> bool,
 ) -> std::io::Result<Vec<Gap>> {
     payloads.sort_unstable();
     let ends: Vec<u64> = {
@@ -721,7 +740,7 @@ fn gaps(
         uncovered.push((pos, region.end));
     }
     let mut gaps = Vec::new();
-    for (a, b) in uncovered {
+    for (a, b) in uncovered.into_iter().filter(|&(a, _)| wanted(a)) {
         let mut from = a;
         if is_nres && a > region.start && ends.binary_search(&a).is_ok() {
             let pad_end = a.next_multiple_of(ALIGN).min(b);

@@ -483,8 +483,8 @@ enum Reach {
     Search,
     /// It does not (the lookup would be linear, or the engine's search unreliable, and
     /// looking each name up could take O(n²)): of entries the engine takes as having one
-    /// name, a lookup gives one only. Each entry after the first of its name, to that
-    /// first one.
+    /// name, a lookup gives one only, not always the first (a broken table's search may
+    /// land on any). Each entry after the first of its name, to that first one.
     Scan(HashMap<usize, usize>),
 }
 
@@ -550,9 +550,9 @@ fn entry(
     if let Reach::Scan(earlier) = reach {
         if let Some(&first) = earlier.get(&index) {
             findings.note(format_args!(
-                "entry {index} (\"{name}\") may not be found by its name: entry {first} has \
-                 the name too (as the engine compares names), and a lookup gives one of them \
-                 only (--index {index} reaches it)"
+                "entry {index} (\"{name}\") has the name of entry {first} (as the engine \
+                 compares names): a lookup by it gives one of them only, which one the table \
+                 decides (--index reaches each)"
             ));
         }
         return;
