@@ -11,8 +11,7 @@ use ngi_core::io::ReadAt;
 use ngi_core::{nres, rsli};
 
 use crate::open::{ArchiveFile, after_entry};
-use crate::report::Failure;
-use crate::report::ShowPath;
+use crate::report::{Failure, ShowPath};
 
 /// The core's editor of the archive's format.
 pub enum AnyEditor {

@@ -13,8 +13,7 @@ use ngi_core::io::{OpenError, RangeReader, ReadAt, StreamDecoder};
 use ngi_core::limits::{Budget, LimitError, Limits};
 use ngi_core::{Method, OpenOptions};
 
-use crate::report::Failure;
-use crate::report::ShowPath;
+use crate::report::{Failure, ShowPath};
 
 /// Decoded bytes are streamed through a buffer of this size, whatever the entry declares.
 /// 256 KiB rather than 64: fewer writes, and a Deflate window refreshed once per 256 KiB of

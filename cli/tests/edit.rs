@@ -2574,6 +2574,35 @@ fn rm_says_which_gap_it_does_not_keep() {
     assert!(written.windows(4).any(|w| w == b"GGGG"));
 }
 
+/// `bytes` unpacked to `dir/name.d` as-stored: the folder, its manifest and its text.
+fn unpacked_as_stored(dir: &Path, name: &str, bytes: &[u8]) -> (PathBuf, PathBuf, String) {
+    let archive = dir.join(name);
+    fs::write(&archive, bytes).unwrap();
+    let folder = dir.join(format!("{name}.d"));
+    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    let manifest = folder.join("ngi.toml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("lookup = \"as-stored\""), "{text}");
+    (folder, manifest, text)
+}
+
+/// The manifest `text` with its `[[entry]]` blocks changed by `edit`.
+fn with_entries(text: &str, edit: impl FnOnce(&mut Vec<&str>)) -> String {
+    let (head, blocks) = text.split_once("\n[[entry]]").unwrap();
+    let mut blocks: Vec<&str> = blocks.split("\n[[entry]]").collect();
+    edit(&mut blocks);
+    format!("{head}\n[[entry]]{}", blocks.join("\n[[entry]]"))
+}
+
+/// Packs `folder` to `out`, which must say the table was rebuilt and pass `verify`.
+fn packs_with_the_table_rebuilt(folder: &Path, out: &Path) {
+    let o = ok(&["pack", s(folder), "-o", s(out)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("lookup table rebuilt, "), "{err}");
+    let o = ngi(&["verify", s(out)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 /// Entries listed in another order than they stood in, with `lookup = "as-stored"`: the
 /// stored values are entry indices, so the table is rebuilt and that is said. It was
 /// written as given, a table the engine's binary search misses names in. `unpack` writes
@@ -2590,30 +2619,17 @@ fn as_stored_entries_moved_get_a_rebuilt_table() {
     let six_value: [u8; 4] = bytes[six..six + 4].try_into().unwrap();
     bytes.copy_within(seven..seven + 4, six);
     bytes[seven..seven + 4].copy_from_slice(&six_value);
-    let archive = dir.join("tie.nres");
-    fs::write(&archive, &bytes).unwrap();
-    let folder = dir.join("tie.d");
-    ok(&["unpack", s(&archive), "-o", s(&folder)]);
-    let manifest = folder.join("ngi.toml");
-    let text = fs::read_to_string(&manifest).unwrap();
-    assert!(text.contains("lookup = \"as-stored\""), "{text}");
+    let (folder, manifest, text) = unpacked_as_stored(&dir, "tie.nres", &bytes);
     assert_eq!(text.matches("\nindex = ").count(), 8, "{text}");
     // Unchanged, it packs back byte for byte.
     let same = dir.join("same.nres");
     ok(&["pack", s(&folder), "-o", s(&same)]);
     assert_eq!(fs::read(&same).unwrap(), bytes);
     // The first two entries swapped.
-    let (head, blocks) = text.split_once("\n[[entry]]").unwrap();
-    let mut blocks: Vec<&str> = blocks.split("\n[[entry]]").collect();
-    blocks.swap(0, 1);
-    let moved = format!("{head}\n[[entry]]{}", blocks.join("\n[[entry]]"));
+    let moved = with_entries(&text, |blocks| blocks.swap(0, 1));
     fs::write(&manifest, &moved).unwrap();
     let out = dir.join("moved.nres");
-    let o = ok(&["pack", s(&folder), "-o", s(&out)]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("lookup table rebuilt, "), "{err}");
-    let o = ngi(&["verify", s(&out)]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    packs_with_the_table_rebuilt(&folder, &out);
     // A new entry has no index to give.
     fs::write(folder.join("new.bin"), "new").unwrap();
     let added = format!("{moved}\n[[entry]]\nfile = \"new.bin\"\nname = \"new.bin\"\nindex = 8\n");
@@ -2636,37 +2652,18 @@ fn as_stored_entries_moved_get_a_rebuilt_table() {
         writer.add(entry, payload).unwrap();
     }
     let mut bytes = writer.finish();
-    let directory = bytes.len() - 4 * 64;
-    let slot = |i: usize| directory + i * 64 + 60;
-    assert_eq!(
-        bytes[slot(1)..slot(1) + 4],
-        0u32.to_le_bytes(),
-        "slots E, X, x, Z"
-    );
-    bytes[slot(1)..slot(1) + 4].copy_from_slice(&2u32.to_le_bytes());
-    bytes[slot(2)..slot(2) + 4].copy_from_slice(&0u32.to_le_bytes());
-    let archive = dir.join("empty.nres");
-    fs::write(&archive, &bytes).unwrap();
-    let folder = dir.join("empty.d");
-    ok(&["unpack", s(&archive), "-o", s(&folder)]);
-    let manifest = folder.join("ngi.toml");
-    let text = fs::read_to_string(&manifest).unwrap();
-    assert!(text.contains("lookup = \"as-stored\""), "{text}");
-    let (head, blocks) = text.split_once("\n[[entry]]").unwrap();
-    let mut blocks: Vec<&str> = blocks.split("\n[[entry]]").collect();
-    assert!(blocks[1].contains("name = \"E\""), "{}", blocks[1]);
-    blocks.remove(1);
-    fs::write(
-        &manifest,
-        format!("{head}\n[[entry]]{}", blocks.join("\n[[entry]]")),
-    )
-    .unwrap();
-    let out = dir.join("removed.nres");
-    let o = ok(&["pack", s(&folder), "-o", s(&out)]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("lookup table rebuilt, "), "{err}");
-    let o = ngi(&["verify", s(&out)]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let slot = |i: usize| bytes.len() - 4 * 64 + i * 64 + 60;
+    let (one, two) = (slot(1), slot(2));
+    assert_eq!(bytes[one..one + 4], 0u32.to_le_bytes(), "slots E, X, x, Z");
+    bytes[one..one + 4].copy_from_slice(&2u32.to_le_bytes());
+    bytes[two..two + 4].copy_from_slice(&0u32.to_le_bytes());
+    let (folder, manifest, text) = unpacked_as_stored(&dir, "empty.nres", &bytes);
+    let removed = with_entries(&text, |blocks| {
+        assert!(blocks[1].contains("name = \"E\""), "{}", blocks[1]);
+        blocks.remove(1);
+    });
+    fs::write(&manifest, removed).unwrap();
+    packs_with_the_table_rebuilt(&folder, &dir.join("removed.nres"));
 }
 
 /// `unpack --force` stopped by SIGTERM once every file is written, as the replacements

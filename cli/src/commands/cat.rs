@@ -11,8 +11,7 @@ use ngi_core::limits::Budget;
 use crate::args::Options;
 use crate::names;
 use crate::open::{ArchiveFile, EntryError, after_entry};
-use crate::report::ShowPath;
-use crate::report::{Failure, output_failed};
+use crate::report::{Failure, ShowPath, output_failed};
 use crate::write_behind::write_behind;
 
 pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {

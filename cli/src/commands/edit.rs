@@ -15,8 +15,7 @@ use crate::folder::{Folder, Kind};
 use crate::joined::Joined;
 use crate::names;
 use crate::open::ArchiveFile;
-use crate::report::ShowPath;
-use crate::report::{Failure, done};
+use crate::report::{Failure, ShowPath, done};
 
 pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Failure> {
     let path = &source.archive;

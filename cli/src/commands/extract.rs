@@ -36,8 +36,7 @@ use crate::jobs;
 use crate::names;
 use crate::open::{ArchiveFile, EntryError, after_entry};
 use crate::open_files::OpenFiles;
-use crate::report::ShowPath;
-use crate::report::{Failure, progress_bar, say, say_over};
+use crate::report::{Failure, ShowPath, progress_bar, say, say_over};
 use crate::save::{self, Replacing, Stoppable};
 
 pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {

@@ -14,8 +14,7 @@ mod verify;
 
 use crate::args::{Command, Edit, Options, Source};
 use crate::open::ArchiveFile;
-use crate::report::Failure;
-use crate::report::ShowPath;
+use crate::report::{Failure, ShowPath};
 
 pub fn run(options: &Options) -> Result<(), Failure> {
     let archive = ArchiveFile::open(

@@ -32,8 +32,7 @@ use crate::args::method_by_name;
 use crate::editing::{hold_output, save_plan_checked, with_entry_name};
 use crate::manifest::{EntryRecord, FILE_NAME, Gap, Manifest, VERSION, from_hex};
 use crate::names;
-use crate::report::ShowPath;
-use crate::report::{Failure, done};
+use crate::report::{Failure, ShowPath, done};
 
 /// NRes payloads start on multiples of this.
 const ALIGN: u64 = 8;

@@ -28,8 +28,7 @@ use crate::folder::Folder;
 use crate::manifest::{self, EntryRecord, FILE_NAME, GAPS_NAME, Gap, Manifest, hex};
 use crate::names;
 use crate::open::{ArchiveFile, EntryError, after_entry};
-use crate::report::ShowPath;
-use crate::report::{Failure, done, progress_bar, say_over};
+use crate::report::{Failure, ShowPath, done, progress_bar, say_over};
 use crate::save::{Replacing, prepare_atomic_in};
 
 /// NRes payloads start on multiples of this; zero padding up to it is implied.

@@ -24,8 +24,7 @@ use crate::args::Options;
 use crate::jobs;
 use crate::names;
 use crate::open::{ArchiveFile, EntryError, after_entry};
-use crate::report::ShowPath;
-use crate::report::{Failure, output_failed, printable, progress_bar, say, say_over};
+use crate::report::{Failure, ShowPath, output_failed, printable, progress_bar, say, say_over};
 
 /// Counts what it is given and keeps none of it.
 struct Sink;

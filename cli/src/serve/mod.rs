@@ -41,8 +41,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::args::Serve;
-use crate::report::Failure;
-use crate::report::ShowPath;
+use crate::report::{Failure, ShowPath};
 
 /// Index walks and listing sorts at once.
 const BULK_AT_ONCE: usize = 2;
