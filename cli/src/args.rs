@@ -32,10 +32,12 @@ use ngi_core::limits::Limits;
 
 /// The notes at the end of `ngi --help`.
 const NOTES: &str = "\
-N is a whole number with an optional binary suffix K, M, G or T (1K = 1024), or 'none'
-for no limit. --max-entry-size and --max-total bound what cat, extract, verify and
-unpack decode (an entry counts its decoded size, or the packed bytes it reads when
-more); --max-entries refuses a larger archive at open, by every command that opens one.
+In --max-entry-size, --max-total, --max-entries and --buffer-up-to, N is a whole number
+with an optional binary suffix K, M, G or T (1K = 1024), or 'none' for no limit.
+--max-entry-size and --max-total bound what cat, extract, verify and unpack decode: an
+entry's decoded size, and the run's total (where an entry counts its decoded size, or
+the packed bytes it reads when more); --max-entries refuses a larger archive at open, by
+every command that opens one, and add past it.
 Options may stand anywhere after the command; '--' ends them.
 
 The format is detected from the magic: \"NRes\" or \"NL\".
@@ -290,12 +292,13 @@ pub enum CliCommand {
         /// a 500); larger ones stream
         #[arg(long, value_name = "N", value_parser = size, default_value = "1M")]
         buffer_up_to: u64,
-        /// Most entry and listing bodies being sent at once; beyond it, 503 with
-        /// Retry-After
-        #[arg(long, value_name = "N", default_value_t = 256)]
+        /// Most entry and listing bodies being sent at once (1 to 16777216); beyond it,
+        /// 503 with Retry-After
+        #[arg(long, value_name = "N", default_value_t = 256, value_parser = permits)]
         max_streams: usize,
-        /// Most open connections; beyond it, new ones wait in the listen queue
-        #[arg(long, value_name = "N", default_value_t = 1024)]
+        /// Most open connections (1 to 16777216); beyond it, new ones wait in the listen
+        /// queue
+        #[arg(long, value_name = "N", default_value_t = 1024, value_parser = permits)]
         max_connections: usize,
         /// Seconds a request may take until its response starts (then 503), and a client
         /// may take to send its request headers (a kept-alive connection waiting for its
@@ -355,10 +358,12 @@ pub struct ArchiveFlags {
 /// take these options and do nothing with them.
 #[derive(Debug, Default, clap::Args)]
 pub struct DecodeFlags {
-    /// Largest decoded entry (default 256M); a larger one fails alone
+    /// Largest decoded entry (default 256M); a larger one fails alone (but an NRes one in
+    /// unpack, which fails whole)
     #[arg(long, value_name = "N", value_parser = size)]
     max_entry_size: Option<u64>,
-    /// Most bytes decoded (or read, where more) in one run (default 4G); extract stops there
+    /// Most bytes decoded (or read, where more) in one run (default 4G); extract stops
+    /// there, verify stops decoding, unpack fails
     #[arg(long, value_name = "N", value_parser = size)]
     max_total: Option<u64>,
 }
@@ -438,7 +443,7 @@ pub enum Edit {
 pub enum Selected {
     Name(OsString),
     Index(usize),
-    /// The command line asks for both or neither: the usage error to report.
+    /// The command line asks for both or neither: the usage error [`parse`] reports.
     Misused(&'static str),
 }
 
@@ -490,7 +495,11 @@ pub enum Invocation {
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, String> {
     let words = std::iter::once(OsString::from("ngi")).chain(args);
     match Cli::try_parse_from(words) {
-        Ok(cli) => Ok(Invocation::Run(cli.command.into_action())),
+        Ok(cli) => {
+            let action = cli.command.into_action();
+            refuse_misused(&action)?;
+            Ok(Invocation::Run(action))
+        }
         Err(e) => match e.kind() {
             ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
                 let mut text = e.render().to_string();
@@ -672,6 +681,39 @@ impl CliCommand {
     }
 }
 
+/// The usage errors clap cannot see, refused before any archive is opened (after, they
+/// were exit 1 or 2 by what the archive was, or whether it existed).
+fn refuse_misused(action: &Action) -> Result<(), String> {
+    match action {
+        Action::Edit(
+            _,
+            Edit::Rename {
+                old: Selected::Misused(why),
+                ..
+            },
+        ) => Err((*why).into()),
+        Action::Edit(
+            _,
+            Edit::Add {
+                name: Some(_),
+                files,
+                ..
+            },
+        ) if files.len() != 1 => Err("--name needs exactly one FILE".into()),
+        _ => Ok(()),
+    }
+}
+
+/// A count of `serve`'s permits: 0 would serve nothing, and tokio's semaphores hold at
+/// most `usize::MAX >> 3` (quietly raising 0 to 1 surprised).
+fn permits(text: &str) -> Result<usize, String> {
+    const MAX: usize = 1 << 24;
+    match text.parse::<usize>() {
+        Ok(n) if (1..=MAX).contains(&n) => Ok(n),
+        _ => Err(format!("takes a whole number from 1 to {MAX}")),
+    }
+}
+
 /// `rename`'s edit: OLD NEW, or NEW alone with `--index`.
 fn rename(index: Option<usize>, mut names: Vec<OsString>) -> Edit {
     let new = names.pop().unwrap_or_default();
@@ -713,9 +755,8 @@ impl Serve {
             media_trailer: f.media_trailer,
             limits,
             buffer_up_to: f.buffer_up_to,
-            // tokio's semaphores hold at most usize::MAX >> 3 permits.
-            max_streams: f.max_streams.clamp(1, 1 << 24),
-            max_connections: f.max_connections.clamp(1, 1 << 24),
+            max_streams: f.max_streams,
+            max_connections: f.max_connections,
             request_timeout: f.request_timeout,
             idle_timeout: f.idle_timeout,
             cache_idle: f.cache_idle,
@@ -923,6 +964,29 @@ mod tests {
         assert_eq!(e, "unrecognized subcommand '\x1b]0;x\x07'");
     }
 
+    /// Usage errors of `rename` and `add` are found before an archive is opened: they
+    /// were exit 1 where the archive was missing or refused, 2 elsewhere.
+    #[test]
+    fn rename_and_add_misuse_is_refused_when_parsed() {
+        for (words, why) in [
+            (
+                &["rename", "A", "NEW"][..],
+                "rename needs OLD NEW, or --index N NEW",
+            ),
+            (
+                &["rename", "A", "--index", "0", "OLD", "NEW"],
+                "--index takes the place of OLD",
+            ),
+            (
+                &["add", "A", "f1", "f2", "--name", "X"],
+                "--name needs exactly one FILE",
+            ),
+        ] {
+            let parsed = parse(words.iter().map(OsString::from));
+            assert_eq!(parsed.err().as_deref(), Some(why), "{words:?}");
+        }
+    }
+
     #[test]
     fn options_may_follow_the_command_anywhere() {
         let o = run(&["cat", "--raw", "--index", "0", "FILE"]).unwrap();
@@ -1028,13 +1092,13 @@ mod tests {
             "--idle-timeout",
             "0.5",
             "--max-streams",
-            "0",
+            "16777216",
         ])
         .unwrap();
         assert_eq!(s.listen.port(), 0);
         assert_eq!(s.limits.max_entry_size, 2 << 20);
         assert_eq!(s.idle_timeout, std::time::Duration::from_millis(500));
-        assert_eq!(s.max_streams, 1, "at least one stream");
+        assert_eq!(s.max_streams, 1 << 24);
         for bad in [
             &["serve"][..],
             &["serve", "D", "--listen", "localhost"],
@@ -1043,6 +1107,10 @@ mod tests {
             &["serve", "D", "--request-timeout", "0"],
             &["serve", "D", "--idle-timeout", "0.0"],
             &["serve", "D", "--max-streams", "x"],
+            // Raised to 1 without a word, where `-j 0` is refused.
+            &["serve", "D", "--max-streams", "0"],
+            &["serve", "D", "--max-connections", "0"],
+            &["serve", "D", "--max-connections", "16777217"],
         ] {
             assert!(serve(bad).is_err(), "{bad:?}");
         }

@@ -401,6 +401,37 @@ fn verify_notes_a_shared_name_where_the_table_is_not_searchable() {
     }
 }
 
+/// The entries NAME and `--index` choose are extracted in entry order, whatever the order
+/// given: under `--max-total` which entries are written depended on it.
+#[test]
+fn extract_follows_entry_order_whatever_the_order_given() {
+    let dir = Scratch::new("cli-extract-order");
+    let rsli = sample("sample.rsli");
+    let mut seen = Vec::new();
+    for (i, chosen) in [
+        &["README.TXT", "LZSS.TXT"][..],
+        &["LZSS.TXT", "README.TXT"],
+        &["--index", "4", "--index", "0"],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = dir.join(format!("out{i}"));
+        let args = [&["extract", &rsli, "-o", out.to_str().unwrap()][..], chosen].concat();
+        let o = ngi(&[&args[..], &["--max-total", "240"]].concat());
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let mut files: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        files.sort();
+        let err = stderr(&o).replace(out.to_str().unwrap(), "OUT");
+        seen.push((files, err));
+    }
+    assert_eq!(seen[0].0, ["README.TXT"], "{seen:?}");
+    assert!(seen.iter().all(|s| *s == seen[0]), "{seen:?}");
+}
+
 #[test]
 fn extract_writes_files_and_never_overwrites() {
     let dir = Scratch::new("cli-extract");

@@ -2474,6 +2474,25 @@ fn as_stored_sort_index_is_kept_or_its_rebuild_said() {
     }
 }
 
+/// `add` does not write an archive its own command line would refuse to open: it went
+/// past `--max-entries` (the default's million too), exit 0.
+#[test]
+fn add_keeps_within_max_entries() {
+    let dir = Scratch::new("edit-add-limit");
+    let archive = dir.join("a.nres");
+    fs::write(&archive, samples::nres()).unwrap();
+    let file = dir.join("new.bin");
+    fs::write(&file, "new").unwrap();
+    let err = fails(&["add", s(&archive), s(&file), "--max-entries", "8"]);
+    assert!(
+        err.contains("1 entry would make it 9 entries, above the limit of 8 (--max-entries)"),
+        "{err}"
+    );
+    assert_eq!(fs::read(&archive).unwrap(), samples::nres());
+    ok(&["add", s(&archive), s(&file), "--max-entries", "9"]);
+    ok(&["list", s(&archive), "--max-entries", "9"]);
+}
+
 /// An RsLi entry kept as `FILE.packed` alone, past a `data_end` lowered in the manifest:
 /// `pack` wrote the archive without its bytes, exit 0; refused now, as an entry that
 /// `data_end` cuts partway is.

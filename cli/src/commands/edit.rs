@@ -19,6 +19,7 @@ use crate::report::{Failure, ShowPath, done};
 
 pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Failure> {
     let path = &source.archive;
+    let limits = source.limits;
     let shown = path.shown();
     // Repack to another file leaves this one as it is (but `-o` may name this one).
     let elsewhere = match edit {
@@ -50,9 +51,6 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
             files,
         } => {
             let nres_fields = type_id.is_some() || attrs.iter().any(Option::is_some);
-            if name.is_some() && files.len() != 1 {
-                return Err(misused("--name needs exactly one FILE".into()));
-            }
             refuse_misused_add(&editor, method.is_some(), nres_fields).map_err(misused)?;
             let new = New {
                 name: name.as_ref(),
@@ -61,6 +59,15 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
                 attrs: *attrs,
             };
             add(&mut editor, &mut source, &new, files).map_err(bad)?;
+            // An archive this command line would refuse to open is not written.
+            let limit = limits.max_entries;
+            if editor.len() as u64 > u64::from(limit) {
+                return Err(bad(format!(
+                    "{} would make it {}, above the limit of {limit} (--max-entries)",
+                    count(files.len()),
+                    count(editor.len())
+                )));
+            }
             format!("{} added", count(files.len()))
         }
         Edit::Rm {

@@ -131,39 +131,34 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The entries to extract: those NAME and `--index` choose, in that order, each once; all
-/// when neither is given.
+/// The entries to extract: those NAME and `--index` choose, each once, in entry order
+/// whatever the order given (the limits' total and the lines follow it, README; and of
+/// two entries with one file name the later in the archive gets the `~INDEX`: `--index 6
+/// --index 1` gave it to entry 1); all when neither is given.
 fn selection(options: &Options, archive: &ArchiveFile) -> Result<Vec<usize>, Failure> {
     if options.names.is_empty() && options.indices.is_empty() {
         return Ok((0..archive.len()).collect());
     }
-    let mut seen = HashSet::new();
-    let mut chosen = Vec::new();
+    let mut chosen = Vec::with_capacity(options.names.len() + options.indices.len());
     for name in &options.names {
-        let index = super::select(options, archive, Some(name))?;
-        if seen.insert(index) {
-            chosen.push(index);
-        }
+        chosen.push(super::select(options, archive, Some(name))?);
     }
     for &index in &options.indices {
         let index = super::entry_at(archive, index)
             .map_err(|m| Failure::Bad(format!("{}: {m}", options.archive.shown())))?;
-        if seen.insert(index) {
-            chosen.push(index);
-        }
+        chosen.push(index);
     }
+    chosen.sort_unstable();
+    chosen.dedup();
     Ok(chosen)
 }
 
-/// The file name of each entry of `indices`, worked out in entry order whatever the
-/// order they were chosen in: of two entries with one name, the later in the archive gets
-/// the `~INDEX` (`--index 6 --index 1` gave it to entry 1).
+/// The file name of each entry of `indices` (in entry order, [`selection`]'s).
 fn file_names(archive: &ArchiveFile, indices: &[usize]) -> HashMap<usize, String> {
-    let mut in_order = indices.to_vec();
-    in_order.sort_unstable();
     let mut taken: HashSet<String> = HashSet::new();
-    in_order
-        .into_iter()
+    indices
+        .iter()
+        .copied()
         .filter_map(|index| {
             let entry = archive.entry(index)?;
             let file = unique_file_name(&mut taken, &names::file_name(entry.name()), index);
