@@ -422,3 +422,34 @@ async fn read_whole_holds_no_more_than_the_entry() {
         }
     }
 }
+
+/// Output the codec holds (the rest of a match, a stream of size 0) is given while the
+/// source waits: over a connection that stays open, LZSS and LZHUF kept an entry's last
+/// byte until the peer sent more or closed, and a stream of size 0 never ended.
+#[tokio::test]
+async fn decode_reader_gives_what_it_holds_while_its_source_waits() {
+    use tokio::io::AsyncWriteExt;
+    let mut rng = Rng::new(0x0FE3);
+    for s in streams(usize::MAX) {
+        for read_len in [4096, 1 + rng.below(70_000)] {
+            let (mut peer, ours) = tokio::io::duplex(s.packed.len() + 64);
+            peer.write_all(&s.packed).await.unwrap();
+            let size = s.plain.len() as u64;
+            let mut r = DecodeReader::new(tokio::io::BufReader::new(ours), s.method, size, s.key);
+            let (mut out, mut buf) = (Vec::new(), vec![0u8; read_len]);
+            loop {
+                let wait = std::time::Duration::from_secs(10);
+                let read = tokio::time::timeout(wait, r.read(&mut buf)).await;
+                let n = read
+                    .unwrap_or_else(|_| panic!("{} ({read_len}): waits at {}", s.name, out.len()))
+                    .unwrap();
+                if n == 0 {
+                    break;
+                }
+                out.extend_from_slice(&buf[..n]);
+            }
+            assert!(out == s.plain, "{} ({read_len})", s.name);
+            drop(peer);
+        }
+    }
+}

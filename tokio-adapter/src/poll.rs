@@ -334,7 +334,21 @@ impl Engine {
         let room = out.len().min(POLL_OUTPUT);
         let out = &mut out[..room];
         for _ in 0..POLL_CALLS {
-            let bytes = match ready!(input.poll_input(cx)) {
+            let polled = input.poll_input(cx);
+            if polled.is_pending() && self.core.may_go_on_without_input() {
+                // Output the codec holds needs room, not input (the rest of a match, a
+                // stream of size 0): a source that stays open without sending (a socket
+                // whose peer waits for an answer) kept a stream's last bytes in.
+                let progress = match self.core.decode(&[], false, out) {
+                    Ok(progress) => progress,
+                    Err(e) => return Poll::Ready(Err(self.fail(Sticky::Stream(e)))),
+                };
+                if progress.produced > 0 || progress.status == Status::Done {
+                    coop.made_progress();
+                    return Poll::Ready(Ok(progress.produced));
+                }
+            }
+            let bytes = match ready!(polled) {
                 Ok(bytes) => bytes,
                 // The source's own "try again" is not the stream's fault, and not kept.
                 Err(e) if is_transient(&e) => return Poll::Ready(Err(e)),

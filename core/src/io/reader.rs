@@ -237,6 +237,13 @@ fn pump<R, S: Source<R>, D: Decoder>(
         // one codec call below, so that its bytes are consumed).
         return Ok(0);
     }
+    if core.may_go_on_without_input() {
+        // Before the source is asked, which may block until it has more to give.
+        let progress = core.decode(&[], false, out)?;
+        if progress.produced > 0 || progress.status == Status::Done {
+            return Ok(progress.produced);
+        }
+    }
     loop {
         let input = S::fill(inner).map_err(Fault::Source)?;
         let ended = input.is_empty();

@@ -49,6 +49,9 @@ pub struct StreamDecoder<D = Unpacker> {
     /// The codec has said `Done`: the stream is complete (for a stream of size 0 that
     /// takes one call, which may consume the bytes of an empty stream).
     done: bool,
+    /// No call yet, or the last stopped for want of room: the next may give output with
+    /// no input ([`may_go_on_without_input`](StreamDecoder::may_go_on_without_input)).
+    room_first: bool,
 }
 
 impl StreamDecoder {
@@ -73,6 +76,7 @@ impl<D> StreamDecoder<D> {
             consumed: 0,
             fault: None,
             done: false,
+            room_first: true,
         }
     }
 
@@ -127,6 +131,7 @@ impl<D> StreamDecoder<D> {
         };
         self.consumed = self.consumed.saturating_add(progress.consumed as u64);
         self.done = progress.status == Status::Done;
+        self.room_first = progress.status == Status::OutputFull;
         let idle = progress.consumed == 0 && progress.produced == 0;
         // The codecs report a stream that runs out themselves (`Truncated` once the input
         // has ended); one that neither goes on nor ends with input or the end at hand has
@@ -148,6 +153,15 @@ impl<D> StreamDecoder<D> {
     fn fail(&mut self, fault: StreamError) -> StreamError {
         self.fault = Some(fault);
         fault
+    }
+
+    /// Whether a call with no input may still give output or end the stream: before the
+    /// first call (a stream of size 0 ends with none), and after one that stopped for want
+    /// of room (the codec holds output, the rest of a match say). A reader makes that call
+    /// before it waits on its source: a source that stays open without sending (a socket
+    /// whose peer waits for an answer) would otherwise keep the stream's last bytes in.
+    pub fn may_go_on_without_input(&self) -> bool {
+        self.room_first && !self.done && self.fault.is_none()
     }
 
     /// Whether the stream is complete: every byte is out and the codec said so.
