@@ -744,7 +744,7 @@ struct ServeFlags {
 }
 
 impl Serve {
-    /// The settings: the limits' defaults filled in, the counts clamped.
+    /// The settings: the limits' defaults filled in.
     fn from_flags(f: ServeFlags) -> Serve {
         let mut limits = Limits::DEFAULT;
         limits.max_entry_size = f.max_entry_size.unwrap_or(limits.max_entry_size);
