@@ -7,6 +7,7 @@ use ngi_core::Method;
 use ngi_core::nres::{NewEntry, Writer};
 use ngi_core::rsli::Builder;
 
+use ngi_tests::hostile::{rentry, rsli_file};
 use ngi_tests::scratch::Scratch;
 
 fn samples() -> PathBuf {
@@ -348,28 +349,13 @@ fn verify_notes_a_shared_name_where_the_table_is_not_searchable() {
     let mut nres = std::fs::read(sample("sample.nres")).unwrap();
     let sort_index = nres.len() - 8 * 64 + 60;
     nres[sort_index..sort_index + 4].copy_from_slice(&99u32.to_le_bytes());
-    // RsLi: X, X, B, presorted (0xABBA) in an order not the engine's; seed 0 leaves the
-    // table as it is.
-    let mut rsli = b"NL\0\x01\x03\0".to_vec();
-    rsli.resize(32, 0);
-    rsli[14..16].copy_from_slice(&0xABBAu16.to_le_bytes());
-    let payloads: [(&[u8], u16, &[u8]); 3] =
-        [(b"X", 1, b"first"), (b"X", 0, b"2nd"), (b"B", 2, b"b")];
-    let mut offset = 32 + 3 * 32;
-    for (name, sort_index, payload) in payloads {
-        let mut row = [0u8; 32];
-        row[..name.len()].copy_from_slice(name);
-        row[18..20].copy_from_slice(&sort_index.to_le_bytes());
-        for field in [20, 28] {
-            row[field..field + 4].copy_from_slice(&(payload.len() as u32).to_le_bytes());
-        }
-        row[24..28].copy_from_slice(&(offset as u32).to_le_bytes());
-        offset += payload.len();
-        rsli.extend_from_slice(&row);
-    }
-    for (_, _, payload) in payloads {
-        rsli.extend_from_slice(payload);
-    }
+    // RsLi: X, X, B, presorted (0xABBA) in an order not the engine's.
+    let entries = [
+        rentry(b"X", 0, 1, 5, 128, 5),
+        rentry(b"X", 0, 0, 3, 133, 3),
+        rentry(b"B", 0, 2, 1, 136, 1),
+    ];
+    let rsli = rsli_file(0, true, &entries, b"first2ndb", None);
     for (file, bytes, status, note) in [
         (
             "linear.nres",

@@ -2500,24 +2500,13 @@ fn add_keeps_within_max_entries() {
 fn pack_refuses_kept_bytes_past_the_end_it_writes() {
     let dir = Scratch::new("edit-kept-past-end");
     // GOOD, stored, 4 bytes at 96; BROKEN, LZSS claiming 100 bytes from 3 at 100.
-    let mut bytes = b"NL\0\x01\x02\0".to_vec();
-    bytes.resize(32, 0);
-    for (name, flags, unpacked, offset, packed) in [
-        (&b"GOOD"[..], 0u16, 4u32, 96u32, 4u32),
-        (b"BROKEN", 0x40, 100, 100, 3),
-    ] {
-        let mut row = [0u8; 32];
-        row[..name.len()].copy_from_slice(name);
-        row[16..18].copy_from_slice(&flags.to_le_bytes());
-        row[20..24].copy_from_slice(&unpacked.to_le_bytes());
-        row[24..28].copy_from_slice(&offset.to_le_bytes());
-        row[28..32].copy_from_slice(&packed.to_le_bytes());
-        bytes.extend_from_slice(&row);
-    }
-    bytes.extend_from_slice(b"good\xffAB");
+    let entries = [
+        hostile::rentry(b"GOOD", 0, 0, 4, 96, 4),
+        hostile::rentry(b"BROKEN", 0x40, 0, 100, 100, 3),
+    ];
+    let bytes = hostile::rsli_file(0, false, &entries, b"good\xffAB", None);
     // And with a media trailer, which the lowered data_end puts where the bytes were.
-    let mut trailed = bytes.clone();
-    trailed.extend_from_slice(b"AO\0\0\0\0");
+    let trailed = hostile::rsli_file(0, false, &entries, b"good\xffAB", Some(0));
     for (name, bytes, options) in [
         ("f.rsli", bytes, &[][..]),
         ("t.rsli", trailed, &["--media-trailer"]),
@@ -2553,30 +2542,33 @@ fn rm_says_which_gap_it_does_not_keep() {
     // Payloads A, B, C of 8 bytes, each followed by a gap of 8 bytes (no padding: 8-aligned).
     let mut region = Vec::new();
     let mut directory = Vec::new();
-    for (i, (name, gap)) in [(b"A", b"GGGG"), (b"B", b"HHHH"), (b"C", b"\0\0\0\0")]
+    for (i, (name, gap)) in [(b'A', b"GGGG"), (b'B', b"HHHH"), (b'C', b"\0\0\0\0")]
         .into_iter()
         .enumerate()
     {
-        let offset = 16 + region.len() as u32;
-        region.extend_from_slice(&[name[0]; 8]);
+        let mut name_field = [0u8; 36];
+        name_field[0] = name;
+        let record = nres::Entry {
+            index: i as u32,
+            type_id: 1,
+            attr1: 0,
+            attr2: 0,
+            size: 8,
+            attr3: 0,
+            name_field: &name_field,
+            data_offset: 16 + region.len() as u32,
+            sort_index: i as u32,
+        };
+        directory.extend_from_slice(&record.to_bytes());
+        region.extend_from_slice(&[name; 8]);
         region.extend_from_slice(gap);
         region.extend_from_slice(&[0; 4]);
-        for field in [1, 0, 0, 8, 0] {
-            directory.extend_from_slice(&u32::to_le_bytes(field));
-        }
-        let mut name_field = [0u8; 36];
-        name_field[0] = name[0];
-        directory.extend_from_slice(&name_field);
-        directory.extend_from_slice(&offset.to_le_bytes());
-        directory.extend_from_slice(&(i as u32).to_le_bytes());
     }
-    let total = (16 + region.len() + directory.len()) as u32;
-    let mut bytes = b"NRes".to_vec();
-    for field in [0x100, 3, total] {
-        bytes.extend_from_slice(&u32::to_le_bytes(field));
-    }
-    bytes.extend_from_slice(&region);
-    bytes.extend_from_slice(&directory);
+    let header = nres::Header {
+        entry_count: 3,
+        total_size: (16 + region.len() + directory.len()) as u32,
+    };
+    let bytes = [&header.to_bytes()[..], &region, &directory].concat();
     let archive = dir.join("g.nres");
     fs::write(&archive, &bytes).unwrap();
     let o = ok(&["rm", s(&archive), "B"]);

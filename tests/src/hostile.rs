@@ -665,7 +665,7 @@ fn nres_cases(cases: &mut Vec<Case>) {
 // RsLi, by hand (SPEC 2).
 
 /// An entry as the table stores it (`sort_index` is the stored value).
-fn rentry(
+pub fn rentry(
     name: &[u8],
     flags: u16,
     sort_index: u16,
@@ -688,7 +688,7 @@ fn rentry(
 
 /// Header, the table encrypted with `seed`, `payload` (placed by the entries'
 /// `data_offset`s), then the optional `AO` trailer.
-fn rsli_file(
+pub fn rsli_file(
     seed: u32,
     presorted: bool,
     entries: &[rsli::Entry],

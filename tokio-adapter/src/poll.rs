@@ -334,27 +334,20 @@ impl Engine {
         let room = out.len().min(POLL_OUTPUT);
         let out = &mut out[..room];
         for _ in 0..POLL_CALLS {
-            let polled = input.poll_input(cx);
-            if polled.is_pending() && self.core.may_go_on_without_input() {
+            let (bytes, waiting) = match input.poll_input(cx) {
+                Poll::Ready(Ok(bytes)) => (bytes, false),
                 // Output the codec holds needs room, not input (the rest of a match, a
                 // stream of size 0): a source that stays open without sending (a socket
                 // whose peer waits for an answer) kept a stream's last bytes in.
-                let progress = match self.core.decode(&[], false, out) {
-                    Ok(progress) => progress,
-                    Err(e) => return Poll::Ready(Err(self.fail(Sticky::Stream(e)))),
-                };
-                if progress.produced > 0 || progress.status == Status::Done {
-                    coop.made_progress();
-                    return Poll::Ready(Ok(progress.produced));
-                }
-            }
-            let bytes = match ready!(polled) {
-                Ok(bytes) => bytes,
+                Poll::Pending if self.core.may_go_on_without_input() => (&[][..], true),
+                Poll::Pending => return Poll::Pending,
                 // The source's own "try again" is not the stream's fault, and not kept.
-                Err(e) if is_transient(&e) => return Poll::Ready(Err(e)),
-                Err(e) => return Poll::Ready(Err(self.fail(Sticky::Source(e.into())))),
+                Poll::Ready(Err(e)) if is_transient(&e) => return Poll::Ready(Err(e)),
+                Poll::Ready(Err(e)) => {
+                    return Poll::Ready(Err(self.fail(Sticky::Source(e.into()))));
+                }
             };
-            let ended = bytes.is_empty();
+            let ended = bytes.is_empty() && !waiting;
             let bytes = &bytes[..bytes.len().min(CALL_INPUT)];
             let progress = match self.core.decode(bytes, ended, out) {
                 Ok(progress) => progress,
@@ -364,6 +357,10 @@ impl Engine {
             if progress.produced > 0 || progress.status == Status::Done {
                 coop.made_progress();
                 return Poll::Ready(Ok(progress.produced));
+            }
+            if waiting {
+                // The source's waker is registered: it wakes this task when it has more.
+                return Poll::Pending;
             }
         }
         // Every call took input into the codec's state and none gave output yet: go on

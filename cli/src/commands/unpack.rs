@@ -149,7 +149,7 @@ pub(super) fn gaps_after(
     let mut payloads = Vec::new();
     let mut ends = Vec::new();
     for (index, entry) in entries {
-        let (_, (start, len)) = record_of(entry, layout.overlay);
+        let (start, len) = span_of(entry, layout.overlay);
         let Some(payload) = layout.inside(start, len) else {
             continue;
         };
@@ -380,7 +380,7 @@ fn record_of(entry: &ngi_core::archive::Entry, overlay: u64) -> (EntryRecord, (u
         name: names::display(entry.name()),
         ..EntryRecord::default()
     };
-    let range = match &entry.native {
+    match &entry.native {
         Native::Nres(r) => {
             let e = r.entry();
             record.name_tail = tail_hex(&e.name_field[..], e.name().len());
@@ -394,7 +394,6 @@ fn record_of(entry: &ngi_core::archive::Entry, overlay: u64) -> (EntryRecord, (u
             record.sort_index = Some(e.sort_index);
             record.offset = Some(e.data_offset);
             record.size = Some(e.size);
-            (u64::from(e.data_offset), u64::from(e.size))
         }
         Native::Rsli(e) => {
             record.name_tail = tail_hex(&e.name, e.name().len());
@@ -407,10 +406,21 @@ fn record_of(entry: &ngi_core::archive::Entry, overlay: u64) -> (EntryRecord, (u
             record.key = (xor && e.sort_index != e.file_sort_index).then_some(e.data_key());
             record.offset = Some(e.data_offset);
             record.size = Some(e.packed_size);
-            (u64::from(e.data_offset) + overlay, rsli::span_len(e))
         }
-    };
-    (record, range)
+    }
+    (record, span_of(entry, overlay))
+}
+
+/// Where `entry`'s payload lies in the file and how long it is (RsLi: real offset, with
+/// `overlay`; the span the engine reads).
+fn span_of(entry: &ngi_core::archive::Entry, overlay: u64) -> (u64, u64) {
+    match &entry.native {
+        Native::Nres(r) => {
+            let e = r.entry();
+            (u64::from(e.data_offset), u64::from(e.size))
+        }
+        Native::Rsli(e) => (u64::from(e.data_offset) + overlay, rsli::span_len(e)),
+    }
 }
 
 /// The manifest of the unpacked archive.
