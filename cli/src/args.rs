@@ -198,8 +198,8 @@ pub enum CliCommand {
             value_parser = file_to_write()
         )]
         output: Option<PathBuf>,
-        /// Replace an existing OUT
-        #[arg(long)]
+        /// Replace an existing OUT (in place, ARCHIVE is always replaced)
+        #[arg(long, requires = "output")]
         force: bool,
         #[command(flatten)]
         read: ArchiveFlags,
@@ -1147,6 +1147,8 @@ mod tests {
             &["rm", "--raw", "A", "N"],
             &["unpack", "--raw", "A", "-o", "D"],
             &["repack", "A", "--raw"],
+            // In place, repack always replaces ARCHIVE: --force would promise nothing.
+            &["repack", "--force", "A"],
         ] {
             let err = run(words).expect_err(&format!("{words:?}"));
             assert_eq!(err.lines().count(), 1, "{words:?}: {err}");
