@@ -306,7 +306,7 @@ pub enum CliCommand {
         #[arg(long, value_name = "SECS", value_parser = timeout, default_value = "30")]
         request_timeout: std::time::Duration,
         /// Seconds a connection may go without sending or receiving a byte (a client that
-        /// stopped reading a body)
+        /// stopped reading a body), not counting while its response is being prepared
         #[arg(long, value_name = "SECS", value_parser = timeout, default_value = "60")]
         idle_timeout: std::time::Duration,
         /// Seconds an unused archive stays open (the engine's 10)

@@ -1884,6 +1884,72 @@ async fn slow_headers_time_out_and_requests_are_logged() {
     );
 }
 
+/// The idle timer does not count while a response is being prepared: with an idle
+/// timeout shorter than that, every connection was closed with no answer (and logged as
+/// a client that went away). The index of a folder of 400 archives takes far longer than
+/// a millisecond to walk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_timeout_shorter_than_a_response_takes_to_prepare_closes_nothing() {
+    let dir = folder("idle-short");
+    for i in 0..400 {
+        fs::write(dir.join(format!("a{i:03}.nres")), samples::nres()).unwrap();
+    }
+    let server = Server::start(&dir, &["--idle-timeout", "0.001"]);
+    for _ in 0..3 {
+        let (status, body) = raw_get(&server.url, "/").await;
+        assert_eq!(status, 200, "{body}");
+        let index: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(archive_paths(&index).len(), 400);
+    }
+    assert!(server.stop().success());
+}
+
+/// A client that shuts its side down once its request is sent (`nc -q 0`, scripts of
+/// HTTP/1.0) still gets its answer: hyper dropped the request, and the client got nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_half_closes_after_its_request_is_answered() {
+    let dir = folder("half-close");
+    fs::write(dir.join("sample.nres"), samples::nres()).unwrap();
+    fs::write(dir.join("sample.rsli"), samples::rsli()).unwrap();
+    let server = Server::start(&dir, &[]);
+    let host = server.url.strip_prefix("http://").unwrap().to_owned();
+    let expected = String::from_utf8(samples::README.to_vec()).unwrap();
+    for (request, wanted) in [
+        (
+            format!("GET /sample.nres/readme.txt HTTP/1.1\r\nHost: {host}\r\n\r\n"),
+            Some(expected.as_str()),
+        ),
+        (
+            "GET /sample.nres/readme.txt HTTP/1.0\r\n\r\n".to_owned(),
+            Some(expected.as_str()),
+        ),
+        (format!("GET / HTTP/1.1\r\nHost: {host}\r\n\r\n"), None),
+        (
+            format!("GET /sample.rsli/ HTTP/1.1\r\nHost: {host}\r\n\r\n"),
+            None,
+        ),
+    ] {
+        let mut socket = tokio::net::TcpStream::connect(&host).await.unwrap();
+        socket.write_all(request.as_bytes()).await.unwrap();
+        socket.shutdown().await.unwrap();
+        let mut response = Vec::new();
+        tokio::time::timeout(PATIENCE, socket.read_to_end(&mut response))
+            .await
+            .expect("answered in time")
+            .unwrap();
+        let text = String::from_utf8_lossy(&response);
+        let status_line = text.split("\r\n").next().unwrap_or_default();
+        assert!(
+            ["HTTP/1.1 200 OK", "HTTP/1.0 200 OK"].contains(&status_line),
+            "{request:?}: {text:?}"
+        );
+        if let Some(wanted) = wanted {
+            assert!(text.ends_with(wanted), "{request:?}: {text:?}");
+        }
+    }
+    assert!(server.stop().success());
+}
+
 /// A listing is rendered as the client reads it: it was built whole and held until read,
 /// so a dozen clients asking for the 58 MB listing of 300 000 entries and reading none of
 /// it made the server hold about 1 GB. Each now holds a batch of rows (and a stream).

@@ -9,7 +9,8 @@ pub const NRES_FILE: &str = "sample.nres";
 /// File name of the RsLi sample, relative to `samples/`.
 pub const RSLI_FILE: &str = "sample.rsli";
 
-const README: &[u8] = b"ngi sample archive.\n\
+/// What `readme.txt` of the NRes sample holds.
+pub const README: &[u8] = b"ngi sample archive.\n\
 This NRes holds a few small payloads in the shapes real archives use:\n\
 a material, a texture header, an effect and an objects.rlb-style binding.\n";
 

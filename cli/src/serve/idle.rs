@@ -4,30 +4,67 @@
 //! never completes, and polls the body no more). A keep-alive connection nobody uses is
 //! closed by whichever comes first, this timer or hyper's header-read timer (the request
 //! timeout), which also runs while a connection waits for its next request.
+//!
+//! While a response is being prepared (the request read, its status line not yet made)
+//! no byte moves either, and hyper keeps a read pending to see the client leave: the
+//! timer does not count then ([`Preparing`]). The request timeout bounds that time, with
+//! a 503; an `--idle-timeout` below the time a response took to prepare closed the
+//! connection with no answer at all.
 
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{Instant, Sleep};
 
-/// `io` with an idle timer, reset by every read or write that moves bytes.
+/// The responses of one connection being prepared: the service holds a [`Preparation`]
+/// from the call until its response (the status line and headers) is made.
+#[derive(Debug, Clone, Default)]
+pub struct Preparing(Arc<AtomicUsize>);
+
+impl Preparing {
+    pub fn start(&self) -> Preparation {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        Preparation(self.clone())
+    }
+
+    fn any(&self) -> bool {
+        self.0.load(Ordering::Relaxed) > 0
+    }
+}
+
+/// One response being prepared, until dropped.
+#[derive(Debug)]
+pub struct Preparation(Preparing);
+
+impl Drop for Preparation {
+    fn drop(&mut self) {
+        (self.0).0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// `io` with an idle timer, reset by every read or write that moves bytes, and held
+/// while a response is being prepared.
 #[derive(Debug)]
 pub struct IdleTimeout<T> {
     io: T,
     idle: Duration,
     timer: Pin<Box<Sleep>>,
+    preparing: Preparing,
 }
 
 impl<T> IdleTimeout<T> {
-    pub fn new(io: T, idle: Duration) -> Self {
+    pub fn new(io: T, idle: Duration, preparing: Preparing) -> Self {
         IdleTimeout {
             io,
             idle,
             timer: Box::pin(tokio::time::sleep(idle)),
+            preparing,
         }
     }
 
@@ -36,15 +73,24 @@ impl<T> IdleTimeout<T> {
         self.timer.as_mut().reset(deadline);
     }
 
-    /// What a pending operation turns into: still pending, or the timeout once it is due.
+    /// What a pending operation turns into: still pending, or the timeout once it is due
+    /// (while a response is being prepared, the timer starts over instead).
     fn pending<R>(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<R>> {
-        match self.timer.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                format!("no byte sent or received for {:?}", self.idle),
-            ))),
-            Poll::Pending => Poll::Pending,
+        if self.timer.as_mut().poll(cx).is_pending() {
+            return Poll::Pending;
         }
+        if self.preparing.any() {
+            self.moved();
+            // Polled once more so that the new deadline wakes the task.
+            return match self.timer.as_mut().poll(cx) {
+                Poll::Ready(()) => self.pending(cx),
+                Poll::Pending => Poll::Pending,
+            };
+        }
+        Poll::Ready(Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!("no byte sent or received for {:?}", self.idle),
+        )))
     }
 
     /// `result` of an operation: resets the timer when it moved bytes.
@@ -128,7 +174,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_silent_peer_times_out_and_a_busy_one_does_not() {
         let (near, mut far) = tokio::io::duplex(64);
-        let mut near = IdleTimeout::new(near, Duration::from_secs(5));
+        let mut near = IdleTimeout::new(near, Duration::from_secs(5), Preparing::default());
         // Bytes every 4 s keep it alive past 5 s.
         let writer = tokio::spawn(async move {
             for _ in 0..3 {
@@ -142,6 +188,26 @@ mod tests {
             near.read_exact(&mut byte).await.unwrap();
         }
         let _far = writer.await.unwrap();
+        let started = Instant::now();
+        let e = near.read(&mut byte).await.unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+        assert_eq!(started.elapsed(), Duration::from_secs(5));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_response_in_preparation_holds_the_timer() {
+        let (near, mut far) = tokio::io::duplex(64);
+        let preparing = Preparing::default();
+        let mut near = IdleTimeout::new(near, Duration::from_secs(5), preparing.clone());
+        let preparation = preparing.start();
+        let mut byte = [0u8; 1];
+        // Twice the idle time with nothing moved, then the response's first byte.
+        let read = tokio::time::timeout(Duration::from_secs(10), near.read(&mut byte)).await;
+        assert!(read.is_err(), "the read must still be pending: {read:?}");
+        drop(preparation);
+        far.write_all(b"x").await.unwrap();
+        near.read_exact(&mut byte).await.unwrap();
+        // Prepared: the timer counts again.
         let started = Instant::now();
         let e = near.read(&mut byte).await.unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::TimedOut);

@@ -216,8 +216,22 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
             () = &mut stop => break,
         };
         let _ = socket.set_nodelay(true);
-        let io = TokioIo::new(idle::IdleTimeout::new(socket, settings.idle_timeout));
-        let service = TowerToHyperService::new(app.clone());
+        let preparing = idle::Preparing::default();
+        let io = TokioIo::new(idle::IdleTimeout::new(
+            socket,
+            settings.idle_timeout,
+            preparing.clone(),
+        ));
+        let app = TowerToHyperService::new(app.clone());
+        let service = hyper::service::service_fn(move |request| {
+            let preparation = preparing.start();
+            let response = hyper::service::Service::call(&app, request);
+            async move {
+                let response = response.await;
+                drop(preparation);
+                response
+            }
+        });
         let connection = hyper::server::conn::http1::Builder::new()
             // hyper queues body chunks for a socket that cannot take them up to its
             // buffer limit (about 400 KiB by default): a client that stopped reading held
@@ -227,6 +241,9 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
             .timer(TokioTimer::new())
             .header_read_timeout(settings.request_timeout)
             .keep_alive(true)
+            // A client may shut its side down once its request is sent (`nc -q 0`,
+            // HTTP/1.0 scripts): it still waits for the answer, which hyper dropped.
+            .half_close(true)
             .serve_connection(io, service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
