@@ -217,8 +217,9 @@ fn broken_deflate(good: usize) -> Vec<u8> {
     out
 }
 
-/// An RsLi whose Deflate entries are corrupt: a small one (fails at once) and a large one
-/// (fails after 2 MiB of its claimed 2400 KiB); and a good one beside them.
+/// An RsLi whose Deflate entries are corrupt: a small one (fails at once), two large ones
+/// (fail after 2 MiB of their claimed 2400 KiB, and after 300 KiB of 1536 KiB), one cut
+/// at its end (2 MiB); and a good one beside them.
 fn corrupt_library() -> Vec<u8> {
     let mut b = Builder::new();
     b.seed(0xC0_44).presorted(false);
@@ -229,8 +230,14 @@ fn corrupt_library() -> Vec<u8> {
     b.add(b"GOOD.TXT", Method::Deflate, b"still fine").unwrap();
     b.add(b"CUT.END", Method::Deflate, &text(2 << 20, 11))
         .unwrap();
+    b.add(b"BAD.NEAR", Method::Stored, &broken_deflate(300 << 10))
+        .unwrap();
     let mut file = b.build().unwrap();
     hostile::patch_rsli(&mut file, |i, e| {
+        if i == 4 {
+            e.flags = (e.flags & !0x1E0) | Method::Deflate.bits();
+            e.unpacked_size = 1536 << 10;
+        }
         if i == 3 {
             // The stream's last byte is cut off: it fails at its very end.
             e.packed_size -= 1;
@@ -985,6 +992,23 @@ async fn corrupt_entries_are_500_or_an_aborted_body_and_limits_refuse() {
             .unwrap();
         assert_eq!(short.status(), StatusCode::PARTIAL_CONTENT, "{name}");
         assert!(short.bytes().await.is_err(), "{name}: must not end cleanly");
+    }
+    // A fault shortly past a short range is found before the status line: a 500 (it was
+    // a reply with nothing in it, and a 206 in the log).
+    for range in ["bytes=0-9", "bytes=1000-1099"] {
+        let near = http
+            .get(url("BAD.NEAR"))
+            .header("range", range)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(near.status(), StatusCode::INTERNAL_SERVER_ERROR, "{range}");
+        let error: Value = near.json().await.unwrap();
+        let message = error["error"].as_str().unwrap();
+        assert!(
+            message.starts_with("bad.rsli: entry 4 \"BAD.NEAR\": "),
+            "{message}"
+        );
     }
     let long = http
         .get(url("CUT.END"))

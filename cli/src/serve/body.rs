@@ -24,6 +24,15 @@ use super::error_response;
 /// The bytes a streamed body is sent in.
 pub const STREAM_CHUNK: usize = 64 * 1024;
 
+/// The reader's polls (each decodes at most 32 KiB) a range's end check may take before
+/// the status line: a fault found in them is a 500. Past them the check goes on as the
+/// body is sent, so that the status line does not wait for a long entry's end.
+const END_CHECK_BEFORE_STATUS: usize = 32;
+
+/// The reader's polls the end check takes at a time while the body is sent, before it
+/// gives the runtime its turn.
+const END_CHECK_AT_A_TIME: usize = 16;
+
 /// What a streamed body checks before its last chunk goes out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EndCheck {
@@ -100,10 +109,12 @@ impl StreamedEntry<'_> {
     /// The body, with its first chunk decoded already: a fault in it is still a 500,
     /// where after the headers it could only abort the connection (with `--buffer-up-to
     /// 0`, a reply with nothing in it at all). A body of one chunk that runs to the
-    /// entry's end has its end checked before the status line too; a range that would
-    /// decode past its end for the check does that after it, as the body is read, so that
-    /// the status line does not wait for the rest of the entry (a `bytes=0-0` probe of a
-    /// 240 MB entry ran into the request timeout).
+    /// entry's end has its end checked before the status line too. A range of one chunk
+    /// that would decode past its end for the check takes the first
+    /// [`END_CHECK_BEFORE_STATUS`] polls of it before the status line (a fault just past
+    /// the range was a reply with nothing in it) and the rest after it, as the body is
+    /// read, so that the status line does not wait for the rest of the entry (a
+    /// `bytes=0-0` probe of a 240 MB entry ran into the request timeout).
     pub async fn body(self, permit: OwnedSemaphorePermit) -> Result<Body, Response> {
         let StreamedEntry {
             archive,
@@ -127,6 +138,7 @@ impl StreamedEntry<'_> {
             first: None,
             last: None,
             done: false,
+            head_out: false,
             about,
             _permit: permit,
         };
@@ -142,8 +154,15 @@ impl StreamedEntry<'_> {
             Some(Err(e)) => Some(e),
             None => None,
         };
-        if failed.is_none() && streamed.left == 0 && end_check == EndCheck::AtTheEnd {
-            failed = std::future::poll_fn(|cx| streamed.poll_end(cx)).await.err();
+        if failed.is_none() && streamed.left == 0 {
+            let mut rounds = match end_check {
+                EndCheck::AtTheEnd => usize::MAX,
+                EndCheck::DecodeToTheEnd => END_CHECK_BEFORE_STATUS,
+                EndCheck::None => 0,
+            };
+            failed = std::future::poll_fn(|cx| streamed.poll_end(cx, &mut rounds))
+                .await
+                .err();
         }
         if let Some(e) = failed {
             if changed(archive) {
@@ -229,6 +248,10 @@ struct Streamed {
     /// The last chunk, while the end is being checked.
     last: Option<Bytes>,
     done: bool,
+    /// Whether the body has let hyper send the status line: it has once it returned
+    /// anything, or `Pending`. A fault found before that leaves the client a reply with
+    /// nothing in it, so the end check after the status line waits for it.
+    head_out: bool,
     about: String,
     _permit: OwnedSemaphorePermit,
 }
@@ -266,15 +289,17 @@ impl Streamed {
         Poll::Ready(Some(Ok(std::mem::take(&mut self.chunk).freeze())))
     }
 
-    /// The decoder's word on the end: nothing more (or, past a range, nothing but the
-    /// rest of the entry, thrown away), and no fault.
-    fn poll_end(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        // A few of the reader's bounded polls at a time, then the runtime's turn.
-        for _ in 0..16 {
+    /// The decoder's word on the end, in at most `rounds` more of the reader's bounded
+    /// polls (counted down across `Pending`s: the reader waits on its file often):
+    /// nothing more (or, past a range, nothing but the rest of the entry, thrown away),
+    /// and no fault. `Ok(())` with `end_checked` still false when the rounds ran out.
+    fn poll_end(&mut self, cx: &mut Context<'_>, rounds: &mut usize) -> Poll<io::Result<()>> {
+        while *rounds > 0 && !self.end_checked {
+            *rounds -= 1;
             let held = ready!(Pin::new(&mut self.reader).poll_fill_buf(cx))?.len();
             if held == 0 {
                 self.end_checked = true;
-                return Poll::Ready(Ok(()));
+                break;
             }
             if self.end_check != EndCheck::DecodeToTheEnd {
                 return Poll::Ready(Err(io::Error::new(
@@ -284,8 +309,7 @@ impl Streamed {
             }
             Pin::new(&mut self.reader).consume(held);
         }
-        cx.waker().wake_by_ref();
-        Poll::Pending
+        Poll::Ready(Ok(()))
     }
 }
 
@@ -294,6 +318,7 @@ impl Stream for Streamed {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
+        let head_out = std::mem::replace(&mut this.head_out, true);
         if let Some(chunk) = this.first.take() {
             return Poll::Ready(Some(Ok(chunk)));
         }
@@ -303,8 +328,16 @@ impl Stream for Streamed {
             }
             if this.last.is_some() {
                 if !this.end_checked {
-                    if let Err(e) = ready!(this.poll_end(cx)) {
-                        return this.fail(e);
+                    if head_out {
+                        let mut rounds = END_CHECK_AT_A_TIME;
+                        if let Err(e) = ready!(this.poll_end(cx, &mut rounds)) {
+                            return this.fail(e);
+                        }
+                    }
+                    if !this.end_checked {
+                        // The runtime's turn (and hyper's, to send the status line).
+                        cx.waker().wake_by_ref();
+                        return Poll::Pending;
                     }
                 }
                 if changed(&this.archive) {
