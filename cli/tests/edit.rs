@@ -2474,6 +2474,65 @@ fn as_stored_sort_index_is_kept_or_its_rebuild_said() {
     }
 }
 
+/// `pack` writes what the manifest says, also where a lookup then fails, and says so as
+/// `verify` would: an RsLi entry renamed to lower case or to another entry's name, and a
+/// presorted flag set over as-stored values that are no entry indices (SPEC 2.5: the
+/// engine takes them as indices unchecked). It said nothing, exit 0.
+#[test]
+fn pack_says_what_lookups_the_manifest_breaks() {
+    let dir = Scratch::new("edit-pack-lookups");
+    let archive = dir.join("a.rsli");
+    fs::write(&archive, samples::rsli()).unwrap();
+    let folder = dir.join("a.rsli.d");
+    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    let names: Vec<String> =
+        ngi_core::archive::Catalog::open(&samples::rsli()[..], ngi_core::OpenOptions::DEFAULT)
+            .unwrap()
+            .entries()
+            .iter()
+            .map(|e| String::from_utf8(e.name().to_vec()).unwrap())
+            .collect();
+    let out = dir.join("out.rsli");
+    let pack = |edit: &dyn Fn(&mut toml::Table)| {
+        let manifest = folder.join("ngi.toml");
+        let kept = fs::read(&manifest).unwrap();
+        edit_manifest(&folder, edit);
+        let o = ok(&["pack", s(&folder), "-o", s(&out), "--force"]);
+        fs::write(&manifest, kept).unwrap();
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    // Nothing broken: nothing said.
+    assert_eq!(pack(&|_| {}), "");
+    let lower = names[1].to_ascii_lowercase();
+    let err = pack(&|m| {
+        entry_mut(m, 1).insert("name".into(), lower.clone().into());
+    });
+    assert!(
+        err.contains(&format!(
+            "out.rsli: note: entry 1 (\"{lower}\") cannot be found by name"
+        )),
+        "{err}"
+    );
+    let err = pack(&|m| {
+        entry_mut(m, 1).insert("name".into(), names[0].clone().into());
+    });
+    assert!(
+        err.contains("out.rsli: note: entry 1 (") && err.contains("cannot be found by its name"),
+        "{err}"
+    );
+    let err = pack(&|m| {
+        m.insert("lookup".into(), "as-stored".into());
+        m.insert("presorted_flag".into(), 0xABBA.into());
+        entry_mut(m, 0).insert("sort_index".into(), 99.into());
+    });
+    assert!(
+        err.contains("out.rsli: note: lookup table at offset 50: presorted (0xABBA), entry 0 has sort_index 99 out of range")
+            && err.contains("(a problem to `ngi verify`; lookup = \"canonical\" rebuilds the table)"),
+        "{err}"
+    );
+    assert_eq!(ngi(&["verify", s(&out)]).status.code(), Some(1));
+}
+
 /// `add` does not write an archive its own command line would refuse to open: it went
 /// past `--max-entries` (the default's million too), exit 0.
 #[test]

@@ -148,6 +148,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
         Ok(())
     })?;
     drop(held_output);
+    note_lookups(output, media_trailer);
     let changed = planned
         .iter()
         .filter(|p| p.original.is_some() && p.changed)
@@ -172,6 +173,27 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
         plan.len()
     ));
     Ok(())
+}
+
+/// Says what `verify` would of the lookups in the archive written: a manifest may give an
+/// entry a name no lookup finds (lower case in RsLi, the name of another entry), or a
+/// table the engine cannot search (a presorted flag over values that are no entry
+/// indices), which `pack` writes as the manifest says, as it does the archive unpacked.
+fn note_lookups(output: &Path, media_trailer: bool) {
+    let limits = ngi_core::Limits::DEFAULT.with_max_entries(u32::MAX);
+    let Ok(written) = crate::open::ArchiveFile::open(output, false, media_trailer, &limits) else {
+        return;
+    };
+    let out = output.shown();
+    for problem in super::verify::lookup_problems(&written) {
+        crate::report::say(format_args!(
+            "{out}: note: {problem} (a problem to `ngi verify`; lookup = \"canonical\" \
+             rebuilds the table)"
+        ));
+    }
+    for note in super::verify::unreachable_names(&written) {
+        crate::report::say(format_args!("{out}: note: {note}"));
+    }
 }
 
 /// Says of each RsLi entry of the archive unpacked that was packed again with another

@@ -115,10 +115,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
             0
         }
     };
-    let reach = match searchable {
-        true => Reach::Search,
-        false => Reach::Scan(earlier_of_same_name(archive)),
-    };
+    let reach = Reach::of(archive, searchable);
     jobs::in_order(options.jobs, plan, weight, work, |(index, decoded)| {
         entry(archive, index, decoded, &reach, &mut findings);
         findings.bar.inc(1);
@@ -161,25 +158,16 @@ fn nres_structure(
     for problem in archive.catalog.problems() {
         findings.problem(problem);
     }
-    let described = super::info::nres_lookup(table);
-    let not_a_permutation = nres_not_a_permutation(archive, table);
-    let permutation = not_a_permutation.is_none();
-    if let Some(problem) = not_a_permutation {
-        findings.problem(problem);
+    let problems = lookup_problems(archive);
+    // A table that is no permutation is the problem, not also a note.
+    if problems.is_empty() && matches!(table, nres::LookupTable::Sorted) {
+        findings.note(format_args!(
+            "lookup table: {}",
+            super::info::nres_lookup(table)
+        ));
     }
-    match table {
-        nres::LookupTable::Canonical => {}
-        // A table that is no permutation is the problem above, not also a note.
-        nres::LookupTable::Sorted if !permutation => {}
-        nres::LookupTable::Sorted => findings.note(format_args!("lookup table: {described}")),
-        nres::LookupTable::Unsorted { slot } => findings.problem(format_args!(
-            "lookup table at offset {}: {described}",
-            nres_sort_field(archive, slot)
-        )),
-        nres::LookupTable::OutOfRange { entry, .. } => findings.problem(format_args!(
-            "lookup table at offset {}: {described}",
-            nres_sort_field(archive, entry)
-        )),
+    for problem in problems {
+        findings.problem(problem);
     }
     if !archive.catalog.is_raw() {
         nres_layout(archive, findings);
@@ -187,6 +175,38 @@ fn nres_structure(
         nres_empty_names(archive, findings);
     }
     table.is_searchable()
+}
+
+/// What is wrong with the archive's lookup table, where the engine's search may then miss
+/// names or (an RsLi presorted table out of range) read outside the table: none for a
+/// table it searches as it should.
+pub(super) fn lookup_problems(archive: &ArchiveFile) -> Vec<String> {
+    match archive.catalog.lookup_table() {
+        Lookup::Nres(table) => {
+            let at = |entry| nres_sort_field(archive, entry);
+            let described = super::info::nres_lookup(table);
+            let mut problems: Vec<String> =
+                nres_not_a_permutation(archive, table).into_iter().collect();
+            match table {
+                nres::LookupTable::Canonical | nres::LookupTable::Sorted => {}
+                nres::LookupTable::Unsorted { slot } => {
+                    problems.push(format!("lookup table at offset {}: {described}", at(slot)))
+                }
+                nres::LookupTable::OutOfRange { entry, .. } => {
+                    problems.push(format!("lookup table at offset {}: {described}", at(entry)))
+                }
+            }
+            problems
+        }
+        Lookup::Rsli(table) => match table {
+            rsli::LookupTable::PresortedOutOfRange { entry, .. } => vec![format!(
+                "lookup table at offset {}: {}",
+                32 + 32 * u64::from(entry) + 18,
+                super::info::rsli_lookup(table)
+            )],
+            _ => Vec::new(),
+        },
+    }
 }
 
 /// SPEC 1.5: the `sort_index` slots are a permutation of the entries. A table whose values
@@ -354,16 +374,14 @@ fn rsli_structure(
     for problem in archive.catalog.problems() {
         findings.problem(problem);
     }
-    let described = super::info::rsli_lookup(table);
-    match table {
-        rsli::LookupTable::Computed | rsli::LookupTable::Presorted => {}
-        rsli::LookupTable::PresortedDiffers => {
-            findings.note(format_args!("lookup table: {described}"))
-        }
-        rsli::LookupTable::PresortedOutOfRange { entry, .. } => findings.problem(format_args!(
-            "lookup table at offset {}: {described}",
-            32 + 32 * u64::from(entry) + 18
-        )),
+    if matches!(table, rsli::LookupTable::PresortedDiffers) {
+        findings.note(format_args!(
+            "lookup table: {}",
+            super::info::rsli_lookup(table)
+        ));
+    }
+    for problem in lookup_problems(archive) {
+        findings.problem(problem);
     }
     if archive.catalog.trailer().is_some() && archive.catalog.overlay().is_none() {
         findings
@@ -487,6 +505,15 @@ enum Reach {
     Scan(HashMap<usize, usize>),
 }
 
+impl Reach {
+    fn of(archive: &ArchiveFile, searchable: bool) -> Reach {
+        match searchable {
+            true => Reach::Search,
+            false => Reach::Scan(earlier_of_same_name(archive)),
+        }
+    }
+}
+
 /// For each entry whose name an earlier entry has (as the engine compares names: NRes
 /// ignoring ASCII case, RsLi exactly, upper-cased queries never matching a lower-case
 /// letter), that earlier entry's index, the first of them.
@@ -539,22 +566,37 @@ fn entry(
             after_entry(index, &e)
         )),
     }
+    if let Some(note) = reach_note(archive, index, reach) {
+        findings.note(note);
+    }
+}
+
+/// What `verify` notes of each entry a lookup by its name does not give.
+pub(super) fn unreachable_names(archive: &ArchiveFile) -> Vec<String> {
+    let reach = Reach::of(archive, archive.catalog.is_searchable());
+    (0..archive.len())
+        .filter_map(|index| reach_note(archive, index, &reach))
+        .collect()
+}
+
+/// Why a lookup by entry `index`'s name does not give it, if it does not.
+fn reach_note(archive: &ArchiveFile, index: usize, reach: &Reach) -> Option<String> {
+    let row = archive.entry(index)?;
+    let name = names::display(row.name());
     let rsli = archive.catalog.format() == Format::Rsli;
     if rsli && row.name().iter().any(u8::is_ascii_lowercase) {
-        findings.note(format_args!(
+        return Some(format!(
             "entry {index} (\"{name}\") cannot be found by name: rsFind upper-cases every query"
         ));
-        return;
     }
     if let Reach::Scan(earlier) = reach {
-        if let Some(&first) = earlier.get(&index) {
-            findings.note(format_args!(
+        return earlier.get(&index).map(|&first| {
+            format!(
                 "entry {index} (\"{name}\") has the name of entry {first} (as the engine \
                  compares names): a lookup by it gives one of them only, which one the table \
                  decides (--index reaches each)"
-            ));
-        }
-        return;
+            )
+        });
     }
     let found = archive.find(row.name());
     let other = found.and_then(|j| archive.entry(j));
@@ -566,15 +608,15 @@ fn entry(
         }
     });
     if !same_name {
-        findings.note(format_args!(
+        return Some(format!(
             "entry {index} (\"{name}\") cannot be found by its name"
         ));
-    } else if let (Some(j), Some(other)) = (found.filter(|&j| j != index), other) {
-        // Two entries the engine takes as one: the lookup gives the other.
-        findings.note(format_args!(
-            "entry {index} (\"{name}\") cannot be found by its name: the lookup gives entry \
-             {j} (\"{}\"), whose name the engine takes as the same (--index {index} reaches it)",
-            names::display(other.name())
-        ));
     }
+    let (j, other) = (found.filter(|&j| j != index)?, other?);
+    // Two entries the engine takes as one: the lookup gives the other.
+    Some(format!(
+        "entry {index} (\"{name}\") cannot be found by its name: the lookup gives entry \
+         {j} (\"{}\"), whose name the engine takes as the same (--index {index} reaches it)",
+        names::display(other.name())
+    ))
 }
