@@ -768,6 +768,48 @@ fn rsli_replace_remove_rename_and_canonicalize() {
     assert_eq!(saved(&editor.plan().unwrap(), &old), old);
 }
 
+/// An empty RsLi entry whose `data_offset` points into the header reads as empty, and
+/// a canonical rebuild lays it out among the others, as the builder does: it was refused
+/// as a payload outside the region (a library no check finds fault with).
+#[test]
+fn rsli_canonicalize_lays_out_an_empty_entry_pointing_anywhere() {
+    let mut builder = rsli::Builder::new();
+    builder.add(b"A.TXT", Method::Stored, b"first").unwrap();
+    builder.add(b"EMPTY", Method::Stored, b"").unwrap();
+    builder
+        .add(b"B.TXT", Method::Lzss, b"second second")
+        .unwrap();
+    let canonical = builder.build().unwrap();
+    let mut odd = canonical.clone();
+    ngi_tests::hostile::patch_rsli(&mut odd, |i, e| {
+        if i == 1 {
+            e.data_offset = 0;
+        }
+    });
+    assert_ne!(odd, canonical);
+    let lib = Library::open(&odd).unwrap();
+    assert_eq!(lib.problems().count(), 0);
+    assert_eq!(lib.unpack_to_vec(1, &Limits::DEFAULT).unwrap(), b"");
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    editor.canonicalize().unwrap();
+    assert_eq!(saved(&editor.plan().unwrap(), &odd), canonical);
+    // One with bytes there is still refused: they would be lost.
+    ngi_tests::hostile::patch_rsli(&mut odd, |i, e| {
+        if i == 0 {
+            e.data_offset = 0;
+        }
+    });
+    let lib = Library::open(&odd).unwrap();
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    assert_eq!(
+        editor.canonicalize(),
+        Err(rsli::BuildError::PayloadOutside {
+            entry: 0,
+            offset: 0
+        })
+    );
+}
+
 #[test]
 fn an_empty_entry_in_padding_does_not_move_later_payloads() {
     // a at 16 (10 bytes + 6 padding), b at 32, z: empty, at 26 inside a's padding.
@@ -942,6 +984,41 @@ fn editors_refuse_what_they_cannot_edit_by_name() {
         }
     );
     assert_eq!(std::io::Error::from(e).kind(), ErrorKind::InvalidInput);
+    // An overlay is the trailer's value: another, or one without a trailer, would read
+    // the offsets with one value and write the trailer with another.
+    let mut trailed = rsli::Builder::new();
+    trailed.media_trailer(Some(32));
+    trailed.add(b"A.TXT", Method::Stored, b"text").unwrap();
+    let trailed = trailed.build().unwrap();
+    let trailed_header = rsli::Header::parse(&trailed[..32]).unwrap();
+    let trailed_len = trailed.len() as u64;
+    let trailed_table = &trailed[32..64];
+    let trailed_tail = &trailed[trailed.len() - 6..];
+    for (overlay, tail, trailer) in [
+        (16, trailed_tail, Some(32)),
+        (32, &b""[..], None),
+        (32, &trailed[..6], None),
+    ] {
+        let e = rsli::Editor::from_table(
+            &trailed_header,
+            trailed_table,
+            trailed_len,
+            tail,
+            Some(overlay),
+        )
+        .unwrap_err();
+        assert_eq!(e, rsli::RsliError::OverlayNotTrailer { overlay, trailer });
+        assert_eq!(std::io::Error::from(e).kind(), ErrorKind::InvalidInput);
+    }
+    let editor = rsli::Editor::from_table(
+        &trailed_header,
+        trailed_table,
+        trailed_len,
+        trailed_tail,
+        Some(32),
+    )
+    .unwrap();
+    assert_eq!(saved(&editor.plan().unwrap(), &trailed), trailed);
     // A file shorter than its table is still `Truncated`, with the file's length.
     let e = rsli::Editor::from_table(&header, table, 40, tail, None).unwrap_err();
     assert_eq!(

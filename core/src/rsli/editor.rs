@@ -263,6 +263,8 @@ impl Editor {
     /// * [`Header::parse`]'s errors for the header's `raw` bytes.
     /// * [`RsliError::TableLength`] when `table` is not `32 * entry_count` bytes.
     /// * [`RsliError::Truncated`] when `file_len` is shorter than the header and the table.
+    /// * [`RsliError::OverlayNotTrailer`] when `overlay` is `Some` but not the value of the
+    ///   trailer `tail` ends with.
     pub fn from_table(
         header: &Header,
         table: &[u8],
@@ -303,6 +305,8 @@ impl Editor {
     /// * [`RsliError::EntryCount`] when `entries` does not hold one entry per entry the
     ///   header counts.
     /// * [`RsliError::Truncated`] when `file_len` is shorter than the header and the table.
+    /// * [`RsliError::OverlayNotTrailer`] when `overlay` is `Some` but not the value of the
+    ///   trailer `tail` ends with.
     pub fn from_entries(
         header: &Header,
         mut entries: Vec<Entry>,
@@ -323,6 +327,12 @@ impl Editor {
                 len: file_len,
                 needed,
             });
+        }
+        if let Some(overlay) = overlay {
+            let trailer = parse_trailer(tail);
+            if trailer != Some(overlay) {
+                return Err(RsliError::OverlayNotTrailer { overlay, trailer });
+            }
         }
         let mut source_head = Vec::with_capacity(usize::try_from(needed).unwrap_or(0));
         source_head.extend_from_slice(&header.raw);
@@ -712,13 +722,13 @@ impl Editor {
     /// # Errors
     ///
     /// * [`BuildError::PayloadOutside`] for the first entry whose range is not inside the
-    ///   payload region; nothing is changed.
+    ///   payload region, but for an empty one (it has no bytes to lose, and takes its
+    ///   place among the others); nothing is changed.
     pub fn canonicalize(&mut self) -> Result<(), BuildError> {
-        if let Some((index, item)) = self
-            .items
-            .iter()
-            .enumerate()
-            .find(|(_, item)| matches!(item.payload, Payload::Outside))
+        if let Some((index, item)) =
+            self.items.iter().enumerate().find(|(_, item)| {
+                matches!(item.payload, Payload::Outside) && span_len(&item.entry) > 0
+            })
         {
             return Err(BuildError::PayloadOutside {
                 entry: entry_id(index),
@@ -731,7 +741,14 @@ impl Editor {
                     item.payload = Payload::Moved { start, len, key };
                 }
                 Payload::New { ref mut was, .. } => *was = None,
-                Payload::Outside | Payload::Moved { .. } => {}
+                Payload::Outside => {
+                    item.payload = Payload::Moved {
+                        start: self.region.start,
+                        len: 0,
+                        key: item.entry.sort_index,
+                    };
+                }
+                Payload::Moved { .. } => {}
             }
             let name_len = item.entry.name().len();
             for byte in item.entry.name.iter_mut().skip(name_len) {

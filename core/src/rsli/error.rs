@@ -80,6 +80,16 @@ pub enum RsliError {
         /// The entries given.
         got: usize,
     },
+    /// `Editor::from_table` or `Editor::from_entries` was given a media overlay that is
+    /// not the value of the `AO` trailer its `tail` ends with (or a `tail` with no
+    /// trailer): the offsets would be read with one value and the trailer written with
+    /// another.
+    OverlayNotTrailer {
+        /// The overlay given.
+        overlay: u32,
+        /// The trailer's value, `None` when `tail` ends with no trailer.
+        trailer: Option<u32>,
+    },
     /// The entry's packed bytes, `offset .. offset + size` with `offset` the effective
     /// offset (`data_offset` plus the media overlay), reach past the end of the file, and
     /// not by the one byte allowed for Deflate (SPEC 2.7).
@@ -220,6 +230,22 @@ impl fmt::Display for RsliError {
                 f,
                 "{got} entries were given, but the header counts {expected}"
             ),
+            RsliError::OverlayNotTrailer {
+                overlay,
+                trailer: Some(trailer),
+            } => write!(
+                f,
+                "the media overlay given is {overlay}, but the file's \"AO\" trailer says \
+                 {trailer}"
+            ),
+            RsliError::OverlayNotTrailer {
+                overlay,
+                trailer: None,
+            } => write!(
+                f,
+                "a media overlay ({overlay}) was given, but the file ends with no \"AO\" \
+                 trailer"
+            ),
             RsliError::DataOutOfBounds {
                 entry,
                 offset,
@@ -294,7 +320,8 @@ impl From<RsliError> for std::io::Error {
             | RsliError::StorageTooSmall { .. }
             | RsliError::OutputSize { .. }
             | RsliError::TableLength { .. }
-            | RsliError::EntryCount { .. } => ErrorKind::InvalidInput,
+            | RsliError::EntryCount { .. }
+            | RsliError::OverlayNotTrailer { .. } => ErrorKind::InvalidInput,
             _ => ErrorKind::InvalidData,
         };
         std::io::Error::new(kind, e)
