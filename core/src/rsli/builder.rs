@@ -210,6 +210,14 @@ impl Builder {
 
     /// Writes the library.
     ///
+    /// Without a trailer, the file ends with the last payload's bytes: where those end
+    /// with `AO` and four more bytes (about one file in 65 536 of random payloads), a
+    /// reader that honours trailers (the engine opening with flag 2,
+    /// [`OpenOptions::with_media_trailer`](super::OpenOptions::with_media_trailer)) takes
+    /// them for one, and reads every offset moved by its value, as it would any such
+    /// file. [`parse_trailer`](super::parse_trailer) of the result tells; `ngi verify`
+    /// notes it.
+    ///
     /// # Errors
     ///
     /// * [`BuildError::OverlayTooLarge`] when the media overlay is larger than where the

@@ -764,6 +764,10 @@ impl Editor {
 
     /// The new file, as pieces to write and payloads to re-key.
     ///
+    /// A library with no trailer ends with its last payload's bytes, which a reader that
+    /// honours trailers takes for one when they end with `AO` and four more bytes (see
+    /// [`Builder::build`](super::Builder::build)); a payload added last may make them so.
+    ///
     /// # Errors
     ///
     /// * [`BuildError::TrailerInTable`] when anything is edited and the offsets are read
