@@ -1026,7 +1026,25 @@ fn manifest_edits_pack_would_drop_are_refused() {
     let said = String::from_utf8_lossy(&packed.stderr);
     assert!(
         said.contains(
-            "entry 0 (\"README.TXT\"): packed again with stored (its flags, 0x0040, say lzss"
+            "entry 0 (\"README.TXT\"): packed again with stored, as its `method` says (its \
+             flags, 0x0040, say lzss: the method it was unpacked with, unless they were \
+             edited; their method bits follow `method`)"
+        ),
+        "{said}"
+    );
+    assert_eq!(fs::read(&t.out).unwrap(), samples::rsli());
+    fs::remove_file(&t.out).unwrap();
+    // Flags that name no method: said too (nothing was).
+    let folder = fresh("rsli");
+    edit_manifest(&folder, |m| {
+        entry_mut(m, 0).insert("flags".into(), 0x1C0.into());
+    });
+    let packed = ok(&["pack", s(&folder), "-o", s(&t.out)]);
+    let said = String::from_utf8_lossy(&packed.stderr);
+    assert!(
+        said.contains(
+            "entry 0 (\"README.TXT\"): packed again with stored, as its `method` says (its \
+             flags, 0x01c0, name no method; their method bits follow `method`)"
         ),
         "{said}"
     );

@@ -199,21 +199,30 @@ fn note_lookups(output: &Path, media_trailer: bool) {
 /// Says of each RsLi entry of the archive unpacked that was packed again with another
 /// method than its flags name: flags say how it was packed there, `method` how it is now,
 /// so a method edited in flags alone reads as a change back, and this line shows it.
+///
+/// Flags edited alone read the same way (pack cannot tell them from a `method` edited),
+/// so the line says which of the two was taken; flags that name no method beside a
+/// `method` are said too, as their method bits are not written either.
 fn note_method_changes(manifest: &str, planned: &[Planned]) {
     for (pos, p) in planned.iter().enumerate() {
-        let (Some(new), Ok(old)) = (p.method, Method::from_flags(p.flags)) else {
+        let Some(new) = p.method.filter(|_| p.original.is_some()) else {
             continue;
         };
-        if p.original.is_some() && new != old {
-            crate::report::say(format_args!(
-                "{manifest}: {}: packed again with {} (its flags, {:#06x}, say {}: the \
-                 method it was unpacked with)",
-                entry_label(pos, &p.name),
-                new.name(),
-                p.flags,
+        let flags_say = match Method::from_flags(p.flags) {
+            Ok(old) if old == new => continue,
+            Ok(old) => format!(
+                "say {}: the method it was unpacked with, unless they were edited",
                 old.name()
-            ));
-        }
+            ),
+            Err(_) => "name no method".to_owned(),
+        };
+        crate::report::say(format_args!(
+            "{manifest}: {}: packed again with {}, as its `method` says (its flags, {:#06x}, \
+             {flags_say}; their method bits follow `method`)",
+            entry_label(pos, &p.name),
+            new.name(),
+            p.flags,
+        ));
     }
 }
 
