@@ -80,11 +80,6 @@ impl Folder {
         Ok((Folder::open(folder)?, name))
     }
 
-    /// The folder's path, as it was opened.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// The folder's handle, for opening files relative to it in ways this type does not
     /// (`openat2` beneath it, say).
     #[cfg(target_os = "linux")]

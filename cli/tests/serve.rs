@@ -925,6 +925,50 @@ async fn a_folder_swapped_for_a_link_mid_request_serves_nothing_outside() {
     assert!(server.stop().success());
 }
 
+/// A deploy by rename (`mv live old; mv new live`) puts another folder at the path
+/// served: the index, the listings and the entries all come from it. The opens went
+/// through the old folder's handle while the index walked the new one's path: the
+/// listing of an archive both held was the old one's, an archive only the new one held
+/// was a 404, and everything once the old one was deleted.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_replaced_at_its_path_is_served_from_then_on() {
+    let base = folder("deploy");
+    let live = base.join("live");
+    let new = base.join("new");
+    fs::create_dir_all(&live).unwrap();
+    fs::create_dir_all(&new).unwrap();
+    fs::write(live.join("a.res"), samples::nres()).unwrap();
+    fs::write(live.join("old.rsli"), samples::rsli()).unwrap();
+    fs::write(new.join("a.res"), samples::rsli()).unwrap();
+    fs::write(new.join("new.rsli"), samples::rsli()).unwrap();
+    let server = Server::start(&live, &["--cache-idle", "0"]);
+    let http = client();
+    // RsLi rows have flags, NRes rows do not.
+    let rsli = |listing: Value| listing[0].get("flags").is_some();
+    let listing = get_json(&http, format!("{}/a.res/", server.url)).await;
+    assert!(!rsli(listing));
+    fs::rename(&live, base.join("old")).unwrap();
+    fs::rename(&new, &live).unwrap();
+    for round in 0..2 {
+        let index = get_json(&http, format!("{}/", server.url)).await;
+        assert_eq!(
+            archive_paths(&index),
+            ["a.res", "new.rsli"],
+            "round {round}"
+        );
+        let listing = get_json(&http, format!("{}/a.res/", server.url)).await;
+        assert!(rsli(listing), "round {round}");
+        let status = fetch(&http, &server, "/new.rsli/").await.status();
+        assert_eq!(status, StatusCode::OK, "round {round}");
+        let status = fetch(&http, &server, "/old.rsli/").await.status();
+        assert_eq!(status, StatusCode::NOT_FOUND, "round {round}");
+        // The old folder deleted: nothing changes.
+        fs::remove_dir_all(base.join("old")).unwrap_or_default();
+    }
+    assert!(server.stop().success());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn corrupt_entries_are_500_or_an_aborted_body_and_limits_refuse() {
     let dir = folder("corrupt");

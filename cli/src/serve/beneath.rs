@@ -10,31 +10,76 @@
 //! refused, by an open by path). Where `openat2` is missing (older kernels, or a sandbox
 //! that denies it), the file is opened by path and what was opened must lie under the
 //! folder by the path of its handle, before anything is read from it.
+//!
+//! The walk goes by path, so the handle follows the path where another folder takes it (a
+//! deploy by rename: `mv new DIR`): with the old folder's handle kept, the index listed
+//! the new folder's archives and the opens found the old folder's, or nothing once it was
+//! deleted. A link put at the path is not followed: the handle stays.
 
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::folder::Folder;
 
-/// The served folder, for opening files under it: on Linux held by its handle, whatever
-/// its path names later.
+/// The served folder, for opening files under it: on Linux held by its handle, which
+/// follows its path to another folder but not to a link.
 #[derive(Debug)]
 pub struct Beneath {
-    folder: Folder,
+    root: PathBuf,
+    folder: RwLock<Arc<Folder>>,
 }
 
 impl Beneath {
     /// The folder at `root`, a canonical path.
     pub fn new(root: PathBuf) -> io::Result<Beneath> {
-        Ok(Beneath {
-            folder: Folder::open(&root)?,
-        })
+        let folder = RwLock::new(Arc::new(Folder::open(&root)?));
+        Ok(Beneath { root, folder })
     }
 
     /// The folder's canonical path.
     pub fn root(&self) -> &Path {
-        self.folder.path()
+        &self.root
+    }
+
+    /// The folder held, or the one its path names now, if that is another folder (not a
+    /// link), which is held from now on.
+    fn current(&self) -> Arc<Folder> {
+        let held = Arc::clone(&self.folder.read().unwrap_or_else(PoisonError::into_inner));
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let identity = |m: &std::fs::Metadata| (m.dev(), m.ino());
+            let (Ok(now), Ok(then)) = (
+                std::fs::symlink_metadata(&self.root),
+                held.handle().metadata(),
+            ) else {
+                return held;
+            };
+            if !now.is_dir() || identity(&now) == identity(&then) {
+                return held;
+            }
+            // Opened by path, which may have changed again since: it must be the folder
+            // looked at, not a link put there in between.
+            let Ok(replaced) = Folder::open(&self.root) else {
+                return held;
+            };
+            if replaced.handle().metadata().map(|m| identity(&m)).ok() != Some(identity(&now)) {
+                return held;
+            }
+            let replaced = Arc::new(replaced);
+            *self.folder.write().unwrap_or_else(PoisonError::into_inner) = Arc::clone(&replaced);
+            tracing::warn!(
+                target: "ngi::serve",
+                "{}: now another folder than the one served until now (replaced, as a deploy \
+                 by rename does): serving that one",
+                crate::report::ShowPath::shown(self.root.as_path())
+            );
+            replaced
+        }
+        #[cfg(not(target_os = "linux"))]
+        held
     }
 
     /// Opens `path` (canonical, under the folder) for reading, without waiting on a FIFO.
@@ -50,8 +95,8 @@ impl Beneath {
             use rustix::io::Errno;
             let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
             let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS;
-            let handle = self.folder.handle();
-            match rustix::fs::openat2(handle, inner, flags, Mode::empty(), resolve) {
+            let folder = self.current();
+            match rustix::fs::openat2(folder.handle(), inner, flags, Mode::empty(), resolve) {
                 Ok(handle) => return Ok(File::from(handle)),
                 Err(Errno::NOSYS | Errno::PERM) => {}
                 // A link on the way (ELOOP) or a step out (EXDEV): a swap since the walk.
@@ -165,6 +210,26 @@ mod tests {
         assert_eq!(
             text(beneath.open(&root.join("in/a.res"))).unwrap(),
             "inside"
+        );
+        std::fs::remove_dir_all(base).unwrap();
+    }
+
+    #[test]
+    fn another_folder_at_its_path_is_followed() {
+        let (base, beneath) = folders("replaced");
+        let root = beneath.root().to_path_buf();
+        std::fs::rename(&root, base.join("old")).unwrap();
+        std::fs::create_dir_all(root.join("in")).unwrap();
+        std::fs::write(root.join("in/a.res"), "replaced").unwrap();
+        assert_eq!(
+            text(beneath.open(&root.join("in/a.res"))).unwrap(),
+            "replaced"
+        );
+        // The old folder gone too: the new one is still held.
+        std::fs::remove_dir_all(base.join("old")).unwrap();
+        assert_eq!(
+            text(beneath.open(&root.join("in/a.res"))).unwrap(),
+            "replaced"
         );
         std::fs::remove_dir_all(base).unwrap();
     }
