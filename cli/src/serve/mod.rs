@@ -43,7 +43,7 @@ use tokio::sync::Semaphore;
 use crate::args::Serve;
 use crate::report::{Failure, ShowPath};
 
-/// Index walks and listing sorts at once.
+/// Index walks at once, and listing sorts at once (each kind its own permits).
 const BULK_AT_ONCE: usize = 2;
 
 /// What every request shares.
@@ -56,10 +56,13 @@ pub struct Shared {
     settings: Serve,
     /// One permit per entry or listing body being decoded or sent.
     streams: Arc<Semaphore>,
-    /// Permits for the work a request may do in bulk: walking the folder for `/`, and
-    /// sorting a listing's page (up to `--max-entries` rows). Requests wait for one, so that
-    /// many at once queue rather than fill the blocking pool the entry reads use.
-    bulk: Arc<Semaphore>,
+    /// Permits for the work a request may do in bulk: walking the folder for `/`
+    /// (`walks`), and sorting a listing's page (up to `--max-entries` rows, `sorts`).
+    /// Requests wait for one, so that many at once queue rather than fill the blocking
+    /// pool the entry reads use; each kind apart, so that a flood of `/` (a walk of a
+    /// large folder each) does not hold the pages of archives back.
+    walks: Arc<Semaphore>,
+    sorts: Arc<Semaphore>,
     /// The entries decoded to their end without a fault, whose ranges need no end check.
     verified: Arc<body::Verified>,
     counters: Counters,
@@ -156,7 +159,8 @@ pub fn run(settings: &Serve) -> Result<(), Failure> {
             .with_options(options)
             .with_opener(opener),
         streams: Arc::new(Semaphore::new(settings.max_streams)),
-        bulk: Arc::new(Semaphore::new(BULK_AT_ONCE)),
+        walks: Arc::new(Semaphore::new(BULK_AT_ONCE)),
+        sorts: Arc::new(Semaphore::new(BULK_AT_ONCE)),
         verified: Arc::default(),
         settings,
         counters: Counters::default(),

@@ -246,7 +246,7 @@ async fn index(shared: &Arc<Shared>, request: &Parts) -> Response {
     let folder = shared.folder.clone();
     let conditions = request.headers.clone();
     let max_age = shared.settings.max_age;
-    let done = bulk(shared, move || {
+    let done = bulk(&shared.walks, move || {
         let listed = match paths::archives(&folder) {
             Ok((listed, false)) => listed,
             Ok((listed, true)) => {
@@ -308,14 +308,15 @@ fn content_hash(body: &[u8]) -> u64 {
     hasher.finish()
 }
 
-/// `work` on the blocking pool, under one of the bulk permits (waited for). The permit
-/// goes with the work: a request dropped while it runs (the client gone, the request
-/// timeout) cannot cancel a blocking task, so the permit must not be freed before it ends.
+/// `work` on the blocking pool, under one of the `permits` for bulk work (waited for). The
+/// permit goes with the work: a request dropped while it runs (the client gone, the
+/// request timeout) cannot cancel a blocking task, so the permit must not be freed before
+/// it ends.
 async fn bulk<T: Send + 'static>(
-    shared: &Arc<Shared>,
+    permits: &Arc<tokio::sync::Semaphore>,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, Response> {
-    let Ok(permit) = Arc::clone(&shared.bulk).acquire_owned().await else {
+    let Ok(permit) = Arc::clone(permits).acquire_owned().await else {
         return Err(error_response(
             StatusCode::SERVICE_UNAVAILABLE,
             "shutting down".into(),
@@ -397,7 +398,7 @@ async fn listing_body(
         None => Form::Json,
         Some(sort) => {
             let sorted = archive.clone();
-            let order = bulk(shared, move || html::table_order(&sorted, sort)).await?;
+            let order = bulk(&shared.sorts, move || html::table_order(&sorted, sort)).await?;
             Form::Html {
                 located: located.clone(),
                 sort,
