@@ -53,7 +53,9 @@ pub fn wanted(range: &str, size: u64) -> Wanted {
     match (first.trim(), last.trim()) {
         ("", suffix) => match number(suffix) {
             Some(0) => Wanted::Unsatisfiable,
-            Some(_) if size == 0 => Wanted::Unsatisfiable,
+            // Satisfiable (RFC 9110 14.1.1: a suffix of a non-zero length), but no part
+            // of nothing can be said in a Content-Range: the whole, empty entry.
+            Some(_) if size == 0 => Wanted::Whole,
             Some(n) => Wanted::Part(size - n.min(size), size),
             None => Wanted::Whole,
         },
@@ -258,7 +260,7 @@ mod tests {
             ("bytes=100-200", 100, Unsatisfiable),
             ("bytes=-0", 100, Unsatisfiable),
             ("bytes=0-", 0, Unsatisfiable),
-            ("bytes=-5", 0, Unsatisfiable),
+            ("bytes=-5", 0, Whole),
             ("bytes=5-1", 100, Whole),
             ("bytes=0-1,5-6", 100, Whole),
             ("items=0-1", 100, Whole),

@@ -38,13 +38,18 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     let limit = shared.settings.request_timeout;
     let response = match tokio::time::timeout(limit, route(&shared, &request)).await {
         Ok(response) => response,
-        Err(_) => error_response(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "{}: no response within the request timeout of {limit:?}",
-                abandoned.uri
-            ),
-        ),
+        Err(_) => {
+            let mut late = error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!(
+                    "{}: no response within the request timeout of {limit:?}",
+                    abandoned.uri
+                ),
+            );
+            late.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            late
+        }
     };
     abandoned.answered = true;
     tracing::info!(
@@ -102,7 +107,23 @@ fn wants_html(headers: &HeaderMap) -> bool {
     headers
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|accept| accept.contains("text/html"))
+        .is_some_and(accepts_html)
+}
+
+/// Whether an `Accept` value lists `text/html` with a weight above 0 (RFC 9110 12.5.1:
+/// `q=0` means "not acceptable").
+fn accepts_html(accept: &str) -> bool {
+    accept.split(',').any(|range| {
+        let mut parts = range.split(';').map(str::trim);
+        let html = parts
+            .next()
+            .is_some_and(|t| t.eq_ignore_ascii_case("text/html"));
+        let weight = parts
+            .filter_map(|p| p.split_once('='))
+            .find(|(k, _)| k.trim().eq_ignore_ascii_case("q"))
+            .map_or(1.0, |(_, q)| q.trim().parse::<f32>().unwrap_or(0.0));
+        html && weight > 0.0
+    })
 }
 
 async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
@@ -176,10 +197,10 @@ async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
 
 /// Digits only, as an index is written (`parse` would also take "+1").
 fn whole_number(text: &str) -> Option<usize> {
-    text.bytes()
-        .all(|b| b.is_ascii_digit())
-        .then(|| text.parse().ok())
-        .flatten()
+    // Digits past what a usize holds are an index past any archive's last (a 404, not
+    // a malformed request).
+    (!text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| text.parse().unwrap_or(usize::MAX))
 }
 
 fn gone(located: &Located) -> Response {
@@ -454,4 +475,35 @@ fn typed_response(body: Vec<u8>, content_type: &'static str) -> Response {
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_is_wanted_where_accept_weighs_it_above_zero() {
+        for (accept, html) in [
+            ("text/html", true),
+            ("text/html,application/xhtml+xml,*/*;q=0.8", true),
+            ("application/json, TEXT/HTML ; q=0.5", true),
+            ("text/html;q=0, application/json", false),
+            ("text/html; q=0.0", false),
+            ("text/html;level=1;q=0", false),
+            ("application/json", false),
+            ("*/*", false),
+            ("text/htmlx", false),
+        ] {
+            assert_eq!(accepts_html(accept), html, "{accept}");
+        }
+    }
+
+    #[test]
+    fn an_index_is_digits_however_many() {
+        assert_eq!(whole_number("7"), Some(7));
+        assert_eq!(whole_number("99999999999999999999999"), Some(usize::MAX));
+        for text in ["", "-1", "+1", "1.0", " 1", "0x1"] {
+            assert_eq!(whole_number(text), None, "{text:?}");
+        }
+    }
 }
