@@ -488,8 +488,9 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
     // be packed again, and a kept packed stream dropped.
     if original.is_some() && file.is_some() && r.sha256.is_none() {
         return Err(
-            "sha256: missing (an entry with an offset and a file keeps the one \
-                    unpack wrote)"
+            "sha256: missing (an entry with an offset and a file keeps the one unpack \
+             wrote; an entry unpack kept as its packed bytes alone takes a file as a new \
+             entry: its record without offset, size and what only an unpacked entry has)"
                 .into(),
         );
     }
@@ -621,7 +622,8 @@ fn checked_name(r: &EntryRecord, nres: bool) -> Result<(Vec<u8>, Vec<u8>), Strin
     }
     if !tail.is_empty() && name.len() + 1 + tail.len() > field_len {
         return Err(format!(
-            "name_tail: {} bytes do not fit after the name in the {field_len}-byte field",
+            "name_tail: {} bytes do not fit after the name in the {field_len}-byte field \
+             (the bytes a former name left there; remove name_tail for a longer name)",
             tail.len()
         ));
     }
