@@ -2076,6 +2076,33 @@ fn links_and_limits_are_handled_as_a_user_expects() {
     );
 }
 
+/// An archive whose manifest pack could never read is refused before a file is written:
+/// 800 000 empty entries were all written out first (a million took 210 s and 1.2 GB),
+/// and refused at the end.
+#[test]
+fn unpack_refuses_a_manifest_too_large_before_writing() {
+    let dir = Scratch::new("edit-huge-manifest");
+    let mut writer = Writer::new();
+    for i in 0..800_000u32 {
+        let name = format!("e{i:06}");
+        let entry = NewEntry {
+            name: name.as_bytes(),
+            ..NewEntry::default()
+        };
+        writer.add(entry, b"").unwrap();
+    }
+    let archive = dir.join("huge.nres");
+    fs::write(&archive, writer.finish()).unwrap();
+    let out = dir.join("out");
+    let err = fails(&["unpack", s(&archive), "-o", s(&out)]);
+    assert!(
+        err.contains("the manifest of its 800000 entries would be at least ")
+            && err.contains("bytes, more than the 67108864 pack reads"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
 /// An unpack that fails leaves nothing of its own behind: a limit that would stop it
 /// midway is refused before a file is written, and a failure on the way removes the
 /// files written before it (a folder of entry files without a manifest is no unpacked
