@@ -118,7 +118,7 @@ pub enum CliCommand {
         /// Replace existing regular files
         #[arg(long)]
         force: bool,
-        /// Entries decoded at once (default: one per core; 1: one after another)
+        /// Entries decoded at once, 1 to 1024 (default: one per core; 1: one after another)
         #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
         jobs: Option<u16>,
         #[command(flatten)]
@@ -137,7 +137,7 @@ pub enum CliCommand {
     },
     /// Check every rule, decode every entry
     Verify {
-        /// Entries decoded at once (default: one per core; 1: one after another)
+        /// Entries decoded at once, 1 to 1024 (default: one per core; 1: one after another)
         #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
         jobs: Option<u16>,
         #[command(flatten)]

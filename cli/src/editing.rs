@@ -226,7 +226,7 @@ fn needs_overlay(archive: &ArchiveFile, editor: &rsli::Editor) -> Option<String>
                 format!(
                     "entry {} (\"{name}\") lies at offset {}, outside the payloads ({}..{}), \
                      unless the file's \"AO\" media trailer (overlay {overlay}) is honoured: \
-                     give --media-trailer to edit the library as the engine reads it with \
+                     give --media-trailer to read the library as the engine does with \
                      flag 2",
                     entry.index, e.data_offset, region.start, region.end
                 )

@@ -20,6 +20,9 @@
 //!   allocation-free [`codec::Unpacker`] dispatch over them.
 //! * [`limits`] — [`Limits`] on entry size, a run's total and entry count, checked before
 //!   anything acts on a size the file declares.
+//! * `edit` (feature `alloc`) — saving what the editors (`nres::Editor`, `rsli::Editor`)
+//!   describe: a `Plan` of pieces to write and ranges to copy.
+//! * [`error`] — the error types, one per concern, each naming what failed and where.
 //!
 //! # Features
 //!

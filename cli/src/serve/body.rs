@@ -125,7 +125,10 @@ impl StreamedEntry<'_> {
             about,
         } = self;
         let reader = archive.reader_from(index, range.start).map_err(|e| {
-            error_response(StatusCode::INTERNAL_SERVER_ERROR, format!("{about}: {e}"))
+            error_response(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                about_entry(&about, index, &e),
+            )
         })?;
         let mut streamed = Streamed {
             reader,
@@ -168,12 +171,21 @@ impl StreamedEntry<'_> {
             if changed(archive) {
                 return Err(rewritten(&streamed.about));
             }
-            let message = format!("{}: {e}", streamed.about);
+            let message = about_entry(&streamed.about, index, &e);
             tracing::warn!(target: "ngi::serve", "{message}");
             return Err(error_response(StatusCode::INTERNAL_SERVER_ERROR, message));
         }
         Ok(Body::from_stream(streamed))
     }
+}
+
+/// `error` of entry `index` after `about` (which names the entry): the core's messages
+/// name it by index too, and it is said once.
+pub fn about_entry(about: &str, index: usize, error: &dyn std::fmt::Display) -> String {
+    format!(
+        "{about}: {}",
+        crate::open::after_entry(index, &error.to_string())
+    )
 }
 
 /// Whether the archive's file was written since it was opened (or cannot be told): the

@@ -175,8 +175,9 @@ pub async fn respond(
                 }
             }
             Err(e) => {
-                tracing::warn!(target: "ngi::serve", "{about}: {e}");
-                return error_response(StatusCode::INTERNAL_SERVER_ERROR, format!("{about}: {e}"));
+                let message = super::body::about_entry(&about, index, &e);
+                tracing::warn!(target: "ngi::serve", "{message}");
+                return error_response(StatusCode::INTERNAL_SERVER_ERROR, message);
             }
         }
     } else {

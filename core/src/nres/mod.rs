@@ -14,7 +14,8 @@
 //! * `Writer` (feature `alloc`) is the canonical writer (SPEC 1.3, 1.5, 1.8), `Editor`
 //!   the lossless editor with the engine's twelve sort modes (SPEC 1.8, 1.9).
 //!
-//! Nothing here allocates except the writer, and no input can make any of it panic.
+//! Nothing here allocates except the writer and the editor, and no input can make any of
+//! it panic.
 //!
 //! # Example
 //! ```
