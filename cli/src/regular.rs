@@ -34,13 +34,32 @@ pub fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
 /// opened without blocking (`O_NONBLOCK`, which changes nothing for a regular file's
 /// reads), so that a FIFO is refused by its metadata instead of waiting for a writer.
 pub fn open(path: &Path) -> io::Result<File> {
+    open_with(path, false)
+}
+
+/// [`open`], refusing a symbolic link as the last component (Linux: `ELOOP`): for files
+/// a folder lists by name, which were checked to be no links, so that one swapped for a
+/// link since is not followed out of the folder.
+pub fn open_no_link(path: &Path) -> io::Result<File> {
+    open_with(path, true)
+}
+
+fn open_with(path: &Path, no_link: bool) -> io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(target_os = "linux")]
     {
+        use rustix::fs::OFlags;
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+        let nofollow = if no_link {
+            OFlags::NOFOLLOW
+        } else {
+            OFlags::empty()
+        };
+        options.custom_flags((OFlags::NONBLOCK | nofollow).bits() as i32);
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = no_link;
     let file = options.open(path)?;
     if !file.metadata()?.is_file() {
         return Err(io::Error::new(
@@ -114,5 +133,23 @@ mod tests {
         assert_eq!(read(&file, 11).unwrap(), b"eleven byte");
         let e = read(&file, 10).unwrap_err();
         assert_eq!(e.to_string(), "11 bytes, more than the 10 it may hold");
+    }
+
+    /// `open_no_link` refuses a link where `open` follows it.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_link_is_refused_where_asked() {
+        let dir = ngi_tests::scratch::Scratch::new("regular-link");
+        let file = dir.join("file");
+        std::fs::write(&file, b"bytes").unwrap();
+        let link = dir.join("link");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        assert!(open(&link).is_ok());
+        assert!(open_no_link(&file).is_ok());
+        let e = open_no_link(&link).unwrap_err();
+        assert_eq!(
+            e.raw_os_error(),
+            Some(rustix::io::Errno::LOOP.raw_os_error())
+        );
     }
 }

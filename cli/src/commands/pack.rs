@@ -801,7 +801,7 @@ fn refuse_own_input(
 }
 
 fn sha256_of(path: &Path) -> std::io::Result<String> {
-    let mut file = File::open(path)?;
+    let mut file = crate::regular::open_no_link(path)?;
     let mut hasher = Sha256::new();
     // Sized to the file: a 1 MiB buffer zeroed for each of 200 000 small files took a
     // quarter of a `pack`'s time.
@@ -818,7 +818,8 @@ fn sha256_of(path: &Path) -> std::io::Result<String> {
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, String> {
-    crate::regular::read(path, crate::regular::ENTRY_MAX)
+    crate::regular::open_no_link(path)
+        .and_then(|file| crate::regular::read_open(file, crate::regular::ENTRY_MAX))
         .map_err(|e| format!("{}: {e}", path.shown()))
 }
 
@@ -1551,7 +1552,7 @@ fn read_spans(spans: &[Span], len: u64, buf: &mut [u8], offset: u64) -> std::io:
                             format!("{}: {}: {e}", span.who, path.shown()),
                         )
                     };
-                    let got = File::open(path)
+                    let got = crate::regular::open_no_link(path)
                         .and_then(|f| f.read_at(&mut buf[..n], at + skip))
                         .map_err(name)?;
                     if got == 0 {
