@@ -1682,6 +1682,39 @@ async fn sigterm_lets_responses_in_flight_finish() {
     assert!(server.stop().success());
 }
 
+/// A connection that has sent part of a request's head holds no shutdown: it has no
+/// request in exchange, and is closed at once. It held the stop until the request or
+/// the idle timeout (here 120 s, beyond the bound).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_does_not_wait_for_a_request_half_sent() {
+    let dir = folder("shutdown-half");
+    fs::write(dir.join("sample.nres"), samples::nres()).unwrap();
+    let long = ["--request-timeout", "120", "--idle-timeout", "120"];
+    let server = Server::start(&dir, &[&long[..], &["--shutdown-timeout", "120"]].concat());
+    let host = server.url.strip_prefix("http://").unwrap().to_owned();
+    let mut half = tokio::net::TcpStream::connect(&host).await.unwrap();
+    half.write_all(b"GET /sample.nres/ HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    // A whole request on another connection, kept alive after it.
+    let (status, _) = raw_get(&server.url, "/sample.nres/readme.txt").await;
+    assert_eq!(status, 200);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let started = Instant::now();
+    assert!(server.stop().success());
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(PATIENCE, half.read_to_end(&mut rest)).await;
+    assert!(
+        read.is_ok(),
+        "the half-sent request's connection was closed"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn browsers_get_escaped_sortable_pages() {
     let dir = folder("html");

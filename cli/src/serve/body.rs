@@ -179,6 +179,42 @@ impl StreamedEntry<'_> {
     }
 }
 
+/// A response's body, holding its request's [`Busy`](super::idle::Busy) exchange until it
+/// is sent or dropped.
+pub struct Exchanged {
+    body: Body,
+    _exchange: super::idle::Busy,
+}
+
+impl Exchanged {
+    pub fn wrap(body: Body, exchange: super::idle::Busy) -> Body {
+        Body::new(Exchanged {
+            body,
+            _exchange: exchange,
+        })
+    }
+}
+
+impl hyper::body::Body for Exchanged {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        hyper::body::Body::is_end_stream(&self.body)
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        hyper::body::Body::size_hint(&self.body)
+    }
+}
+
 /// `error` of entry `index` after `about` (which names the entry): the core's messages
 /// name it by index too, and it is said once.
 pub fn about_entry(about: &str, index: usize, error: &dyn std::fmt::Display) -> String {

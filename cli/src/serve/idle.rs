@@ -7,64 +7,88 @@
 //!
 //! While a response is being prepared (the request read, its status line not yet made)
 //! no byte moves either, and hyper keeps a read pending to see the client leave: the
-//! timer does not count then ([`Preparing`]). The request timeout bounds that time, with
-//! a 503; an `--idle-timeout` below the time a response took to prepare closed the
-//! connection with no answer at all.
+//! timer does not count then ([`Activity::preparing`]). The request timeout bounds that
+//! time, with a 503; an `--idle-timeout` below the time a response took to prepare closed
+//! the connection with no answer at all.
+//!
+//! Once the server stops, a connection with no request in it (none being prepared or
+//! sent, [`Activity::exchanging`]) reads the end of its input: hyper closes it. A
+//! client that had sent part of a request's head held the shutdown until the request
+//! timeout.
 
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{Instant, Sleep};
 
-/// The responses of one connection being prepared: the service holds a [`Preparation`]
-/// from the call until its response (the status line and headers) is made.
+/// What one connection is doing, as its service tells: the requests whose responses are
+/// being prepared (from the call until the status line and headers are made), and those
+/// in exchange (from the call until the body is sent or dropped).
 #[derive(Debug, Clone, Default)]
-pub struct Preparing(Arc<AtomicUsize>);
+pub struct Activity(Arc<[AtomicUsize; 2]>);
 
-impl Preparing {
-    pub fn start(&self) -> Preparation {
-        self.0.fetch_add(1, Ordering::Relaxed);
-        Preparation(self.clone())
+const PREPARING: usize = 0;
+const EXCHANGING: usize = 1;
+
+impl Activity {
+    /// A request's response being prepared, until the guard is dropped.
+    pub fn preparing(&self) -> Busy {
+        Busy::new(self, PREPARING)
     }
 
-    fn any(&self) -> bool {
-        self.0.load(Ordering::Relaxed) > 0
+    /// A request in exchange, until the guard is dropped.
+    pub fn exchanging(&self) -> Busy {
+        Busy::new(self, EXCHANGING)
+    }
+
+    fn any(&self, what: usize) -> bool {
+        self.0[what].load(Ordering::Relaxed) > 0
     }
 }
 
-/// One response being prepared, until dropped.
+/// One of an [`Activity`]'s counts, held until dropped.
 #[derive(Debug)]
-pub struct Preparation(Preparing);
+pub struct Busy(Activity, usize);
 
-impl Drop for Preparation {
+impl Busy {
+    fn new(activity: &Activity, what: usize) -> Busy {
+        activity.0[what].fetch_add(1, Ordering::Relaxed);
+        Busy(activity.clone(), what)
+    }
+}
+
+impl Drop for Busy {
     fn drop(&mut self) {
-        (self.0).0.fetch_sub(1, Ordering::Relaxed);
+        (self.0).0[self.1].fetch_sub(1, Ordering::Relaxed);
     }
 }
 
 /// `io` with an idle timer, reset by every read or write that moves bytes, and held
-/// while a response is being prepared.
+/// while a response is being prepared; and the end of its input once `stopping` is set
+/// with no request in exchange.
 #[derive(Debug)]
 pub struct IdleTimeout<T> {
     io: T,
     idle: Duration,
     timer: Pin<Box<Sleep>>,
-    preparing: Preparing,
+    activity: Activity,
+    stopping: Arc<AtomicBool>,
 }
 
 impl<T> IdleTimeout<T> {
-    pub fn new(io: T, idle: Duration, preparing: Preparing) -> Self {
+    pub fn new(io: T, idle: Duration, activity: Activity, stopping: Arc<AtomicBool>) -> Self {
         IdleTimeout {
             io,
             idle,
             timer: Box::pin(tokio::time::sleep(idle)),
-            preparing,
+            activity,
+            stopping,
         }
     }
 
@@ -79,7 +103,7 @@ impl<T> IdleTimeout<T> {
         if self.timer.as_mut().poll(cx).is_pending() {
             return Poll::Pending;
         }
-        if self.preparing.any() {
+        if self.activity.any(PREPARING) {
             self.moved();
             // Polled once more so that the new deadline wakes the task.
             return match self.timer.as_mut().poll(cx) {
@@ -119,6 +143,9 @@ impl<T: AsyncRead + Unpin> AsyncRead for IdleTimeout<T> {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
+        if this.stopping.load(Ordering::Relaxed) && !this.activity.any(EXCHANGING) {
+            return Poll::Ready(Ok(()));
+        }
         let before = buf.filled().len();
         let result = Pin::new(&mut this.io).poll_read(cx, buf);
         let moved = buf.filled().len() > before;
@@ -174,7 +201,12 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_silent_peer_times_out_and_a_busy_one_does_not() {
         let (near, mut far) = tokio::io::duplex(64);
-        let mut near = IdleTimeout::new(near, Duration::from_secs(5), Preparing::default());
+        let mut near = IdleTimeout::new(
+            near,
+            Duration::from_secs(5),
+            Activity::default(),
+            Arc::default(),
+        );
         // Bytes every 4 s keep it alive past 5 s.
         let writer = tokio::spawn(async move {
             for _ in 0..3 {
@@ -197,9 +229,14 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_response_in_preparation_holds_the_timer() {
         let (near, mut far) = tokio::io::duplex(64);
-        let preparing = Preparing::default();
-        let mut near = IdleTimeout::new(near, Duration::from_secs(5), preparing.clone());
-        let preparation = preparing.start();
+        let activity = Activity::default();
+        let mut near = IdleTimeout::new(
+            near,
+            Duration::from_secs(5),
+            activity.clone(),
+            Arc::default(),
+        );
+        let preparation = activity.preparing();
         let mut byte = [0u8; 1];
         // Twice the idle time with nothing moved, then the response's first byte.
         let read = tokio::time::timeout(Duration::from_secs(10), near.read(&mut byte)).await;
@@ -212,5 +249,26 @@ mod tests {
         let e = near.read(&mut byte).await.unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::TimedOut);
         assert_eq!(started.elapsed(), Duration::from_secs(5));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stopping_server_ends_the_input_of_connections_with_no_exchange() {
+        let (near, mut far) = tokio::io::duplex(64);
+        let (activity, stopping) = (Activity::default(), Arc::new(AtomicBool::new(false)));
+        let mut near = IdleTimeout::new(
+            near,
+            Duration::from_secs(60),
+            activity.clone(),
+            stopping.clone(),
+        );
+        far.write_all(b"ab").await.unwrap();
+        let exchange = activity.exchanging();
+        stopping.store(true, Ordering::Relaxed);
+        // A request in exchange reads on.
+        let mut byte = [0u8; 1];
+        near.read_exact(&mut byte).await.unwrap();
+        drop(exchange);
+        // None: the end, whatever the peer has sent.
+        assert_eq!(near.read(&mut byte).await.unwrap(), 0);
     }
 }

@@ -201,6 +201,8 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
     let graceful = GracefulShutdown::new();
     let connections = Arc::new(Semaphore::new(settings.max_connections));
     let mut stop = std::pin::pin!(shutdown_signal());
+    // Set at the stop: connections with no request in them end (see `idle`).
+    let stopping = Arc::new(std::sync::atomic::AtomicBool::new(false));
     loop {
         let permit = tokio::select! {
             permit = Arc::clone(&connections).acquire_owned() => permit,
@@ -220,20 +222,21 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
             () = &mut stop => break,
         };
         let _ = socket.set_nodelay(true);
-        let preparing = idle::Preparing::default();
+        let activity = idle::Activity::default();
         let io = TokioIo::new(idle::IdleTimeout::new(
             socket,
             settings.idle_timeout,
-            preparing.clone(),
+            activity.clone(),
+            Arc::clone(&stopping),
         ));
         let app = TowerToHyperService::new(app.clone());
         let service = hyper::service::service_fn(move |request| {
-            let preparation = preparing.start();
+            let (preparation, exchange) = (activity.preparing(), activity.exchanging());
             let response = hyper::service::Service::call(&app, request);
             async move {
                 let response = response.await;
                 drop(preparation);
-                response
+                response.map(|r| r.map(|body| body::Exchanged::wrap(body, exchange)))
             }
         });
         let connection = hyper::server::conn::http1::Builder::new()
@@ -258,6 +261,7 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
         });
     }
     drop(listener);
+    stopping.store(true, std::sync::atomic::Ordering::Relaxed);
     tracing::info!(target: "ngi::serve", "shutting down: finishing the responses in flight");
     tokio::select! {
         () = graceful.shutdown() => {
