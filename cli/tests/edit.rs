@@ -817,7 +817,7 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
         &[
             &format!("belong to no listed entry or gap now (1 at offset {old_offset})"),
             "the table has 0 (7 slots, 7 entries listed)",
-            "keep the offsets and sizes that unpack wrote",
+            "keep the offsets and sizes, and the gaps (`[[gap]]`, `gaps` and its file), that unpack wrote",
         ],
     );
 

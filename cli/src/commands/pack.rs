@@ -1322,7 +1322,9 @@ fn sort_index_is_canonical(editor: &rsli::Editor) -> bool {
 fn table_room(table: usize, listed: usize, removed: &[(u64, u64)]) -> Result<(), String> {
     if listed > table {
         return Err(format!(
-            "data_start: a table of {table} entries cannot hold the {listed} listed"
+            "data_start: a table of {table} entries cannot hold the {listed} listed with an \
+             offset (entries of the archive unpacked; a copy of one is a new entry, listed \
+             without offset and size)"
         ));
     }
     // Bytes no entry holds any more are dropped through a table slot each (a removed
@@ -1342,8 +1344,8 @@ fn table_room(table: usize, listed: usize, removed: &[(u64, u64)]) -> Result<(),
         return Err(format!(
             "bytes of the data region that belong to no listed entry or gap now ({}) need \
              a free table slot each to be dropped, and the table has {} ({table} slots, {listed} \
-             entries listed); keep the offsets and sizes that unpack wrote, or delete the \
-             entry",
+             entries listed); keep the offsets and sizes, and the gaps (`[[gap]]`, `gaps` and \
+             its file), that unpack wrote, or delete an entry",
             runs.join(", "),
             table - listed,
         ));
