@@ -911,7 +911,7 @@ fn hostile_folders_are_refused_before_anything_is_read() {
     let err = fails(&["pack", s(&folder), "-o", s(&out)]);
     assert!(
         err.contains("entry 0 (\"README.TXT\")")
-            && err.contains("are 927 (by offset 256, size 49 and unpacked_size 4000000000"),
+            && err.contains("are 927 (by offset 256 and size 49, and unpacked_size 4000000000"),
         "{err}"
     );
     assert!(!out.exists());
@@ -1108,6 +1108,12 @@ fn manifest_edits_pack_would_drop_are_refused() {
             "packed",
             "README.TXT".into(),
             "packed: a new entry is packed from its file",
+        ),
+        // It was dropped with no word.
+        (
+            "sha256",
+            "00".repeat(32).into(),
+            "sha256: a new entry's file is packed whatever it holds",
         ),
     ] {
         check(&new_rsli(field, value), &["entry 7 (\"NEW.BIN\")", want]);

@@ -452,6 +452,9 @@ fn check_entry(r: &EntryRecord, dir: &Path, nres: bool) -> Result<Planned, Strin
     if !nres && original.is_none() && name.iter().any(u8::is_ascii_lowercase) {
         return Err("name: holds a lower-case letter, which rsFind could never find".into());
     }
+    if original.is_none() && r.sha256.is_some() {
+        return Err("sha256: a new entry's file is packed whatever it holds".into());
+    }
     if original.is_none() && r.index.is_some() {
         return Err("index: only an entry of the archive unpacked has one".into());
     }
@@ -1398,10 +1401,18 @@ fn kept_stream(p: &Planned, method: Method, len: u64) -> Result<Option<Vec<u8>>,
 /// say so: a field edited without a change of file shows here first.
 fn region_bytes(p: &Planned, len: u64) -> String {
     let entry = p.rsli_entry();
+    let stored = matches!(entry.method(), Ok(Method::Stored | Method::Xor));
+    let unpacked = match stored {
+        true => format!(
+            ", and unpacked_size {}, which a stored or xor entry reads",
+            entry.unpacked_size
+        ),
+        false => String::new(),
+    };
     format!(
-        "the entry's packed bytes in the data region are {len} (by offset {}, size {} and \
-         unpacked_size {}, which a stored or xor entry reads)",
-        entry.data_offset, entry.packed_size, entry.unpacked_size
+        "the entry's packed bytes in the data region are {len} (by offset {} and size \
+         {}{unpacked})",
+        entry.data_offset, entry.packed_size
     )
 }
 
