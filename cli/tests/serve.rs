@@ -2053,6 +2053,45 @@ async fn a_client_that_half_closes_after_its_request_is_answered() {
     assert!(server.stop().success());
 }
 
+/// An HTTP/1.1 request without Host is a 400 (RFC 9112 3.2; it was served), and a name
+/// with a NUL in it names no entry (the engine's lookup stopped at the NUL, so every
+/// suffix after one was another address of the entry before it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_host_is_a_400_and_a_nul_names_no_entry() {
+    let dir = folder("host-nul");
+    fs::write(dir.join("sample.nres"), samples::nres()).unwrap();
+    let server = Server::start(&dir, &[]);
+    let host = server.url.strip_prefix("http://").unwrap().to_owned();
+    let exchange = |request: String| {
+        let host = host.clone();
+        async move {
+            let mut socket = tokio::net::TcpStream::connect(&host).await.unwrap();
+            socket.write_all(request.as_bytes()).await.unwrap();
+            let mut response = Vec::new();
+            tokio::time::timeout(PATIENCE, socket.read_to_end(&mut response))
+                .await
+                .expect("answered in time")
+                .unwrap();
+            String::from_utf8_lossy(&response).into_owned()
+        }
+    };
+    let text =
+        exchange("GET /sample.nres/readme.txt HTTP/1.1\r\nConnection: close\r\n\r\n".into()).await;
+    assert!(text.starts_with("HTTP/1.1 400 "), "{text}");
+    assert!(
+        text.contains("an HTTP/1.1 request needs a Host header"),
+        "{text}"
+    );
+    // HTTP/1.0 has no Host to give.
+    let text = exchange("GET /sample.nres/readme.txt HTTP/1.0\r\n\r\n".into()).await;
+    assert!(text.starts_with("HTTP/1.0 200 "), "{text}");
+    let (status, body) = raw_get(&server.url, "/sample.nres/readme.txt%00.html").await;
+    assert_eq!(status, 404, "{body}");
+    let (status, _) = raw_get(&server.url, "/sample.nres/readme.txt").await;
+    assert_eq!(status, 200);
+    assert!(server.stop().success());
+}
+
 /// A listing is rendered as the client reads it: it was built whole and held until read,
 /// so a dozen clients asking for the 58 MB listing of 300 000 entries and reading none of
 /// it made the server hold about 1 GB. Each now holds a batch of rows (and a stream).

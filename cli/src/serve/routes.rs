@@ -31,7 +31,7 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     let (request, _) = request.into_parts();
     let mut abandoned = Abandoned {
         method: request.method.clone(),
-        uri: request.uri.clone(),
+        uri: logged_uri(&request.uri),
         started,
         answered: false,
     };
@@ -67,10 +67,24 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
 /// when the client hangs up, and such a request would otherwise leave no line at all.
 struct Abandoned {
     method: axum::http::Method,
-    uri: axum::http::Uri,
+    /// As logged ([`logged_uri`]).
+    uri: String,
     started: Instant,
     answered: bool,
 }
+
+/// A request's target as the log (and a timeout's message) shows it: the first
+/// [`LOGGED_URI`] characters and the length of the rest, so that a client sending 60 KB
+/// targets cannot write 60 KB log lines.
+fn logged_uri(uri: &axum::http::Uri) -> String {
+    let text = uri.to_string();
+    match text.char_indices().nth(LOGGED_URI) {
+        Some((cut, _)) => format!("{}... ({} bytes)", &text[..cut], text.len()),
+        None => text,
+    }
+}
+
+const LOGGED_URI: usize = 1024;
 
 impl Drop for Abandoned {
     fn drop(&mut self) {
@@ -141,6 +155,15 @@ async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
             return response;
         }
     };
+    // RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request without a Host.
+    if request.version == axum::http::Version::HTTP_11
+        && !request.headers.contains_key(header::HOST)
+    {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            "an HTTP/1.1 request needs a Host header".into(),
+        );
+    }
     let folder = shared.folder.clone();
     let raw = request.uri.path().to_owned();
     let target =
@@ -178,7 +201,9 @@ async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
                 Some(Err(r)) => return r,
                 None => return gone(&located),
             };
-            match archive.find(&name) {
+            // The engine's lookup stops at a NUL, which no name holds: "a.txt%00x" would be
+            // another address of a.txt, one for every suffix.
+            match archive.find(&name).filter(|_| !name.contains(&0)) {
                 Some(i) => {
                     entry::respond(shared, &archive, &located, i, &request.headers, head).await
                 }
@@ -496,6 +521,16 @@ mod tests {
         ] {
             assert_eq!(accepts_html(accept), html, "{accept}");
         }
+    }
+
+    #[test]
+    fn long_targets_are_cut_in_the_log() {
+        let short: axum::http::Uri = "/a.res/b.txt?x=1".parse().unwrap();
+        assert_eq!(logged_uri(&short), "/a.res/b.txt?x=1");
+        let long: axum::http::Uri = format!("/{}", "a".repeat(5000)).parse().unwrap();
+        let logged = logged_uri(&long);
+        assert!(logged.ends_with("... (5001 bytes)"), "{logged}");
+        assert_eq!(logged.len(), LOGGED_URI + "... (5001 bytes)".len());
     }
 
     #[test]
