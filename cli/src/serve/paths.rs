@@ -51,6 +51,9 @@ pub enum Refusal {
     Malformed(String),
 }
 
+/// The most segments a request's path may have (an entry's name included).
+const MAX_SEGMENTS: usize = 2048;
+
 /// The reserved path of the counters; no archive can have it (hidden names are refused).
 pub const STATUS_PATH: &str = "/.ngi/status";
 
@@ -69,6 +72,14 @@ pub fn resolve(root: &Path, raw: &str) -> Result<Target, Refusal> {
         return Ok(Target::Status);
     }
     let segments: Vec<&str> = rest.split('/').collect();
+    // Each segment costs a `canonicalize`: a link to its own folder let one target of
+    // 64 KiB make 30 000 of them. No path the kernel takes (4096 bytes) has more.
+    if segments.len() > MAX_SEGMENTS {
+        return Err(Refusal::NotFound(format!(
+            "no archive at a path of {} segments (at most {MAX_SEGMENTS})",
+            segments.len()
+        )));
+    }
     let mut here = root.to_path_buf();
     let mut shown = Vec::new();
     for (i, segment) in segments.iter().enumerate() {
@@ -362,6 +373,24 @@ mod tests {
         );
         std::fs::write(deepest.join("a.res"), b"NRes").unwrap();
         assert!(archives(&folder).unwrap().1, "a file at the bound");
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// A link to its own folder lets a path repeat it: the segments are bounded.
+    #[cfg(unix)]
+    #[test]
+    fn a_path_of_too_many_segments_is_refused() {
+        let base = std::env::temp_dir().join(format!("ngi-paths-loop-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).unwrap();
+        std::fs::write(base.join("a.res"), b"NRes").unwrap();
+        std::os::unix::fs::symlink(".", base.join("l")).unwrap();
+        let root = base.canonicalize().unwrap();
+        let path = |links: usize| format!("/{}a.res/", "l/".repeat(links));
+        let found = resolve(&root, &path(MAX_SEGMENTS - 2));
+        assert!(matches!(found, Ok(Target::Archive(_))), "{found:?}");
+        let refused = resolve(&root, &path(MAX_SEGMENTS - 1));
+        assert!(matches!(refused, Err(Refusal::NotFound(_))), "{refused:?}");
         std::fs::remove_dir_all(&base).unwrap();
     }
 
