@@ -793,6 +793,25 @@ fn rsli_canonicalize_lays_out_an_empty_entry_pointing_anywhere() {
     let mut editor = rsli::Editor::open(&lib).unwrap();
     editor.canonicalize().unwrap();
     assert_eq!(saved(&editor.plan().unwrap(), &odd), canonical);
+    // One past the end of the file does not read: laid out, it would (the fuzz target's
+    // model found it), so it stays refused.
+    let mut past = canonical.clone();
+    let len = past.len() as u32;
+    ngi_tests::hostile::patch_rsli(&mut past, |i, e| {
+        if i == 1 {
+            e.data_offset = len + 1;
+        }
+    });
+    let lib = Library::open(&past).unwrap();
+    assert!(lib.unpack_to_vec(1, &Limits::DEFAULT).is_err());
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    assert_eq!(
+        editor.canonicalize(),
+        Err(rsli::BuildError::PayloadOutside {
+            entry: 1,
+            offset: u64::from(len) + 1
+        })
+    );
     // One with bytes there is still refused: they would be lost.
     ngi_tests::hostile::patch_rsli(&mut odd, |i, e| {
         if i == 0 {

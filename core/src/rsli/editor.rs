@@ -722,14 +722,16 @@ impl Editor {
     /// # Errors
     ///
     /// * [`BuildError::PayloadOutside`] for the first entry whose range is not inside the
-    ///   payload region, but for an empty one (it has no bytes to lose, and takes its
-    ///   place among the others); nothing is changed.
+    ///   payload region, but for an empty one that reads (its offset within the file): it
+    ///   has no bytes to lose, and takes its place among the others; nothing is changed.
     pub fn canonicalize(&mut self) -> Result<(), BuildError> {
-        if let Some((index, item)) =
-            self.items.iter().enumerate().find(|(_, item)| {
-                matches!(item.payload, Payload::Outside) && span_len(&item.entry) > 0
-            })
-        {
+        let (overlay, source_len) = (u64::from(self.overlay), self.source_len);
+        let empty_and_read = |entry: &Entry| {
+            span_len(entry) == 0 && u64::from(entry.data_offset) + overlay <= source_len
+        };
+        if let Some((index, item)) = self.items.iter().enumerate().find(|(_, item)| {
+            matches!(item.payload, Payload::Outside) && !empty_and_read(&item.entry)
+        }) {
             return Err(BuildError::PayloadOutside {
                 entry: entry_id(index),
                 offset: u64::from(item.entry.data_offset) + u64::from(self.overlay),
