@@ -733,9 +733,18 @@ async fn raw_get(url: &str, target: &str) -> (u16, String) {
 
 /// `GET target` on `socket` to `host`, the connection closed after it: the whole
 /// response, read within the bound.
-async fn raw_exchange(mut socket: tokio::net::TcpStream, host: &str, target: &str) -> String {
+async fn raw_exchange(socket: tokio::net::TcpStream, host: &str, target: &str) -> String {
     let request = format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    raw_request(socket, &request, false).await
+}
+
+/// `request` as it is on `socket`, its side shut down after it when `half_close`: the
+/// whole response, read within the bound.
+async fn raw_request(mut socket: tokio::net::TcpStream, request: &str, half_close: bool) -> String {
     socket.write_all(request.as_bytes()).await.unwrap();
+    if half_close {
+        socket.shutdown().await.unwrap();
+    }
     let mut response = Vec::new();
     tokio::time::timeout(PATIENCE, socket.read_to_end(&mut response))
         .await
@@ -2032,15 +2041,8 @@ async fn a_client_that_half_closes_after_its_request_is_answered() {
             None,
         ),
     ] {
-        let mut socket = tokio::net::TcpStream::connect(&host).await.unwrap();
-        socket.write_all(request.as_bytes()).await.unwrap();
-        socket.shutdown().await.unwrap();
-        let mut response = Vec::new();
-        tokio::time::timeout(PATIENCE, socket.read_to_end(&mut response))
-            .await
-            .expect("answered in time")
-            .unwrap();
-        let text = String::from_utf8_lossy(&response);
+        let socket = tokio::net::TcpStream::connect(&host).await.unwrap();
+        let text = raw_request(socket, &request, true).await;
         let status_line = text.split("\r\n").next().unwrap_or_default();
         assert!(
             ["HTTP/1.1 200 OK", "HTTP/1.0 200 OK"].contains(&status_line),
@@ -2062,28 +2064,21 @@ async fn no_host_is_a_400_and_a_nul_names_no_entry() {
     fs::write(dir.join("sample.nres"), samples::nres()).unwrap();
     let server = Server::start(&dir, &[]);
     let host = server.url.strip_prefix("http://").unwrap().to_owned();
-    let exchange = |request: String| {
+    let exchange = |request: &'static str| {
         let host = host.clone();
         async move {
-            let mut socket = tokio::net::TcpStream::connect(&host).await.unwrap();
-            socket.write_all(request.as_bytes()).await.unwrap();
-            let mut response = Vec::new();
-            tokio::time::timeout(PATIENCE, socket.read_to_end(&mut response))
-                .await
-                .expect("answered in time")
-                .unwrap();
-            String::from_utf8_lossy(&response).into_owned()
+            let socket = tokio::net::TcpStream::connect(&host).await.unwrap();
+            raw_request(socket, request, false).await
         }
     };
-    let text =
-        exchange("GET /sample.nres/readme.txt HTTP/1.1\r\nConnection: close\r\n\r\n".into()).await;
+    let text = exchange("GET /sample.nres/readme.txt HTTP/1.1\r\nConnection: close\r\n\r\n").await;
     assert!(text.starts_with("HTTP/1.1 400 "), "{text}");
     assert!(
         text.contains("an HTTP/1.1 request needs a Host header"),
         "{text}"
     );
     // HTTP/1.0 has no Host to give.
-    let text = exchange("GET /sample.nres/readme.txt HTTP/1.0\r\n\r\n".into()).await;
+    let text = exchange("GET /sample.nres/readme.txt HTTP/1.0\r\n\r\n").await;
     assert!(text.starts_with("HTTP/1.0 200 "), "{text}");
     let (status, body) = raw_get(&server.url, "/sample.nres/readme.txt%00.html").await;
     assert_eq!(status, 404, "{body}");
