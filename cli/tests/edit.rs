@@ -1017,39 +1017,29 @@ fn manifest_edits_pack_would_drop_are_refused() {
         ],
     );
     // LZSS in flags alone reads as "was LZSS, now stored" (flags say how the entry was
-    // unpacked): packed again as stored, which a line says, where nothing did.
-    let folder = fresh("rsli");
-    edit_manifest(&folder, |m| {
-        entry_mut(m, 0).insert("flags".into(), 0x40.into());
-    });
-    let packed = ok(&["pack", s(&folder), "-o", s(&t.out)]);
-    let said = String::from_utf8_lossy(&packed.stderr);
-    assert!(
-        said.contains(
-            "entry 0 (\"README.TXT\"): packed again with stored, as its `method` says (its \
-             flags, 0x0040, say lzss: the method it was unpacked with, unless they were \
-             edited; their method bits follow `method`)"
+    // unpacked): packed again as stored, which a line says, where nothing did; and flags
+    // that name no method are said too (nothing was).
+    for (flags, said_of_flags) in [
+        (
+            0x40,
+            "0x0040, say lzss: the method it was unpacked with, unless they were edited",
         ),
-        "{said}"
-    );
-    assert_eq!(fs::read(&t.out).unwrap(), samples::rsli());
-    fs::remove_file(&t.out).unwrap();
-    // Flags that name no method: said too (nothing was).
-    let folder = fresh("rsli");
-    edit_manifest(&folder, |m| {
-        entry_mut(m, 0).insert("flags".into(), 0x1C0.into());
-    });
-    let packed = ok(&["pack", s(&folder), "-o", s(&t.out)]);
-    let said = String::from_utf8_lossy(&packed.stderr);
-    assert!(
-        said.contains(
+        (0x1C0, "0x01c0, name no method"),
+    ] {
+        let folder = fresh("rsli");
+        edit_manifest(&folder, |m| {
+            entry_mut(m, 0).insert("flags".into(), flags.into());
+        });
+        let packed = ok(&["pack", s(&folder), "-o", s(&t.out)]);
+        let said = String::from_utf8_lossy(&packed.stderr);
+        let line = format!(
             "entry 0 (\"README.TXT\"): packed again with stored, as its `method` says (its \
-             flags, 0x01c0, name no method; their method bits follow `method`)"
-        ),
-        "{said}"
-    );
-    assert_eq!(fs::read(&t.out).unwrap(), samples::rsli());
-    fs::remove_file(&t.out).unwrap();
+             flags, {said_of_flags}; their method bits follow `method`)"
+        );
+        assert!(said.contains(&line), "{said}");
+        assert_eq!(fs::read(&t.out).unwrap(), samples::rsli());
+        fs::remove_file(&t.out).unwrap();
+    }
     // A malformed or missing digest made the file count as changed, and a kept packed
     // stream was dropped.
     for edit in [Some("x".repeat(64)), Some("ab".into()), None] {
