@@ -2572,6 +2572,19 @@ fn pack_says_what_lookups_the_manifest_breaks() {
         "{err}"
     );
     assert_eq!(ngi(&["verify", s(&out)]).status.code(), Some(1));
+    // Files no record lists are said not to be packed (a record forgotten gave "0
+    // added" alone); hidden ones are not.
+    fs::write(folder.join("NEW.BIN"), "new").unwrap();
+    fs::write(folder.join("zz.txt"), "zz").unwrap();
+    fs::write(folder.join(".hidden"), "h").unwrap();
+    let err = pack(&|_| {});
+    assert_eq!(
+        err,
+        format!(
+            "ngi: {}: 2 files in the folder no record lists, not packed: NEW.BIN, zz.txt\n",
+            folder.join("ngi.toml").display()
+        )
+    );
 }
 
 /// `add` does not write an archive its own command line would refuse to open: it went

@@ -149,6 +149,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     })?;
     drop(held_output);
     note_lookups(output, media_trailer);
+    note_unlisted(&at, dir, &manifest);
     let changed = planned
         .iter()
         .filter(|p| p.original.is_some() && p.changed)
@@ -194,6 +195,46 @@ fn note_lookups(output: &Path, media_trailer: bool) {
     for note in super::verify::unreachable_names(&written) {
         crate::report::say(format_args!("{out}: note: {note}"));
     }
+}
+
+/// Says which regular files in the folder no record lists (hidden ones aside): a file put
+/// there for a new entry whose record was forgotten is not packed, and "0 added" was all
+/// that told.
+fn note_unlisted(manifest_at: &str, dir: &Path, manifest: &Manifest) {
+    const SHOWN: usize = 5;
+    let Ok(names) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let listed: std::collections::HashSet<&str> = manifest
+        .entry
+        .iter()
+        .flat_map(|r| r.file.iter().chain(&r.packed))
+        .chain(&manifest.gaps)
+        .map(String::as_str)
+        .chain([FILE_NAME])
+        .collect();
+    let mut unlisted: Vec<String> = names
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.file_name())
+        .filter(|n| !n.as_encoded_bytes().starts_with(b"."))
+        .filter(|n| n.to_str().is_none_or(|n| !listed.contains(n)))
+        .map(|n| std::path::Path::new(&n).shown().to_string())
+        .collect();
+    if unlisted.is_empty() {
+        return;
+    }
+    unlisted.sort_unstable();
+    let count = unlisted.len();
+    if count > SHOWN {
+        unlisted.truncate(SHOWN);
+        unlisted.push(format!("and {} more", count - SHOWN));
+    }
+    crate::report::say(format_args!(
+        "{manifest_at}: {count} file{} in the folder no record lists, not packed: {}",
+        if count == 1 { "" } else { "s" },
+        unlisted.join(", ")
+    ));
 }
 
 /// Says of each RsLi entry of the archive unpacked that was packed again with another
