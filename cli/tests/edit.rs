@@ -2572,6 +2572,18 @@ fn pack_says_what_lookups_the_manifest_breaks() {
         "{err}"
     );
     assert_eq!(ngi(&["verify", s(&out)]).status.code(), Some(1));
+    // A name typed beyond ASCII is said to be written as UTF-8 (unpack writes \xNN).
+    let err = pack(&|m| {
+        entry_mut(m, 2).insert("name".into(), "ТЕСТ.TXT".into());
+    });
+    assert!(
+        err.contains(
+            "entry 2 (\"\\xd0\\xa2\\xd0\\x95\\xd0\\xa1\\xd0\\xa2.TXT\"): name written as \
+             the UTF-8 bytes of its characters beyond ASCII (the engine reads single bytes, in \
+             the game's code page; write others as \\xNN)"
+        ),
+        "{err}"
+    );
     // Files no record lists are said not to be packed (a record forgotten gave "0
     // added" alone); hidden ones are not.
     fs::write(folder.join("NEW.BIN"), "new").unwrap();

@@ -150,6 +150,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     drop(held_output);
     note_lookups(output, media_trailer);
     note_unlisted(&at, dir, &manifest);
+    note_non_ascii_names(&at, &manifest);
     let changed = planned
         .iter()
         .filter(|p| p.original.is_some() && p.changed)
@@ -194,6 +195,24 @@ fn note_lookups(output: &Path, media_trailer: bool) {
     }
     for note in super::verify::unreachable_names(&written) {
         crate::report::say(format_args!("{out}: note: {note}"));
+    }
+}
+
+/// Says of each name typed with characters beyond ASCII that they were written as their
+/// UTF-8 bytes: the engine's names are single bytes in the game's code page, and unpack
+/// writes every byte beyond ASCII as `\xNN`, so such a name is a hand edit that may not
+/// read as meant.
+fn note_non_ascii_names(manifest_at: &str, manifest: &Manifest) {
+    for (pos, r) in manifest.entry.iter().enumerate() {
+        if !r.name.is_ascii() {
+            let name = names::parse_argument(r.name.as_bytes());
+            crate::report::say(format_args!(
+                "{manifest_at}: {}: name written as the UTF-8 bytes of its characters beyond \
+                 ASCII (the engine reads single bytes, in the game's code page; write others \
+                 as \\xNN)",
+                entry_label(pos, &name)
+            ));
+        }
     }
 }
 
