@@ -767,6 +767,21 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
     fs::remove_file(folder.join("LZSS.TXT")).unwrap();
     check(&folder, &["entry 4 (\"LZSS.TXT\")", "file", "LZSS.TXT"]);
 
+    // A media overlay is the trailer's value: with none, or another, the core's editor
+    // refused it naming no field of the manifest.
+    let folder = fresh("rsli");
+    edit_manifest(&folder, |m| {
+        drop(m.insert("media_overlay".into(), 16.into()))
+    });
+    check(
+        &folder,
+        &["media_overlay: 16, but there is no trailer to say it"],
+    );
+    edit_manifest(&folder, |m| {
+        m.insert("trailer".into(), "414f20000000".into());
+    });
+    check(&folder, &["media_overlay: 16, but trailer says 32"]);
+
     // An entry whose `file` line is gone, its packed bytes in the data region: they
     // would come back as zeros (they did, exit 0, for RsLi).
     for (format, index, name) in [("rsli", 5, "DEFLATE.TXT"), ("rsli", 1, "SECRET.TXT")] {

