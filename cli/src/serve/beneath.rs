@@ -49,8 +49,7 @@ impl Beneath {
         let held = Arc::clone(&self.folder.read().unwrap_or_else(PoisonError::into_inner));
         #[cfg(target_os = "linux")]
         {
-            use std::os::unix::fs::MetadataExt;
-            let identity = |m: &std::fs::Metadata| (m.dev(), m.ino());
+            use crate::regular::identity;
             let (Ok(now), Ok(then)) = (
                 std::fs::symlink_metadata(&self.root),
                 held.handle().metadata(),
