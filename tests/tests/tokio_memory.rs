@@ -151,6 +151,27 @@ fn memory_per_open_reader_is_bounded_and_given_back() {
             }
         }
     });
+    // A stream's chunk holds its length, not the doubling `BytesMut` grows by: a chunk of
+    // 3 MiB held 4 MiB (one of 129 MiB, 256 MiB).
+    runtime.block_on(async {
+        use futures::StreamExt;
+        const CHUNK: usize = 3 << 20;
+        let mut builder = Builder::new();
+        builder
+            .add(b"BIG.RAW", Method::Stored, &corpus::text(CHUNK + 5))
+            .unwrap();
+        let archive = Archive::from_bytes(builder.build().unwrap().into()).unwrap();
+        let baseline = held();
+        let mut stream = archive.stream(0).unwrap().with_chunk_len(CHUNK);
+        let chunk = stream.next().await.unwrap().unwrap();
+        assert_eq!(chunk.len(), CHUNK);
+        let held_by_chunk = held() - baseline;
+        report.push(format!("a {CHUNK}-byte chunk: {held_by_chunk} bytes held"));
+        assert!(
+            held_by_chunk <= CHUNK as i64 + (256 << 10),
+            "a {CHUNK}-byte chunk held {held_by_chunk} bytes"
+        );
+    });
     for line in &report {
         eprintln!("{line}");
     }

@@ -152,14 +152,16 @@ fn lock_sweeper(inner: &Inner) -> MutexGuard<'_, Sweeper> {
 ///   opens them again there, so that a cache kept in a `static` serves one
 ///   `#[tokio::test]` runtime after another. A cache used from several runtimes at once
 ///   keeps the archives each opened: one opened on a runtime that shut down while the
-///   sweeper's lives fails its reads (those not served from memory).
+///   sweeper's lives fails its reads (those not served from memory), so tests that run
+///   at once (`cargo test`'s default), each on a runtime of its own, need a cache each.
 /// * The sweeping task needs the runtime's timers (`enable_time`, or `enable_all`). On a
 ///   runtime built without them, tokio's panic in the task is printed by the panic hook
 ///   (once per cache and runtime), and the cache sweeps when an archive is asked for
 ///   instead, at most every quarter of the idle time (or when [`sweep`](Cache::sweep) is
 ///   called); nothing else changes, a later runtime included. The task stays there, idle,
 ///   until that runtime shuts down (its end is how the cache tells), even if the cache is
-///   dropped first.
+///   dropped first. Tokio's panic is caught to tell: under `panic = "abort"` it ends the
+///   process instead, so a program built so must give the cache's runtime its timers.
 ///
 /// ```no_run
 /// # async fn serve() -> std::io::Result<()> {
@@ -336,8 +338,10 @@ impl Cache {
         self.lock().slots.contains_key(path.as_ref())
     }
 
-    /// Closes the archives idle for the idle time now (the background task does this every
-    /// quarter of it); returns how many.
+    /// Closes the archives found idle for the idle time (the background task does this
+    /// every quarter of it); returns how many. An archive is idle from the first sweep
+    /// that finds no holder of it: one let go of long before the first sweep is closed by
+    /// a sweep at least the idle time after that one.
     pub fn sweep(&self) -> usize {
         sweep(&self.inner, Instant::now())
     }

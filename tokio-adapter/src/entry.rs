@@ -45,8 +45,8 @@ const POLL_CHUNK: usize = DEFAULT_STREAM_CHUNK;
 /// [`poll_fill_buf`](AsyncBufRead::poll_fill_buf) is used. The reader itself is 328
 /// bytes on 64-bit targets. Nothing depends on the entry's size. Measured (1000 readers open at once,
 /// each having read a byte, heap counted over all threads), for a file with every read
-/// on the blocking pool (two buffers) / in memory: LZSS 53 848 / 4 440 bytes per reader,
-/// LZHUF 58 856 / 9 448, Deflate 92 344 / 42 936.
+/// on the blocking pool (two buffers) / in memory: LZSS 53 888 / 4 480 bytes per reader,
+/// LZHUF 59 528 / 10 120, Deflate 92 384 / 42 976.
 ///
 /// # Work per poll
 /// A poll decodes at most 32 KiB (a reader that starts inside a packed entry decodes
@@ -254,6 +254,17 @@ impl futures_core::Stream for EntryStream {
             if allowance == 0 {
                 cx.waker().wake_by_ref();
                 return Poll::Pending;
+            }
+            // Grown when full, by as much as it holds and never past the target, as
+            // `Archive::read` grows its buffer: left to `BytesMut`, a full chunk grew by
+            // doubling, and a 3 MiB chunk held 4 MiB, one of 129 MiB 256 MiB.
+            // (`BytesMut::reserve` may double too: the bytes move to one of the size.)
+            if this.chunk.len() == this.chunk.capacity() {
+                let held = this.chunk.len();
+                let ahead = held.max(RESERVE_AHEAD).min(this.target - held);
+                let mut grown = BytesMut::with_capacity(held + ahead);
+                grown.extend_from_slice(&this.chunk);
+                this.chunk = grown;
             }
             let room = (this.target - this.chunk.len()).min(allowance);
             let mut limited = (&mut this.chunk).limit(room);

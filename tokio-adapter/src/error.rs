@@ -75,13 +75,14 @@ impl std::error::Error for ReadFailed {
     }
 }
 
-/// A task of the blocking pool that did not finish: the runtime the archive was opened
-/// on shut down (its reads run there), or the task panicked.
-pub(crate) fn join_error(e: tokio::task::JoinError) -> io::Error {
+/// A task of the blocking pool (`what`: "a read", "the open") that did not finish: the
+/// runtime the archive was opened on shut down (its reads run there), or the task
+/// panicked (a custom opener's, say).
+pub(crate) fn join_error(what: &str, e: tokio::task::JoinError) -> io::Error {
     let why = if e.is_cancelled() {
-        "cancelled (has the runtime the archive was opened on shut down?)"
+        "was cancelled (has the runtime the archive was opened on shut down?)"
     } else {
-        "failed"
+        "did not finish"
     };
-    io::Error::other(format!("a read on tokio's blocking pool was {why}: {e}"))
+    io::Error::other(format!("{what} on tokio's blocking pool {why}: {e}"))
 }

@@ -167,7 +167,7 @@ impl FileRange {
                 ReadFailed {
                     entry: self.entry,
                     offset: self.reading_at,
-                    error: join_error(e),
+                    error: join_error("a read", e),
                 }
                 .into_io()
             })?;
