@@ -176,7 +176,7 @@ impl Archive {
                 Ok((file, catalog, metadata))
             })
             .await
-            .map_err(|e| join_error("the open", e))??;
+            .map_err(|e| join_error("the open on tokio's blocking pool", e))??;
         let (file, catalog, metadata) = opened;
         let source = Source::File {
             file: Arc::new(file),

@@ -131,7 +131,9 @@ fn lock_sweeper(inner: &Inner) -> MutexGuard<'_, Sweeper> {
 ///
 /// * [`get`](Cache::get) gives the archive at a path, opening it if needed; tasks that ask
 ///   for it at the same moment share one open (one read of the header and directory).
-///   An open that fails is not shared: each waiting task tries again in turn.
+///   The open runs in a task of its own: a task dropped while it waits (a client gone, a
+///   timeout) does not stop it, and it is there for the next. An open that fails is not
+///   shared: each waiting task tries again in turn.
 /// * An archive that nobody but the cache holds (no other `Archive` value, and no reader
 ///   of its entries) is closed once it has been idle for the idle time ([`DEFAULT_IDLE`],
 ///   10 s as in the engine, or [`with_idle`](Cache::with_idle)), checked by a task on the
@@ -385,12 +387,27 @@ impl Cache {
             evict(&mut state, self.inner.max_open, path);
             cell
         };
+        if let Some(archive) = cell.get() {
+            return Ok(archive.clone());
+        }
+        // The open runs in a task of its own: run in the asking task's future, it went with
+        // that future when the task was dropped (a client gone, a timeout), and the next
+        // task waiting started it again (a 300 ms open asked for by one request that gave
+        // up at 250 ms and one that waited took 550 ms and two opens).
         let (options, opener) = (self.inner.options, self.inner.opener.0.clone());
-        let opened = cell
-            .get_or_try_init(|| Archive::open_by(path, options, opener))
-            .await;
+        let (shared, owned) = (Arc::clone(&cell), path.to_path_buf());
+        let opening = tokio::spawn(async move {
+            shared
+                .get_or_try_init(|| Archive::open_by(&owned, options, opener))
+                .await
+                .cloned()
+        });
+        let opened = opening
+            .await
+            .map_err(|e| crate::error::join_error("the open's task", e))
+            .and_then(|opened| opened);
         match opened {
-            Ok(archive) => Ok(archive.clone()),
+            Ok(archive) => Ok(archive),
             Err(e) => {
                 // A failed open is not cached: the next request tries again.
                 let mut state = self.lock();

@@ -75,14 +75,14 @@ impl std::error::Error for ReadFailed {
     }
 }
 
-/// A task of the blocking pool (`what`: "a read", "the open") that did not finish: the
-/// runtime the archive was opened on shut down (its reads run there), or the task
-/// panicked (a custom opener's, say).
+/// A task (`what`: "a read on tokio's blocking pool", say) that did not finish: the
+/// runtime it ran on shut down (an archive's reads run on the one it was opened on), or
+/// the task panicked (a custom opener's, say).
 pub(crate) fn join_error(what: &str, e: tokio::task::JoinError) -> io::Error {
     let why = if e.is_cancelled() {
         "was cancelled (has the runtime the archive was opened on shut down?)"
     } else {
         "did not finish"
     };
-    io::Error::other(format!("{what} on tokio's blocking pool {why}: {e}"))
+    io::Error::other(format!("{what} {why}: {e}"))
 }

@@ -167,7 +167,7 @@ impl FileRange {
                 ReadFailed {
                     entry: self.entry,
                     offset: self.reading_at,
-                    error: join_error("a read", e),
+                    error: join_error("a read on tokio's blocking pool", e),
                 }
                 .into_io()
             })?;
