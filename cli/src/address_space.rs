@@ -10,14 +10,29 @@
 //! 512 MiB); one per 32 MiB ran clean at every limit from 64 MiB to 8 GiB. What the
 //! process already maps is taken off the limit first (a debug build maps some 150 MB
 //! before it starts a thread). Without a limit nothing is capped.
+//!
+//! A limit on the data segment (`ulimit -d`, `RLIMIT_DATA`) counts the threads' stacks
+//! and heaps as well (Linux 4.7 and later: every private writable mapping), and is held
+//! to the same ratio against what the process's data takes already (`VmData`): under
+//! 50 000 KiB, 24 workers and more aborted `extract` ("memory allocation failed", files
+//! cut short under their names) or hung it (a worker's start failed in the panic hook).
 
 /// Address space a thread is given room for under a limit.
 const PER_THREAD: u64 = 32 << 20;
 
-/// How many threads fit in what this process's address space has left: at least one,
-/// and `usize::MAX` when it has no limit.
+/// How many threads fit in what this process's address space and data segment have
+/// left: at least one, and `usize::MAX` when neither has a limit.
 pub fn threads_that_fit() -> usize {
-    threads_in(limit().map(|limit| limit.saturating_sub(mapped())))
+    let space = threads_in(limit(Limit::AddressSpace).map(|l| l.saturating_sub(mapped("VmSize:"))));
+    let data = threads_in(limit(Limit::Data).map(|l| l.saturating_sub(mapped("VmData:"))));
+    space.min(data)
+}
+
+/// The two limits threads count against.
+#[derive(Clone, Copy)]
+enum Limit {
+    AddressSpace,
+    Data,
 }
 
 /// How many threads fit in an address space of `limit` bytes.
@@ -30,31 +45,37 @@ fn threads_in(limit: Option<u64>) -> usize {
     }
 }
 
-/// The process's soft limit on its address space, if it has one.
+/// The process's soft limit, if it has one.
 #[cfg(target_os = "linux")]
-fn limit() -> Option<u64> {
-    rustix::process::getrlimit(rustix::process::Resource::As).current
+fn limit(which: Limit) -> Option<u64> {
+    use rustix::process::{Resource, getrlimit};
+    let resource = match which {
+        Limit::AddressSpace => Resource::As,
+        Limit::Data => Resource::Data,
+    };
+    getrlimit(resource).current
 }
 
 #[cfg(not(target_os = "linux"))]
-fn limit() -> Option<u64> {
+fn limit(_: Limit) -> Option<u64> {
     None
 }
 
-/// The address space the process maps now (`VmSize`), or 0 if it cannot be read.
+/// What the process maps now by `field` of its status (`VmSize:` the address space,
+/// `VmData:` the data), or 0 if it cannot be read.
 #[cfg(target_os = "linux")]
-fn mapped() -> u64 {
+fn mapped(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let kib = status
         .lines()
-        .find_map(|line| line.strip_prefix("VmSize:"))
+        .find_map(|line| line.strip_prefix(field))
         .and_then(|size| size.trim().strip_suffix("kB"))
         .and_then(|size| size.trim().parse::<u64>().ok());
     kib.unwrap_or(0).saturating_mul(1024)
 }
 
 #[cfg(not(target_os = "linux"))]
-fn mapped() -> u64 {
+fn mapped(_: &str) -> u64 {
     0
 }
 
@@ -79,7 +100,9 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn what_is_mapped_is_read() {
-        let mapped = mapped();
-        assert!(mapped > 1 << 20 && mapped < 1 << 47, "{mapped}");
+        for field in ["VmSize:", "VmData:"] {
+            let mapped = mapped(field);
+            assert!(mapped > 1 << 20 && mapped < 1 << 47, "{field} {mapped}");
+        }
     }
 }

@@ -523,6 +523,42 @@ fn jobs_beyond_the_process_limits_change_nothing() {
             stderr(&o)
         );
     }
+    // A limit on the data segment counts the threads' stacks and heaps too: 40 entries of
+    // 600 KB took 40 workers, and the process aborted ("memory allocation failed"),
+    // leaving files cut short under their names.
+    let mut writer = ngi_core::nres::Writer::new();
+    for i in 0..40usize {
+        let name = format!("f{i:02}.bin");
+        let entry = ngi_core::nres::NewEntry {
+            name: name.as_bytes(),
+            ..ngi_core::nres::NewEntry::default()
+        };
+        let at = i * 7001;
+        writer.add(entry, &text[at..at + 600_000]).unwrap();
+    }
+    let file = dir.join("large.nres");
+    std::fs::write(&file, writer.finish()).unwrap();
+    let file = file.to_str().unwrap();
+    let one = dir.join("large-one");
+    let o = ngi(&["extract", "-j", "1", file, "-o", one.to_str().unwrap()]);
+    assert!(o.status.success(), "-j 1: {}", stderr(&o));
+    let limit = "ulimit -d 50000";
+    let out = dir.join("large-d");
+    let o = ngi_under(
+        limit,
+        &["extract", "-j", "1024", file, "-o", out.to_str().unwrap()],
+    );
+    assert!(o.status.success(), "-j 1024 under {limit}: {}", stderr(&o));
+    assert!(
+        files_in(&out) == files_in(&one),
+        "-j 1024 under {limit} left other files"
+    );
+    let o = ngi_under(limit, &["verify", "-j", "1024", file]);
+    assert!(
+        o.status.success() && o.stderr.is_empty(),
+        "verify -j 1024 under {limit}: {}",
+        stderr(&o)
+    );
 }
 
 /// One mutation of a manifest's text, of the kinds a hand edit or a damaged file makes:
