@@ -1217,25 +1217,7 @@ fn pack_rsli(
             .ok_or("trailer: not the 6 bytes of an \"AO\" trailer")?,
         None => Vec::new(),
     };
-    let overlay = manifest.media_overlay;
-    if let Some(value) = overlay {
-        // unpack writes the value of the trailer it honoured, and the trailer itself.
-        match rsli::parse_trailer(&trailer) {
-            Some(said) if said == value => {}
-            Some(said) => {
-                return Err(format!(
-                    "media_overlay: {value}, but trailer says {said} (the offsets are read \
-                     with the trailer's value)"
-                ));
-            }
-            None => {
-                return Err(format!(
-                    "media_overlay: {value}, but there is no trailer to say it (an overlay is \
-                     the value of the \"AO\" trailer)"
-                ));
-            }
-        }
-    }
+    let overlay = checked_overlay(manifest.media_overlay, &trailer)?;
     let shift = u64::from(overlay.unwrap_or(0));
     let region = manifest.data_start..manifest.data_end;
     if region.end < region.start {
@@ -1396,6 +1378,25 @@ impl Order {
 /// folder `unpack` wrote of such a library would not pack back.
 fn sort_index_is_canonical(editor: &rsli::Editor) -> bool {
     super::unpack::is_engine_permutation((0..editor.len()).filter_map(|i| editor.entry(i).copied()))
+}
+
+/// The manifest's `media_overlay`, which must be the value of its `trailer` (unpack
+/// writes the trailer it honoured and that value).
+fn checked_overlay(overlay: Option<u32>, trailer: &[u8]) -> Result<Option<u32>, String> {
+    let Some(value) = overlay else {
+        return Ok(None);
+    };
+    match rsli::parse_trailer(trailer) {
+        Some(said) if said == value => Ok(overlay),
+        Some(said) => Err(format!(
+            "media_overlay: {value}, but trailer says {said} (the offsets are read with the \
+             trailer's value)"
+        )),
+        None => Err(format!(
+            "media_overlay: {value}, but there is no trailer to say it (an overlay is the \
+             value of the \"AO\" trailer)"
+        )),
+    }
 }
 
 /// Refuses a table of `table` slots that cannot hold the `listed` entries and a slot for
