@@ -82,11 +82,9 @@ fn in_order_on<J: Send, R: Send>(
         // a few batches starts a few threads (2 000 small entries, 8 batches, started
         // 1 024 with `-j 1024`). One the system refuses ends the starting.
         let mut started = 0usize;
-        // Held while more may start, then dropped, so that the results end (and a wait for
-        // them too) once the workers are gone.
-        let mut to_reporter = Some(to_reporter);
-        let mut start_one = |to_reporter: mpsc::Sender<Results<R>>| {
-            let (batches, work) = (&batches, &work);
+        let mut refused = false;
+        let mut start_one = || {
+            let (batches, to_reporter, work) = (&batches, to_reporter.clone(), &work);
             let worker = thread().spawn_scoped(scope, move || {
                 loop {
                     // The lock is held only to take a batch, not while it runs.
@@ -129,13 +127,10 @@ fn in_order_on<J: Send, R: Send>(
                 weighed = weighed.saturating_add(weight(&job));
                 batch.push(job);
             }
-            if let Some(sender) = &to_reporter {
-                let refused = !start_one(sender.clone());
-                if !refused {
-                    started += 1;
-                }
-                if refused || started == workers {
-                    to_reporter = None;
+            if started < workers && !refused {
+                match start_one() {
+                    true => started += 1,
+                    false => refused = true,
                 }
             }
             if started == 0 {
