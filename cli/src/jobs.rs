@@ -28,14 +28,13 @@ pub const BATCH_JOBS: usize = 256;
 /// `workers` is 1), and hands the results to `report` in the order of the jobs. `weight`
 /// says how many bytes a job decodes, for the batches.
 ///
-/// A thread starts with each batch made, up to `workers`, so no more start than there are
-/// batches (nor than `plan` can have jobs, its size hint's upper bound); a thread the
-/// system refuses (too many threads, no memory for its stack) is done without: the jobs
-/// run on those that started, or on this thread if none did.
+/// No more threads are started than `plan` can have jobs (its size hint's upper bound),
+/// and a thread the system refuses (too many threads, no memory for its stack) is done
+/// without: the jobs run on those that started, or on this thread if none did.
 ///
-/// Under a limit on the address space (`ulimit -v`) or the data segment (`ulimit -d`) no
-/// more threads start than [`address_space::threads_that_fit`], so that a run in a tight
-/// space is slower, not aborted.
+/// Under a limit on the address space (`ulimit -v`) no more threads start than
+/// [`address_space::threads_that_fit`], so that a run in a tight space is slower, not
+/// aborted.
 ///
 /// A panic in `work` is raised again here, on the calling thread, when its turn to be
 /// reported comes.
@@ -78,12 +77,8 @@ fn in_order_on<J: Send, R: Send>(
     let batches = Mutex::new(batches);
     let (to_reporter, results) = mpsc::channel::<Results<R>>();
     std::thread::scope(|scope| {
-        // Workers start one a batch, as batches are made, up to `workers`: an archive of
-        // a few batches starts a few threads (2 000 small entries, 8 batches, started
-        // 1 024 with `-j 1024`). One the system refuses ends the starting.
         let mut started = 0usize;
-        let mut refused = false;
-        let mut start_one = || {
+        for _ in 0..workers {
             let (batches, to_reporter, work) = (&batches, to_reporter.clone(), &work);
             let worker = thread().spawn_scoped(scope, move || {
                 loop {
@@ -99,8 +94,17 @@ fn in_order_on<J: Send, R: Send>(
                     }
                 }
             });
-            worker.is_ok()
-        };
+            if worker.is_err() {
+                break;
+            }
+            started += 1;
+        }
+        if started == 0 {
+            plan.for_each(|job| report(work(job)));
+            return;
+        }
+        let most_pending = 2 * started;
+        drop(to_reporter);
         // Batches back from the workers, by their first job's number.
         let mut done: BTreeMap<usize, Vec<std::thread::Result<R>>> = BTreeMap::new();
         let mut reported = 0usize;
@@ -127,20 +131,8 @@ fn in_order_on<J: Send, R: Send>(
                 weighed = weighed.saturating_add(weight(&job));
                 batch.push(job);
             }
-            if started < workers && !refused {
-                match start_one() {
-                    true => started += 1,
-                    false => refused = true,
-                }
-            }
-            if started == 0 {
-                // No thread at all: everything on this one, in order (nothing was sent).
-                batch.into_iter().for_each(|job| report(work(job)));
-                plan.for_each(|(_, job)| report(work(job)));
-                return;
-            }
             let end = first + batch.len();
-            while pending.len() >= 2 * started {
+            while pending.len() >= most_pending {
                 // Every batch before this one was sent, so results are on their way.
                 let Ok((k, r)) = results.recv() else { break };
                 done.insert(k, r);
@@ -162,8 +154,6 @@ fn in_order_on<J: Send, R: Send>(
             }
         }
         drop(to_workers);
-        // The workers hold the only senders left: the results end with the last of them.
-        drop(to_reporter);
         for (k, r) in results {
             done.insert(k, r);
             hand_over(&mut done, &mut reported);
@@ -312,29 +302,5 @@ mod tests {
         );
         assert_eq!(seen, [1, 2, 3]);
         assert_eq!(made, 3);
-    }
-
-    /// Nor more than there are batches: 2 000 light jobs are 8 batches (1 024 threads were
-    /// started for them with `-j 1024`).
-    #[test]
-    fn no_more_threads_than_batches() {
-        let mut made = 0;
-        let mut seen = 0u64;
-        in_order_on(
-            || {
-                made += 1;
-                std::thread::Builder::new()
-            },
-            1024,
-            0..2000u64,
-            |_| 1,
-            |n| n,
-            |n| {
-                assert_eq!(n, seen);
-                seen += 1;
-            },
-        );
-        assert_eq!(seen, 2000);
-        assert_eq!(made, 2000usize.div_ceil(BATCH_JOBS));
     }
 }
