@@ -393,6 +393,20 @@ async fn every_entry_is_byte_exact_and_listings_equal_list_json() {
             "{url}"
         );
     }
+    // An index past what a usize holds is named as asked, not as the usize it became.
+    let huge = fetch(
+        &http,
+        &server,
+        "/sample.rsli/?index=99999999999999999999999",
+    )
+    .await;
+    assert_eq!(huge.status(), StatusCode::NOT_FOUND);
+    let error: Value = huge.json().await.unwrap();
+    let error = error["error"].as_str().unwrap_or_default().to_string();
+    assert!(
+        error.starts_with("sample.rsli: no entry with index 99999999999999999999999 ("),
+        "{error}"
+    );
     let post = http
         .post(format!("{}/sample.rsli/", server.url))
         .send()

@@ -73,6 +73,23 @@ pub fn wanted(range: &str, size: u64) -> Wanted {
     }
 }
 
+/// The 404 of an index past the archive's last entry, `index` as the request gave it
+/// (digits past what a `usize` holds are such an index too).
+pub fn no_entry_at(
+    located: &Located,
+    archive: &Archive,
+    index: impl std::fmt::Display,
+) -> Response {
+    error_response(
+        StatusCode::NOT_FOUND,
+        format!(
+            "{}: no entry with index {index} (the archive has {} entries)",
+            located.shown,
+            archive.len()
+        ),
+    )
+}
+
 /// The response for entry `index` of `archive`.
 pub async fn respond(
     shared: &Arc<Shared>,
@@ -83,14 +100,7 @@ pub async fn respond(
     head: bool,
 ) -> Response {
     let Some(entry) = archive.entry(index) else {
-        return error_response(
-            StatusCode::NOT_FOUND,
-            format!(
-                "{}: no entry with index {index} (the archive has {} entries)",
-                located.shown,
-                archive.len()
-            ),
-        );
+        return no_entry_at(located, archive, index);
     };
     let (name, size) = (entry.name().to_vec(), entry.size);
     // Stored and XOR bytes carry no check; a packed stream's end is where a fault in it

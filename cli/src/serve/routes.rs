@@ -185,9 +185,11 @@ async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
                 None => listing(shared, request, &located, &archive, head).await,
                 Some(Err(r)) => refusal(r),
                 Some(Ok(text)) => match whole_number(&text) {
-                    Some(i) => {
+                    Some(Some(i)) => {
                         entry::respond(shared, &archive, &located, i, &request.headers, head).await
                     }
+                    // Said as asked: "index 18446744073709551615" named no number given.
+                    Some(None) => entry::no_entry_at(&located, &archive, text),
                     None => error_response(
                         StatusCode::BAD_REQUEST,
                         format!("index={text:?}: an index is a whole number"),
@@ -220,12 +222,11 @@ async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
     }
 }
 
-/// Digits only, as an index is written (`parse` would also take "+1").
-fn whole_number(text: &str) -> Option<usize> {
-    // Digits past what a usize holds are an index past any archive's last (a 404, not
-    // a malformed request).
-    (!text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| text.parse().unwrap_or(usize::MAX))
+/// Digits only, as an index is written (`parse` would also take "+1"); `Some(None)` for
+/// digits past what a usize holds, an index past any archive's last (a 404, not a
+/// malformed request).
+fn whole_number(text: &str) -> Option<Option<usize>> {
+    (!text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())).then(|| text.parse().ok())
 }
 
 fn gone(located: &Located) -> Response {
@@ -535,8 +536,8 @@ mod tests {
 
     #[test]
     fn an_index_is_digits_however_many() {
-        assert_eq!(whole_number("7"), Some(7));
-        assert_eq!(whole_number("99999999999999999999999"), Some(usize::MAX));
+        assert_eq!(whole_number("7"), Some(Some(7)));
+        assert_eq!(whole_number("99999999999999999999999"), Some(None));
         for text in ["", "-1", "+1", "1.0", " 1", "0x1"] {
             assert_eq!(whole_number(text), None, "{text:?}");
         }
