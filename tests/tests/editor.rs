@@ -1139,7 +1139,7 @@ fn an_rsli_entry_outside_the_payloads_reads_as_before_or_the_edit_is_refused() {
     // edit, offset)).
     type Case = (&'static str, usize, u64, u32, Edit, Option<(u32, u64)>);
     let len = u64::from(len);
-    let cases: [Case; 13] = [
+    let cases: [Case; 14] = [
         ("B in reserved header bytes, rm A", 1, 6, 8, rm_a, None),
         ("B over the entry count, rm A", 1, 4, 8, rm_a, Some((0, 4))),
         (
@@ -1209,7 +1209,25 @@ fn an_rsli_entry_outside_the_payloads_reads_as_before_or_the_edit_is_refused() {
             add_small,
             Some((1, len - 4)),
         ),
-        ("B running past the end, rm A", 1, len - 4, 8, rm_a, None),
+        // Its bytes there are all a resumed download would keep of it: an edit that may
+        // move them is refused (`rm A` moved them without a word), however it lays out the
+        // payloads (the check does not follow them).
+        (
+            "B running past the end, rm A",
+            1,
+            len - 4,
+            8,
+            rm_a,
+            Some((0, len - 4)),
+        ),
+        (
+            "B running past the end, rename C",
+            1,
+            len - 4,
+            8,
+            rename_c,
+            Some((1, len - 4)),
+        ),
     ];
     for (what, who, at, size, edit, refused) in cases {
         let old = pointed(who, at, size);

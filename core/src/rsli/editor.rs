@@ -73,7 +73,8 @@ struct Item {
 /// * An entry whose bytes lie outside the payload region (in the header or the table, or
 ///   past the payloads) is kept as it is: its bytes are no payload's, so they do not move
 ///   with it. A plan that may change what it reads (rewrite those table bytes, move the
-///   end of the file, change its XOR key) is refused ([`BuildError::OutsideChanged`]).
+///   end of the file, change its XOR key) is refused ([`BuildError::OutsideChanged`]), and
+///   so is one that may move the bytes of an entry cut short by the end of the file.
 ///
 /// ```
 /// use ngi_core::{Method, rsli::{Builder, Editor, Library}};
@@ -898,7 +899,8 @@ impl Editor {
     /// points into, moves the trailer or the end of the file it points past, or gives it
     /// another XOR key (its bytes are not re-keyed, being no payload's). A range that runs
     /// from the table into the payloads is refused once anything is edited, as the check
-    /// does not follow the payloads. An entry that could not be read before nor after
+    /// does not follow the payloads, and so is one cut short by the end of the file, whose
+    /// bytes there would move. Any other entry that could not be read before nor after
     /// loses nothing; an empty one reads alike wherever both files hold its offset.
     fn check_outside(&self, entries: &[Entry], plan: &Plan<'_>) -> Result<(), BuildError> {
         let head = match plan.pieces.first() {
@@ -919,7 +921,12 @@ impl Editor {
             let slack = u64::from(len > 0 && entry.method() == Ok(Method::Deflate));
             let readable = |file_len: u64| end <= file_len.saturating_add(slack);
             let (before, after) = (readable(self.source_len), readable(new_len));
-            if !before && !after || len == 0 && before == after {
+            // Cut short by the end of the file, an entry still has bytes of its own there,
+            // which a resumed download would make whole: a plan that moves them from under
+            // its offset, or gives it another key, loses them (an `add` moved them down
+            // behind a larger table, unread before and after, without a word).
+            let cut_short = len > 0 && start >= self.region.start && start < self.source_len;
+            if !before && !after && !cut_short || len == 0 && before == after {
                 continue;
             }
             let same_key = xor_len(entry) == 0 || entry.sort_index == item.entry.sort_index;

@@ -445,8 +445,9 @@ pub enum BuildError {
     /// table, or past the payloads) and the edit may change what it reads there: it
     /// rewrites or moves those bytes, or changes the entry's XOR key. Such bytes are no
     /// payload's, so the editor keeps the entry as it is rather than move them with it.
-    /// (Bytes that run from the table into the payloads count as moved by any edit.)
-    /// Every entry of a library built for an `AO` media trailer lies outside when it was
+    /// (Bytes that run from the table into the payloads count as moved by any edit, and
+    /// so do those of an entry cut short by the end of the file, which a resumed download
+    /// would complete.) Every entry of a library built for an `AO` media trailer lies outside when it was
     /// opened without [`media_trailer`](crate::OpenOptions::media_trailer) (or the other
     /// way round): compare [`Library::trailer`](super::Library::trailer) with
     /// [`Library::overlay`](super::Library::overlay), and open it the other way.
@@ -598,8 +599,8 @@ impl fmt::Display for BuildError {
             BuildError::OutsideChanged { entry, offset } => write!(
                 f,
                 "entry {entry}: its packed bytes at offset {offset} lie outside the \
-                 payloads (in the header or table, or reaching past their end), where this edit \
-                 may change what it reads"
+                 payloads (in the header or table, or reaching past their end or the \
+                 file's), where this edit may change what it reads"
             ),
             BuildError::PayloadOutside { entry, offset } => write!(
                 f,
