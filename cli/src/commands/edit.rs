@@ -289,6 +289,18 @@ fn add(
         }
         let shown = names::display(&entry_name);
         let at_file = |e: std::io::Error| format!("{}: {e}", file.shown());
+        // The core numbers the new entry as it would be, an index `ngi list` never showed:
+        // the file and the name are what the user gave.
+        let new_index = format!("entry {}: ", editor.len());
+        let refused = |message: String, name_error: bool| {
+            let message = message.strip_prefix(&new_index).unwrap_or(&message);
+            let hint = if name_error && new.name.is_none() {
+                " (give it another with --name)"
+            } else {
+                ""
+            };
+            format!("{}: entry \"{shown}\": {message}{hint}", file.shown())
+        };
         match editor {
             AnyEditor::Nres(e) => {
                 let opened = crate::regular::open(file).map_err(at_file)?;
@@ -301,7 +313,12 @@ fn add(
                     attr2,
                     attr3,
                 };
-                let refused = |e: nres::WriteError| format!("\"{shown}\": {e}");
+                let refused = |e: nres::WriteError| {
+                    use nres::WriteError::{NameEmpty, NameHasNul, NameTooLong};
+                    let name_error =
+                        matches!(e, NameEmpty { .. } | NameTooLong { .. } | NameHasNul { .. });
+                    refused(e.to_string(), name_error)
+                };
                 if meta.len() < READ_BELOW {
                     // Read whole: what it holds, whatever its size says (a file under
                     // /proc says 0 bytes).
@@ -319,7 +336,19 @@ fn add(
                 let data =
                     crate::regular::read(file, crate::regular::ENTRY_MAX).map_err(at_file)?;
                 e.add(&entry_name, new.method.unwrap_or(Method::Stored), &data)
-                    .map_err(|e: rsli::BuildError| format!("\"{shown}\": {e}"))?;
+                    .map_err(|e: rsli::BuildError| {
+                        use rsli::BuildError::{
+                            NameEmpty, NameHasNul, NameNotUpperCase, NameTooLong,
+                        };
+                        let name_error = matches!(
+                            e,
+                            NameEmpty { .. }
+                                | NameTooLong { .. }
+                                | NameHasNul { .. }
+                                | NameNotUpperCase { .. }
+                        );
+                        refused(e.to_string(), name_error)
+                    })?;
             }
         }
     }
