@@ -10,7 +10,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use crate::folder::Folder;
-use crate::report::ShowPath;
+use crate::report::{ShowPath, say};
 
 /// Writes `path` atomically with what `fill` writes, with `check` run on the written file
 /// (its temporary path, the data on disk) before it takes the target's place. An existing
@@ -56,7 +56,17 @@ pub fn prepare_atomic_in<'a>(
     name: &OsStr,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<Prepared<'a>> {
-    let (temp, file) = folder.create_temp(name)?;
+    let (temp, file) = folder.create_temp(name).map_err(|e| {
+        // "Permission denied" alone sent users to the file's mode, which is not asked.
+        io::Error::new(
+            e.kind(),
+            format!(
+                "no new file could be made in its folder {} (a file is written there, then \
+                 renamed over its target): {e}",
+                folder.join("").shown()
+            ),
+        )
+    })?;
     match folder
         .keep_permissions(&file, name)
         .and_then(|()| fill_and_sync(file, fill))
@@ -83,16 +93,24 @@ pub struct Prepared<'a> {
 
 impl Prepared<'_> {
     /// Renames the file over its target and flushes the folder; signals are not looked
-    /// at any more.
+    /// at any more. Once the rename is done the write is: a folder that cannot be flushed
+    /// is said, not an error (it was "not written", exit 1, and a retried `rm --index`
+    /// removed a second entry).
     pub fn commit(self) -> io::Result<()> {
-        let result = self
-            .folder
-            .rename(&self.temp, &self.name)
-            .and_then(|()| self.folder.sync());
-        if result.is_err() {
+        if let Err(e) = self.folder.rename(&self.temp, &self.name) {
             let _ = self.folder.remove(&self.temp);
+            return Err(e);
         }
-        result
+        // Opening the folder to flush it needs leave to read it, which a folder one may
+        // write in and not list withholds; some file systems refuse the flush itself.
+        if let Err(e) = self.folder.sync() {
+            say(format_args!(
+                "{}: written, but its folder could not be flushed to disk ({e}): the \
+                 replacement may not survive a crash of the system",
+                self.folder.join(&self.name).shown()
+            ));
+        }
+        Ok(())
     }
 
     /// Removes the file; the target stays as it was.

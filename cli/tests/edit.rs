@@ -1397,6 +1397,17 @@ fn in_place_edits_add_rm_rename_sort_and_repack() {
     assert!(err.contains("already named \"hello.txt\""), "{err}");
     let err = fails(&["add", s(&archive), s(&file), "--name", &"n".repeat(36)]);
     assert!(err.contains("36 bytes"), "{err}");
+    // A file whose name is too long for an entry: the file named and --name suggested,
+    // not the index the entry would have had ("entry 8: name of 40 bytes ...").
+    let long = dir.join("l".repeat(40));
+    fs::write(&long, b"x").unwrap();
+    let err = fails(&["add", s(&archive), s(&long)]);
+    let want = format!(
+        "{}: entry \"{}\": name of 40 bytes is longer than 35 (give it another with --name)",
+        s(&long),
+        "l".repeat(40)
+    );
+    assert!(err.contains(&want), "{err}");
     // Options the archive's format has no field for are usage errors (exit 2), as a
     // command line clap refuses is; they were exit 1, like a bad archive.
     let lib = dir.join("s.rsli");
@@ -1489,6 +1500,54 @@ fn in_place_edits_add_rm_rename_sort_and_repack() {
     ok(&["verify", s(&lib)]);
     let o = ngi(&["sort", s(&archive), "by-size"]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// A folder its user may write in and not list: an edit's rename needs only the first,
+/// and the flush of the folder after it, which opens the folder, fails. The archive is
+/// replaced, so the edit is done and the flush's failure said, exit 0: it was "not
+/// written", exit 1, and a retried `rm --index 2` removed a second entry. Run as root, the
+/// edit runs as `nobody`, whom the folder's mode keeps out as it keeps out its owner.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_edit_whose_folder_cannot_be_flushed_is_done_and_said() {
+    use std::os::unix::fs::{PermissionsExt, chown};
+    use std::os::unix::process::CommandExt;
+    // Not the tests' temporary folder, which `nobody` may not enter.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("edit-unlistable");
+    if dir.exists() {
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+        fs::remove_dir_all(&dir).unwrap();
+    }
+    fs::create_dir_all(&dir).unwrap();
+    let archive = dir.join("a.nres");
+    fs::write(&archive, samples::nres()).unwrap();
+    let entries = |archive: &Path| {
+        let o = ok(&["list", s(archive), "--json"]);
+        let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        rows.as_array().unwrap().len()
+    };
+    let before = entries(&archive);
+    let root = rustix::process::getuid().is_root();
+    if root {
+        chown(&dir, Some(65534), Some(65534)).unwrap();
+        chown(&archive, Some(65534), Some(65534)).unwrap();
+    }
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o300)).unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ngi"));
+    command.args(["rm", "--index", "2", s(&archive)]);
+    if root {
+        command.uid(65534).gid(65534);
+    }
+    let o = command.output().unwrap();
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("a.nres: written, but its folder could not be flushed to disk"),
+        "{err}"
+    );
+    assert_eq!(entries(&archive), before - 1);
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 /// SHA-256-free identity: length and a sampled checksum would do, but the files are small
