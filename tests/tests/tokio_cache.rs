@@ -498,3 +498,105 @@ async fn an_open_goes_on_when_the_request_that_started_it_is_dropped() {
     assert_eq!(read(&waiting).await, b"slow");
     assert_eq!(calls.load(Ordering::SeqCst), 1, "one open");
 }
+
+/// A `get` under `Handle::block_on` of a current-thread runtime that no thread runs (a
+/// synchronous caller holding a handle): the open needs no task of the runtime run. It
+/// ran in a spawned task, which nothing ran, and the `get` waited for ever.
+#[test]
+fn a_get_needs_no_runtime_worker_under_handle_block_on() {
+    let dir = Scratch::new("cache-handle-block-on");
+    let path = dir.join("a.res");
+    std::fs::write(&path, archive_with(b"handle")).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let handle = runtime.handle().clone();
+    let (cache, (done, got)) = (Cache::new(), std::sync::mpsc::channel());
+    std::thread::spawn(move || {
+        let read = handle.block_on(async {
+            let archive = cache.get(&path).await?;
+            archive.read(0).await.map(|b| b.to_vec())
+        });
+        let _ = done.send(read);
+    });
+    // A bound on the wait, not a timing: the hang never ends.
+    let read = got.recv_timeout(Duration::from_secs(60)).expect("no hang");
+    assert_eq!(read.unwrap(), b"handle");
+    drop(runtime);
+}
+
+/// A `get` under another executor's `block_on` inside a task of a multi-thread runtime (a
+/// synchronous callback called from async code): the task spawned for the open sat in
+/// the blocked worker's own slot, which the other workers do not take from.
+#[test]
+fn a_get_needs_no_runtime_worker_under_another_block_on() {
+    let dir = Scratch::new("cache-other-block-on");
+    let path = dir.join("a.res");
+    std::fs::write(&path, archive_with(b"other")).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (cache, (done, got)) = (Cache::new(), std::sync::mpsc::channel());
+    runtime.spawn(async move {
+        let opened = futures::executor::block_on(cache.get(&path)).map(|a| a.len());
+        let _ = done.send(opened);
+    });
+    let opened = got.recv_timeout(Duration::from_secs(60)).expect("no hang");
+    assert_eq!(opened.unwrap(), 1);
+    runtime.shutdown_background();
+}
+
+/// Requests that gave up while an open ran start no opens when it fails: each request
+/// waiting for an open that failed tried again in turn, those dropped (a client gone, a
+/// timeout) too, and a live one waited behind all their opens (20 given up after 10 ms,
+/// 1.9 s for an open of 100 ms). A request that waits for a failed open gets its error's
+/// kind and code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_given_up_retry_no_failed_open() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let dir = Scratch::new("cache-failed-open");
+    let path = dir.join("a.res");
+    std::fs::write(&path, archive_with(b"x")).unwrap();
+    let (opens, released) = (
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicBool::new(false)),
+    );
+    let cache = {
+        let (opens, released) = (opens.clone(), released.clone());
+        Cache::new().with_opener(move |_| {
+            opens.fetch_add(1, Ordering::SeqCst);
+            while !released.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(std::io::Error::from_raw_os_error(13))
+        })
+    };
+    // The open cannot end before it is released: requests give up until one started it,
+    // and a few more after.
+    let mut given_up = 0;
+    while given_up < 3 || opens.load(Ordering::SeqCst) == 0 {
+        assert!(given_up < 1000, "the open started");
+        let got = tokio::time::timeout(Duration::from_millis(20), cache.get(&path)).await;
+        assert!(got.is_err(), "gave up");
+        given_up += 1;
+    }
+    released.store(true, Ordering::SeqCst);
+    // Once the failed open holds its slot no longer, the sweep takes it.
+    let mut swept = 0;
+    for _ in 0..10_000 {
+        swept = cache.sweep();
+        if swept > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    assert_eq!(swept, 1, "the failed open's slot goes");
+    assert_eq!(opens.load(Ordering::SeqCst), 1, "no open for requests gone");
+    // The failure is not kept: the next request tries again, and gets the error as made.
+    let late = cache.get(&path).await;
+    assert_eq!(late.err().and_then(|e| e.raw_os_error()), Some(13));
+    assert_eq!(opens.load(Ordering::SeqCst), 2);
+}

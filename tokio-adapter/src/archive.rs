@@ -157,27 +157,34 @@ impl Archive {
     ) -> io::Result<Archive> {
         let runtime = Handle::try_current().map_err(io::Error::other)?;
         let path = path.to_owned();
-        let opened = runtime
-            .spawn_blocking(move || -> io::Result<_> {
-                let file = match opener {
-                    Some(opener) => opener(&path)?,
-                    None => open_file(&path)?,
-                };
-                // From the handle, not the path: what was opened, whatever the path
-                // names by now.
-                let metadata = file.metadata()?;
-                if !metadata.is_file() {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!("{path:?}: not a regular file"),
-                    ));
-                }
-                let catalog = ngi_core::io::open_at(&file, options)?;
-                Ok((file, catalog, metadata))
-            })
+        let reads_on = runtime.clone();
+        runtime
+            .spawn_blocking(move || Archive::open_blocking(&path, options, opener, reads_on))
             .await
-            .map_err(|e| join_error("the open on tokio's blocking pool", e))??;
-        let (file, catalog, metadata) = opened;
+            .map_err(|e| join_error("the open on tokio's blocking pool", e))?
+    }
+
+    /// The open itself, on a thread that may block; the archive reads on `runtime`'s
+    /// blocking pool.
+    pub(crate) fn open_blocking(
+        path: &Path,
+        options: OpenOptions,
+        opener: Option<Opener>,
+        runtime: Handle,
+    ) -> io::Result<Archive> {
+        let file = match opener {
+            Some(opener) => opener(path)?,
+            None => open_file(path)?,
+        };
+        // From the handle, not the path: what was opened, whatever the path names by now.
+        let metadata = file.metadata()?;
+        if !metadata.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{path:?}: not a regular file"),
+            ));
+        }
+        let catalog = ngi_core::io::open_at(&file, options)?;
         let source = Source::File {
             file: Arc::new(file),
             runtime,

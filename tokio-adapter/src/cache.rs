@@ -6,11 +6,11 @@
 use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
 use std::time::{Duration, SystemTime};
 
-use tokio::sync::OnceCell;
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::{Archive, OpenOptions, Opener};
@@ -65,17 +65,97 @@ fn status_changed(meta: &std::fs::Metadata) -> Option<(i64, i64)> {
     }
 }
 
-/// One path's archive: opened once (the cell, shared by every request for this open),
-/// with what the sweeps need.
+/// One path's archive: opened once (shared by every request for this open), with what
+/// the sweeps need.
 #[derive(Debug)]
 struct Slot {
-    cell: Arc<OnceCell<Archive>>,
+    opening: Arc<Opening>,
     /// The identity of the file when the open started: a file that differs is reopened.
     identity: Identity,
     pinned: bool,
     last_used: Instant,
     /// When the cache became the only holder (`None` while someone else holds it).
     idle_since: Option<Instant>,
+}
+
+/// One open of a path's archive, shared by the requests that wait for it. It runs on the
+/// blocking pool and leaves what it made here, so that it goes on and is kept when the
+/// request that started it is dropped (a client gone, a timeout), and needs no task of
+/// the runtime to be run: run as a spawned task, a `get` under `Handle::block_on` or
+/// under another executor's `block_on` inside a task waited for ever on a task no worker
+/// took up.
+#[derive(Debug, Default)]
+struct Opening {
+    archive: OnceLock<Archive>,
+    attempts: Mutex<Attempts>,
+    /// Told when an attempt ends.
+    settled: Notify,
+}
+
+/// The opens of an [`Opening`] tried so far.
+#[derive(Debug, Default)]
+struct Attempts {
+    running: bool,
+    finished: u64,
+    /// Why the last one failed, for each request that waited for it.
+    failure: Option<io::Error>,
+}
+
+impl Opening {
+    fn attempts(&self) -> MutexGuard<'_, Attempts> {
+        // Each change under the lock is a few stores that leave it whole.
+        self.attempts
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Ends the running attempt with what it made.
+    fn settle(&self, made: io::Result<Archive>) {
+        let mut attempts = self.attempts();
+        attempts.running = false;
+        attempts.finished += 1;
+        attempts.failure = match made {
+            Ok(archive) => {
+                let _ = self.archive.set(archive);
+                None
+            }
+            Err(e) => Some(e),
+        };
+        drop(attempts);
+        self.settled.notify_waiters();
+    }
+}
+
+/// Settles an attempt that ends without a result: its closure panicked, or was dropped
+/// unrun by a runtime shutting down. Without it the requests would wait for ever.
+struct Unsettled(Option<Arc<Opening>>);
+
+impl Drop for Unsettled {
+    fn drop(&mut self) {
+        if let Some(opening) = self.0.take() {
+            opening.settle(Err(io::Error::other(
+                "the open on tokio's blocking pool did not finish (it panicked, or the \
+                 runtime shut down)",
+            )));
+        }
+    }
+}
+
+/// A failed open's error, for one of the requests that waited for it: its kind, its
+/// system error code and the core's error are kept (a server tells a missing file, a
+/// full descriptor table and a broken archive apart by them), any other inner error as
+/// its text.
+fn copy_of(e: &io::Error) -> io::Error {
+    if let Some(code) = e.raw_os_error() {
+        return io::Error::from_raw_os_error(code);
+    }
+    match e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<ngi_core::archive::Error>())
+    {
+        Some(&core) => io::Error::new(e.kind(), core),
+        None => io::Error::new(e.kind(), e.to_string()),
+    }
 }
 
 #[derive(Debug)]
@@ -113,8 +193,8 @@ impl std::fmt::Debug for CustomOpener {
 struct Sweeper {
     alive: Weak<()>,
     started: bool,
-    /// The task panicked for want of timers (a runtime built without `enable_time`):
-    /// `get` sweeps instead, at most every quarter of the idle time.
+    /// The runtime has no timers (built without `enable_time`; tokio panicked making the
+    /// task's interval): `get` sweeps instead, at most every quarter of the idle time.
     no_timers: bool,
     /// When `get` last swept in its place.
     last_sweep: Option<Instant>,
@@ -131,9 +211,11 @@ fn lock_sweeper(inner: &Inner) -> MutexGuard<'_, Sweeper> {
 ///
 /// * [`get`](Cache::get) gives the archive at a path, opening it if needed; tasks that ask
 ///   for it at the same moment share one open (one read of the header and directory).
-///   The open runs in a task of its own: a task dropped while it waits (a client gone, a
-///   timeout) does not stop it, and it is there for the next. An open that fails is not
-///   shared: each waiting task tries again in turn.
+///   The open runs on the blocking pool: a task dropped while it waits (a client gone, a
+///   timeout) does not stop it, and what it opens is there for the next. An open that
+///   fails fails for each task that waited for it (each gets a copy of its error: the
+///   kind, the system error code, the core's error, or else the text); the next `get`
+///   tries again.
 /// * An archive that nobody but the cache holds (no other `Archive` value, and no reader
 ///   of its entries) is closed once it has been idle for the idle time ([`DEFAULT_IDLE`],
 ///   10 s as in the engine, or [`with_idle`](Cache::with_idle)), checked by a task on the
@@ -157,7 +239,7 @@ fn lock_sweeper(inner: &Inner) -> MutexGuard<'_, Sweeper> {
 ///   sweeper's lives fails its reads (those not served from memory), so tests that run
 ///   at once (`cargo test`'s default), each on a runtime of its own, need a cache each.
 /// * The sweeping task needs the runtime's timers (`enable_time`, or `enable_all`). On a
-///   runtime built without them, tokio's panic in the task is printed by the panic hook
+///   runtime built without them, tokio's panic as the task is made is printed by the panic hook
 ///   (once per cache and runtime), and the cache sweeps when an archive is asked for
 ///   instead, at most every quarter of the idle time (or when [`sweep`](Cache::sweep) is
 ///   called); nothing else changes, a later runtime included. The task stays there, idle,
@@ -353,7 +435,7 @@ impl Cache {
         tokio::runtime::Handle::try_current().map_err(io::Error::other)?;
         self.start_sweeper();
         let identity = Identity::of(&tokio::fs::metadata(path).await?);
-        let cell = {
+        let opening = {
             let mut state = self.lock();
             let now = Instant::now();
             let reuse = state
@@ -367,7 +449,7 @@ impl Cache {
                 state.slots.insert(
                     path.to_path_buf(),
                     Slot {
-                        cell: Arc::new(OnceCell::new()),
+                        opening: Arc::default(),
                         identity,
                         pinned,
                         last_used: now,
@@ -375,52 +457,90 @@ impl Cache {
                     },
                 );
             }
-            let cell = match state.slots.get_mut(path) {
+            let opening = match state.slots.get_mut(path) {
                 Some(slot) => {
                     slot.pinned |= pin;
                     slot.last_used = now;
                     slot.idle_since = None;
-                    Arc::clone(&slot.cell)
+                    Arc::clone(&slot.opening)
                 }
-                None => Arc::new(OnceCell::new()),
+                None => Arc::default(),
             };
             evict(&mut state, self.inner.max_open, path);
-            cell
+            opening
         };
-        if let Some(archive) = cell.get() {
+        if let Some(archive) = opening.archive.get() {
             return Ok(archive.clone());
         }
-        // The open runs in a task of its own: run in the asking task's future, it went with
-        // that future when the task was dropped (a client gone, a timeout), and the next
-        // task waiting started it again (a 300 ms open asked for by one request that gave
-        // up at 250 ms and one that waited took 550 ms and two opens).
-        let (options, opener) = (self.inner.options, self.inner.opener.0.clone());
-        let (shared, owned) = (Arc::clone(&cell), path.to_path_buf());
-        let opening = tokio::spawn(async move {
-            shared
-                .get_or_try_init(|| Archive::open_by(&owned, options, opener))
-                .await
-                .cloned()
-        });
-        let opened = opening
-            .await
-            .map_err(|e| crate::error::join_error("the open's task", e))
-            .and_then(|opened| opened);
-        match opened {
+        match self.opened(&opening, path).await {
             Ok(archive) => Ok(archive),
             Err(e) => {
                 // A failed open is not cached: the next request tries again.
                 let mut state = self.lock();
-                if state
-                    .slots
-                    .get(path)
-                    .is_some_and(|s| Arc::ptr_eq(&s.cell, &cell) && s.cell.get().is_none())
-                {
+                if state.slots.get(path).is_some_and(|s| {
+                    Arc::ptr_eq(&s.opening, &opening) && s.opening.archive.get().is_none()
+                }) {
                     state.slots.remove(path);
                 }
                 Err(e)
             }
         }
+    }
+
+    /// What `opening` makes, its open started unless one runs. A request that waited for
+    /// an open that failed gets its error, and does not try again: each tried in turn
+    /// before, those given up too (20 requests timed out after 10 ms held a live one 1.9 s
+    /// behind their opens of 100 ms).
+    async fn opened(&self, opening: &Arc<Opening>, path: &Path) -> io::Result<Archive> {
+        let mut waits_for = None;
+        loop {
+            let settled = opening.settled.notified();
+            let mut settled = std::pin::pin!(settled);
+            // Listening before looking: an attempt that ends in between still wakes it.
+            settled.as_mut().enable();
+            let start = {
+                let mut attempts = opening.attempts();
+                if let Some(archive) = opening.archive.get() {
+                    return Ok(archive.clone());
+                }
+                match waits_for {
+                    Some(attempt) if attempts.finished > attempt => {
+                        return Err(attempts.failure.as_ref().map_or_else(
+                            || io::Error::other("the open ended with no archive"),
+                            copy_of,
+                        ));
+                    }
+                    Some(_) => false,
+                    None => {
+                        waits_for = Some(attempts.finished);
+                        !std::mem::replace(&mut attempts.running, true)
+                    }
+                }
+            };
+            // Outside the lock: an attempt the runtime drops unrun settles at once, here.
+            if start {
+                self.start_open(opening, path);
+            }
+            settled.await;
+        }
+    }
+
+    /// Starts an attempt of `opening` on the blocking pool, where it runs to its end
+    /// whoever waits.
+    fn start_open(&self, opening: &Arc<Opening>, path: &Path) {
+        let runtime = match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => runtime,
+            Err(e) => return opening.settle(Err(io::Error::other(e))),
+        };
+        let (options, opener) = (self.inner.options, self.inner.opener.0.clone());
+        let (path, reads_on) = (path.to_path_buf(), runtime.clone());
+        let mut unsettled = Unsettled(Some(Arc::clone(opening)));
+        runtime.spawn_blocking(move || {
+            let made = Archive::open_blocking(&path, options, opener, reads_on);
+            if let Some(opening) = unsettled.0.take() {
+                opening.settle(made);
+            }
+        });
     }
 
     /// Starts the sweeping task on the current runtime, unless one runs. One that ran and
@@ -453,17 +573,16 @@ impl Cache {
         let alive = Arc::new(());
         sweeper.alive = Arc::downgrade(&alive);
         sweeper.started = true;
-        sweeper.no_timers = false;
         sweeper.last_sweep = None;
         let weak: Weak<Inner> = Arc::downgrade(&self.inner);
+        // tokio panics here on a runtime without timers (the panic hook prints it). Told
+        // here, not in the task: a `get` that returned before a busy runtime ran the task
+        // did not sweep.
+        let made = std::panic::catch_unwind(|| tokio::time::interval(every));
+        sweeper.no_timers = made.is_err();
         runtime.spawn(async move {
             let _alive = alive;
-            // tokio panics here on a runtime without timers (the panic hook prints it).
-            let made = std::panic::catch_unwind(|| tokio::time::interval(every));
             let Ok(mut tick) = made else {
-                if let Some(inner) = weak.upgrade() {
-                    lock_sweeper(&inner).no_timers = true;
-                }
                 // Kept, with the token, until the runtime shuts down and drops it: that end
                 // is what tells a later `get` (on another runtime) this one is gone.
                 drop(weak);
@@ -501,10 +620,10 @@ fn sweep(inner: &Inner, now: Instant) -> usize {
     let mut state = lock(inner);
     let before = state.slots.len();
     state.slots.retain(|_, slot| {
-        let Some(archive) = slot.cell.get() else {
-            // Still opening while a `get` holds the cell; one whose every `get` was
-            // dropped before the open finished would otherwise stay for good.
-            return Arc::strong_count(&slot.cell) > 1;
+        let Some(archive) = slot.opening.archive.get() else {
+            // Still opening while a `get` or the open holds it; one whose every `get`
+            // was dropped and whose open failed would otherwise stay for good.
+            return Arc::strong_count(&slot.opening) > 1;
         };
         if slot.pinned || archive.holders() > 1 {
             slot.idle_since = None;
