@@ -5,7 +5,7 @@ use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{BufMut, Bytes};
 use ngi_core::codec::BoxedDecoder;
 use ngi_core::io::StreamDecoder;
 use tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
@@ -164,7 +164,7 @@ impl AsyncBufRead for EntryReader {
 pub struct EntryStream {
     reader: EntryReader,
     chunk_len: usize,
-    chunk: BytesMut,
+    chunk: Vec<u8>,
     /// The length the chunk being filled is to have.
     target: usize,
     /// The last item (the end, or an error) has been given.
@@ -176,7 +176,7 @@ impl EntryStream {
         EntryStream {
             reader,
             chunk_len: DEFAULT_STREAM_CHUNK,
-            chunk: BytesMut::new(),
+            chunk: Vec::new(),
             target: 0,
             finished: false,
         }
@@ -204,12 +204,12 @@ impl EntryStream {
 
     /// The reader under it, with the bytes of a partly filled chunk.
     pub fn into_parts(self) -> (EntryReader, Bytes) {
-        (self.reader, self.chunk.freeze())
+        (self.reader, Bytes::from(self.chunk))
     }
 
     fn take_chunk(&mut self) -> Bytes {
         self.target = 0;
-        std::mem::take(&mut self.chunk).freeze()
+        Bytes::from(std::mem::take(&mut self.chunk))
     }
 }
 
@@ -244,7 +244,7 @@ impl futures_core::Stream for EntryStream {
             let left = this.reader.decoding.remaining();
             this.target = left.clamp(1, this.chunk_len as u64) as usize;
             // `left` is the size the file claims: reserved as bytes arrive, not on its word.
-            this.chunk = BytesMut::with_capacity(this.target.min(RESERVE_AHEAD));
+            this.chunk = Vec::with_capacity(this.target.min(RESERVE_AHEAD));
         }
         // Longer chunks take several polls: the loop alone would decode a whole entry
         // given as one chunk in one poll outside a tokio task, whose coop budget is what
@@ -257,14 +257,14 @@ impl futures_core::Stream for EntryStream {
             }
             // Grown when full, by as much as it holds and never past the target, as
             // `Archive::read` grows its buffer: left to `BytesMut`, a full chunk grew by
-            // doubling, and a 3 MiB chunk held 4 MiB, one of 129 MiB 256 MiB.
-            // (`BytesMut::reserve` may double too: the bytes move to one of the size.)
+            // doubling, and a 3 MiB chunk held 4 MiB, one of 129 MiB 256 MiB. A `Vec`
+            // grows in place where the allocator can (a large block is remapped, not
+            // copied): a new buffer for each step held the old one beside it, and a
+            // 65 MiB chunk peaked at 128 MiB resident.
             if this.chunk.len() == this.chunk.capacity() {
                 let held = this.chunk.len();
-                let ahead = held.max(RESERVE_AHEAD).min(this.target - held);
-                let mut grown = BytesMut::with_capacity(held + ahead);
-                grown.extend_from_slice(&this.chunk);
-                this.chunk = grown;
+                this.chunk
+                    .reserve_exact(held.max(RESERVE_AHEAD).min(this.target - held));
             }
             let room = (this.target - this.chunk.len()).min(allowance);
             let mut limited = (&mut this.chunk).limit(room);
