@@ -32,9 +32,9 @@ pub const BATCH_JOBS: usize = 256;
 /// and a thread the system refuses (too many threads, no memory for its stack) is done
 /// without: the jobs run on those that started, or on this thread if none did.
 ///
-/// Under a limit on the address space (`ulimit -v`) no more threads start than
-/// [`address_space::threads_that_fit`], so that a run in a tight space is slower, not
-/// aborted.
+/// Under a limit on the address space (`ulimit -v`) or the data segment (`ulimit -d`) no
+/// more threads start than [`address_space::threads_that_fit`], so that a run in a tight
+/// space is slower, not aborted.
 ///
 /// A panic in `work` is raised again here, on the calling thread, when its turn to be
 /// reported comes.

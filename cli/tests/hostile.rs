@@ -475,7 +475,8 @@ fn jobs_change_nothing_but_the_speed() {
 /// archive leave two) `extract -j 300` of 300 Deflate entries succeeds and leaves the
 /// files `-j 1` leaves, byte for byte, where creating a file whenever a worker wants one
 /// fails some 50-230 of them on the project's machine. The same under a 256 MiB address
-/// space (`ulimit -v`), where 32 threads or more aborted on a failed allocation.
+/// space (`ulimit -v`), where 32 threads or more aborted on a failed allocation, and
+/// under a data segment of 50 000 KiB (`ulimit -d`), where `-j 1024` did.
 #[cfg(target_os = "linux")]
 #[test]
 fn jobs_beyond_the_process_limits_change_nothing() {

@@ -104,8 +104,9 @@ pub fn error_response(status: StatusCode, message: String) -> Response {
 /// worker per core, up to 512 on the blocking pool, where every request resolves its path
 /// and files are read) start threads as requests come, and under a limit on the address
 /// space (`ulimit -v 262144`) 600 concurrent requests made one allocation fail and the
-/// server abort. Half the room goes to the workers (one per core at most), the rest to
-/// the blocking pool, whose tasks then queue. Without a limit, tokio's defaults.
+/// server abort (so under one on the data segment, `ulimit -d`, which counts the threads'
+/// stacks and heaps). Half the room goes to the workers (one per core at most), the rest
+/// to the blocking pool, whose tasks then queue. Without a limit, tokio's defaults.
 fn runtime_builder(threads: usize) -> tokio::runtime::Builder {
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if threads != usize::MAX {
