@@ -83,24 +83,46 @@ impl AnyEditor {
         }
     }
 
-    /// The editor's canonical form; a refusal names the entry as [`plan`](Self::plan)'s do.
+    /// The editor's canonical form; a refusal names the entry as [`plan`](Self::plan)'s do,
+    /// and says what would let it through: a name the canonical form cannot write is to
+    /// be renamed, an entry whose bytes it cannot lay out removed.
     pub fn canonicalize(&mut self) -> Result<(), String> {
         let refused = match self {
-            AnyEditor::Nres(e) => e.canonicalize().map_err(|e| (e.to_string(), e.entry())),
-            AnyEditor::Rsli(e) => e.canonicalize().map_err(|e| (e.to_string(), e.entry())),
+            AnyEditor::Nres(e) => e.canonicalize().map_err(|e| {
+                use nres::WriteError::{NameEmpty, NameHasNul, NameTooLong};
+                let hint = match e {
+                    NameEmpty { .. } | NameTooLong { .. } | NameHasNul { .. } => Hint::Rename,
+                    _ => Hint::None,
+                };
+                (e.to_string(), e.entry(), hint)
+            }),
+            AnyEditor::Rsli(e) => e.canonicalize().map_err(|e| {
+                use rsli::BuildError::{
+                    NameEmpty, NameHasNul, NameNotUpperCase, NameTooLong, PayloadOutside,
+                };
+                let hint = match e {
+                    NameEmpty { .. }
+                    | NameTooLong { .. }
+                    | NameHasNul { .. }
+                    | NameNotUpperCase { .. } => Hint::Rename,
+                    PayloadOutside { .. } => Hint::Remove,
+                    _ => Hint::None,
+                };
+                (e.to_string(), e.entry(), hint)
+            }),
         };
-        refused.map_err(|(message, entry)| self.refusal(message, entry, false))
+        refused.map_err(|(message, entry, hint)| self.refusal(message, entry, hint))
     }
 
     pub fn plan(&self) -> Result<Plan<'_>, String> {
         match self {
             AnyEditor::Nres(e) => e.plan().map_err(|e| {
                 let outside = matches!(e, nres::WriteError::OutsideNowInside { .. });
-                self.refusal(e.to_string(), e.entry(), outside)
+                self.refusal(e.to_string(), e.entry(), Hint::remove_if(outside))
             }),
             AnyEditor::Rsli(e) => e.plan().map_err(|e| {
                 let outside = matches!(e, rsli::BuildError::OutsideChanged { .. });
-                self.refusal(e.to_string(), e.entry(), outside)
+                self.refusal(e.to_string(), e.entry(), Hint::remove_if(outside))
             }),
         }
     }
@@ -115,10 +137,9 @@ impl AnyEditor {
 
     /// The plan's refusal `message` (about `entry`, if it names one) with the entry's
     /// name, numbered as `ngi list` showed the archive (the core numbers entries as the
-    /// edit has them: after an `rm`, the entry listed as 1 was "entry 0"), and for an
-    /// entry the editor leaves outside the payloads (which the edit would change) what the
-    /// user can do.
-    pub fn refusal(&self, message: String, entry: Option<u32>, outside: bool) -> String {
+    /// edit has them: after an `rm`, the entry listed as 1 was "entry 0"), and what the
+    /// user can do (`hint`).
+    pub fn refusal(&self, message: String, entry: Option<u32>, hint: Hint) -> String {
         let named = with_entry_label(&message, entry, |index| {
             let name = crate::names::display(&self.name(index)?);
             Some(match self.source_index(index) {
@@ -126,11 +147,29 @@ impl AnyEditor {
                 None => format!("the added entry \"{name}\""),
             })
         });
-        if outside {
-            format!("{named}; remove that entry first, or leave the archive as it is")
-        } else {
-            named
+        match hint {
+            Hint::Remove => {
+                format!("{named}; remove that entry first, or leave the archive as it is")
+            }
+            Hint::Rename => format!("{named}; rename that entry first"),
+            Hint::None => named,
         }
+    }
+}
+
+/// What would let a refused edit through.
+#[derive(Clone, Copy)]
+pub enum Hint {
+    None,
+    /// Removing the entry the refusal names (one the editor leaves where it is).
+    Remove,
+    /// Renaming it (a name the format's rules refuse).
+    Rename,
+}
+
+impl Hint {
+    fn remove_if(outside: bool) -> Hint {
+        if outside { Hint::Remove } else { Hint::None }
     }
 }
 

@@ -1992,7 +1992,20 @@ fn refusals_number_entries_as_they_were_listed() {
     assert!(err.contains("entry 1 (\"T\")"), "{err}");
     let err = fails(&["repack", s(&path)]);
     assert!(err.contains("entry 1 (\"T\")"), "{err}");
+    assert!(
+        err.ends_with("; remove that entry first, or leave the archive as it is\n"),
+        "{err}"
+    );
     assert_eq!(fs::read(&path).unwrap(), bytes, "nothing written");
+    // A name with no NUL in its 36 bytes, which repack cannot write: the refusal says to
+    // rename it (the last record's name, at byte 20 of the last 64).
+    let mut unterminated = samples::nres();
+    let name_at = unterminated.len() - 64 + 20;
+    unterminated[name_at..name_at + 36].fill(b'N');
+    let unterminated_path = dir.join("unterminated.nres");
+    fs::write(&unterminated_path, &unterminated).unwrap();
+    let err = fails(&["repack", s(&unterminated_path)]);
+    assert!(err.ends_with("; rename that entry first\n"), "{err}");
 
     let nres_path = dir.join("s.nres");
     fs::write(&nres_path, samples::nres()).unwrap();
