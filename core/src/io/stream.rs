@@ -296,8 +296,9 @@ pub enum StreamError {
         /// The file offset of the fault: where a truncated stream ran out, or the byte
         /// holding the last bit read of a corrupt one.
         offset: u64,
-        /// What the codec said; also the error's
-        /// [`source`](core::error::Error::source).
+        /// What the codec said (its text is part of this error's, and
+        /// [`source`](core::error::Error::source) is `None`, so that a report that walks
+        /// the chain says it once).
         error: DecodeError,
     },
     /// The codec made no progress with input and room at hand (a broken contract,
@@ -367,14 +368,9 @@ impl fmt::Display for StreamError {
     }
 }
 
-impl core::error::Error for StreamError {
-    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
-        match self {
-            StreamError::Decode { error, .. } => Some(error),
-            StreamError::Stalled { .. } => None,
-        }
-    }
-}
+/// No `source`: the [`DecodeError`] is written out in the error's own text, and a report
+/// that walks the chain (`anyhow`'s `{:#}`) said it twice.
+impl core::error::Error for StreamError {}
 
 #[cfg(feature = "std")]
 impl From<StreamError> for std::io::Error {

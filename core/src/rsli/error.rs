@@ -128,8 +128,9 @@ pub enum RsliError {
         /// The file offset of the fault: where the stream ran out for a truncated stream,
         /// the byte holding the last bit read for a corrupt one.
         offset: u64,
-        /// What the decoder reported; also the error's
-        /// [`source`](core::error::Error::source).
+        /// What the decoder reported (its text is part of this error's, and
+        /// [`source`](core::error::Error::source) is `None`, so that a report that walks
+        /// the chain says it once).
         error: DecodeError,
     },
     /// A [`Limits`](crate::limits::Limits) check failed: the header's entry count is above
@@ -137,7 +138,7 @@ pub enum RsliError {
     /// entry's `unpacked_size` is above
     /// [`max_entry_size`](crate::limits::Limits::max_entry_size)
     /// ([`Library::check_limits`](super::Library::check_limits), `offset` that field's).
-    /// The [`LimitError`] is also the error's [`source`](core::error::Error::source).
+    /// The [`LimitError`]'s text is part of this error's.
     Limit {
         /// Which limit, the value and the limit.
         error: LimitError,
@@ -295,15 +296,10 @@ impl fmt::Display for RsliError {
     }
 }
 
-impl core::error::Error for RsliError {
-    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
-        match self {
-            RsliError::Decode { error, .. } => Some(error),
-            RsliError::Limit { error, .. } => Some(error),
-            _ => None,
-        }
-    }
-}
+/// No `source`: the errors an `RsliError` holds (a [`DecodeError`], a [`LimitError`]) are
+/// written out in its own text, and a report that walks the chain (`anyhow`'s `{:#}`)
+/// said them twice.
+impl core::error::Error for RsliError {}
 
 #[cfg(feature = "std")]
 impl From<RsliError> for std::io::Error {
@@ -671,7 +667,7 @@ mod tests {
     }
 
     #[test]
-    fn decode_errors_keep_their_source() {
+    fn decode_errors_are_said_once() {
         use core::error::Error as _;
         let inner = DecodeError::Truncated {
             produced: 1,
@@ -682,7 +678,13 @@ mod tests {
             offset: 100,
             error: inner,
         };
-        assert!(e.source().is_some_and(|s| s.is::<DecodeError>()));
+        // Written out once: in the text, not again as the source.
+        #[cfg(feature = "std")]
+        {
+            use std::string::ToString;
+            assert!(e.to_string().ends_with(&inner.to_string()), "{e}");
+        }
+        assert!(e.source().is_none());
         assert_eq!((e.entry(), e.offset()), (Some(7), Some(100)));
         assert!(RsliError::BadVersion { found: 2 }.source().is_none());
     }
