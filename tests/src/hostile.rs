@@ -41,11 +41,13 @@ pub enum Error {
 
 impl Error {
     /// The catalogue's words for the core catalog's error of a format (`None` for the
-    /// format-agnostic ones: unknown format, no such entry, ...).
+    /// format-agnostic ones: unknown format, no such entry, ...); a decode error as the
+    /// one-shot path reports it (see [`of_read`](Error::of_read)).
     pub fn of_catalog(e: ngi_core::archive::Error) -> Option<Error> {
         match e {
             ngi_core::archive::Error::Nres(e) => Some(Error::Nres(e)),
             ngi_core::archive::Error::Rsli(e) => Some(Error::Rsli(e)),
+            ngi_core::archive::Error::Decode(stream) => Error::of_stream(stream),
             _ => None,
         }
     }
@@ -55,8 +57,11 @@ impl Error {
     /// (`RsliError::Decode`, naming the entry and the file offset). `None` for any other
     /// error.
     pub fn of_read(e: &std::io::Error) -> Option<Error> {
-        let stream = e.get_ref()?.downcast_ref::<ngi_core::io::StreamError>()?;
-        match *stream {
+        Error::of_stream(*e.get_ref()?.downcast_ref::<ngi_core::io::StreamError>()?)
+    }
+
+    fn of_stream(stream: ngi_core::io::StreamError) -> Option<Error> {
+        match stream {
             ngi_core::io::StreamError::Decode {
                 entry: Some(entry),
                 offset,

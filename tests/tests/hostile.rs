@@ -198,6 +198,14 @@ fn check(case: &Case) -> Vec<String> {
         // Through the catalog and a reader of the file's bytes, as ngi and ngi-tokio read.
         let read = through_reader(&catalog, &case.bytes, index, &mut Budget::new(case.limits));
         expect(&format!("entry {index} read"), show(&read), show(entry));
+        // And the catalog's one-shot decode into a buffer, where it is meant to be used.
+        if let Some(one_shot) = catalog_one_shot(&catalog, &case.bytes, index, &case.limits) {
+            expect(
+                &format!("entry {index} catalog one-shot"),
+                show(&one_shot),
+                show(entry),
+            );
+        }
         // One-shot, where it is meant to be used: what passes the limits, up to 1 MiB.
         if let Opened::Rsli(l) = &opened {
             let small = l.entry(index).is_some_and(|e| e.unpacked_size <= 1 << 20);
@@ -245,6 +253,26 @@ fn check(case: &Case) -> Vec<String> {
 
 /// Entry `index` produced as `ngi cat` now produces it: the catalog's checks, its limits,
 /// then `Catalog::reader` over the file's bytes (a positional source), read to the end.
+/// Entry `index` through `Catalog::unpack_into`, when it passes the limits and decodes
+/// to at most 1 MiB: the buffer sized from the entry, as a caller does after the check.
+fn catalog_one_shot(
+    catalog: &Catalog<Vec<ngi_core::archive::Entry>>,
+    file: &[u8],
+    index: usize,
+    limits: &Limits,
+) -> Option<Produce> {
+    catalog.check_limits(index, limits).ok()?;
+    let size = catalog.get(index).ok()?.size;
+    if size > 1 << 20 {
+        return None;
+    }
+    let mut out = vec![0; size as usize];
+    Some(match catalog.unpack_into(index, file, &mut out) {
+        Ok(()) => Produce::Bytes(out),
+        Err(e) => Produce::Fails(Error::of_catalog(e)?),
+    })
+}
+
 fn through_reader(
     catalog: &Catalog<Vec<ngi_core::archive::Entry>>,
     file: &[u8],

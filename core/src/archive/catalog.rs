@@ -4,6 +4,7 @@ use core::ops::Range;
 
 use super::{Entry, EntryStore, Error, Format, Native, Opener};
 use crate::codec::{Method, Unpacker};
+use crate::io::StreamError;
 use crate::limits::Limits;
 use crate::nres;
 use crate::options::OpenOptions;
@@ -356,6 +357,59 @@ impl<S: EntryStore> Catalog<S> {
             .zip(end)
             .and_then(|(s, e)| file.get(s..e))
             .ok_or(wrong)
+    }
+
+    /// Decodes entry `index` into `out`, which must be exactly its decoded size long, from
+    /// `file`, the bytes of the whole file this catalog was opened from: the one-shot
+    /// decode into a buffer of the caller's, with no allocator, a fault named by its
+    /// entry and its file offset. Size `out` from the entry only after
+    /// [`check_limits`](Catalog::check_limits) passed: the size is the file's word.
+    ///
+    /// ```
+    /// use ngi_core::OpenOptions;
+    /// use ngi_core::archive::{Catalog, Slots};
+    /// use ngi_core::limits::Limits;
+    ///
+    /// let file = std::fs::read("../samples/sample.rsli")?;
+    /// let mut slots = [ngi_core::archive::Entry::default(); 16];
+    /// let catalog = Catalog::open_in(&file, Slots::new(&mut slots), OpenOptions::DEFAULT)?;
+    /// let index = catalog.find(b"README.TXT").expect("listed");
+    /// catalog.check_limits(index, &Limits::DEFAULT)?;
+    /// let mut out = [0u8; 4096];
+    /// let out = &mut out[..catalog.get(index)?.size as usize];
+    /// catalog.unpack_into(index, &file, out)?;
+    /// assert!(out.starts_with(b"ngi sample RsLi library"));
+    /// let short = catalog.unpack_into(index, &file, &mut [0u8; 1]);
+    /// assert!(matches!(short, Err(ngi_core::archive::Error::OutputSize { expected: 49, .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// * [`packed`](Catalog::packed)'s errors, checked first.
+    /// * [`Error::OutputSize`] when `out` is not exactly the entry's decoded size long.
+    /// * [`Error::Decode`] when the stream is truncated or corrupt.
+    pub fn unpack_into(&self, index: usize, file: &[u8], out: &mut [u8]) -> Result<(), Error> {
+        let packed = self.packed(index, file)?;
+        let (range, entry, method) = self.decoding_method(index)?;
+        if out.len() as u64 != entry.size {
+            return Err(Error::OutputSize {
+                entry: entry.index,
+                expected: entry.size,
+                got: out.len() as u64,
+            });
+        }
+        crate::codec::unpack_into(method, entry.key, packed, out)
+            .map(|_| ())
+            .map_err(|error| {
+                Error::Decode(StreamError::Decode {
+                    entry: Some(entry.index),
+                    offset: range
+                        .start
+                        .saturating_add(error.offset_in_stream(packed.len() as u64)),
+                    error,
+                })
+            })
     }
 
     /// Every per-entry rule violation, in entry order: what [`nres::Archive::problems`]

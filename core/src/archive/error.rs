@@ -2,6 +2,7 @@
 
 use core::fmt;
 
+use crate::io::StreamError;
 use crate::limits::LimitError;
 use crate::nres::NresError;
 use crate::rsli::RsliError;
@@ -9,9 +10,10 @@ use crate::rsli::RsliError;
 /// Why an archive could not be opened as a catalog, or an entry of it read.
 ///
 /// The format errors are passed through as they are: their messages, [`entry`] and
-/// [`offset`] are the format's own (this type's `Display` is theirs, and its `source` is
-/// their source). Messages are complete on their own, the typed cause included, for tools
-/// that print one line; the cause is also the `source`, for callers that match on it.
+/// [`offset`] are the format's own (this type's `Display` is theirs). Messages are
+/// complete on their own, the typed cause included (a [`LimitError`], a codec's error),
+/// for tools that print one line; so no error has a `source`, which a report that walks
+/// the chain would say again. Callers that match on the cause find it in the variant.
 ///
 /// [`entry`]: Error::entry
 /// [`offset`]: Error::offset
@@ -59,6 +61,20 @@ pub enum Error {
         /// The length of the bytes given.
         got: u64,
     },
+    /// The buffer given to [`Catalog::unpack_into`](super::Catalog::unpack_into) is not
+    /// exactly the entry's decoded size long.
+    OutputSize {
+        /// The entry.
+        entry: u32,
+        /// Its decoded size.
+        expected: u64,
+        /// The buffer's length.
+        got: u64,
+    },
+    /// The entry's packed stream is truncated or corrupt
+    /// ([`Catalog::unpack_into`](super::Catalog::unpack_into)): the entry, the file offset
+    /// of the fault and the codec's error, as the readers report it.
+    Decode(StreamError),
     /// [`Opener::finish`](super::Opener::finish) was called while the opener still
     /// needed these bytes.
     Incomplete {
@@ -75,6 +91,8 @@ impl Error {
         match self {
             Error::Nres(e) => e.entry(),
             Error::Rsli(e) => e.entry(),
+            Error::OutputSize { entry, .. } => Some(*entry),
+            Error::Decode(e) => e.entry(),
             _ => None,
         }
     }
@@ -86,6 +104,7 @@ impl Error {
             Error::Rsli(e) => e.offset(),
             Error::UnknownFormat { .. } => Some(0),
             Error::Incomplete { offset, .. } => Some(*offset),
+            Error::Decode(e) => Some(e.offset()),
             _ => None,
         }
     }
@@ -150,6 +169,15 @@ impl fmt::Display for Error {
                 f,
                 "{got} bytes given as the archive's file, which is {expected} bytes long"
             ),
+            Error::OutputSize {
+                entry,
+                expected,
+                got,
+            } => write!(
+                f,
+                "entry {entry}: a buffer of {got} bytes given for its {expected} decoded bytes"
+            ),
+            Error::Decode(e) => e.fmt(f),
             Error::Incomplete { offset, len } => write!(
                 f,
                 "opening stopped with {len} bytes at offset {offset} still to be read"
@@ -158,15 +186,8 @@ impl fmt::Display for Error {
     }
 }
 
-impl core::error::Error for Error {
-    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
-        match self {
-            Error::Nres(e) => core::error::Error::source(e),
-            Error::Rsli(e) => core::error::Error::source(e),
-            _ => None,
-        }
-    }
-}
+/// No `source`: see the type's docs.
+impl core::error::Error for Error {}
 
 #[cfg(feature = "std")]
 impl From<Error> for std::io::Error {
@@ -181,7 +202,10 @@ impl From<Error> for std::io::Error {
             Error::Rsli(inner) => std::io::Error::from(inner).kind(),
             Error::NoSuchEntry { .. }
             | Error::StorageTooSmall { .. }
-            | Error::FileLength { .. } => ErrorKind::InvalidInput,
+            | Error::FileLength { .. }
+            | Error::OutputSize { .. } => ErrorKind::InvalidInput,
+            Error::Decode(e) if e.is_truncated() => ErrorKind::UnexpectedEof,
+            Error::Decode(_) => ErrorKind::InvalidData,
             Error::Incomplete { .. } => ErrorKind::UnexpectedEof,
             Error::UnknownFormat { .. } => ErrorKind::InvalidData,
         };
