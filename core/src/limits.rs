@@ -99,7 +99,13 @@ pub const DEFAULT_MAX_TOTAL: u64 = 4 << 30;
 /// NRes counts are an `i32`, bounded in practice by the 32-bit `total_size`
 /// (`(2^32 - 16) / 64`, about 67 million 64-byte records); real archives have at most a
 /// few thousand entries. A million is 64 MiB of NRes directory, enough for any honest
-/// archive and small enough that per-entry bookkeeping stays cheap.
+/// archive. Opened into a `Vec` catalog it costs 104 MiB of memory (an
+/// [`archive::Entry`](crate::archive::Entry) is 104 bytes on 64-bit targets), and a file
+/// need not be large to claim it: a sparse one, or an `io::ReadAt` source that lies
+/// about its length, costs an attacker nothing (measured: from 2.7 MB to 109 MB of
+/// resident memory in 0.13 s). A server opening files it does not trust sets a lower
+/// [`max_entries`](Limits::max_entries); an [`EntryStore`](crate::archive::EntryStore)
+/// of fixed capacity bounds it whatever the limit.
 pub const DEFAULT_MAX_ENTRIES: u32 = 1 << 20;
 
 impl Limits {
