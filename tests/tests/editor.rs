@@ -1104,30 +1104,15 @@ fn rsli_entry(bytes: &[u8], index: usize) -> Option<Vec<u8>> {
     lib.unpack_to_vec(index, &Limits::DEFAULT).ok()
 }
 
-/// An RsLi entry whose bytes are no payload's (in the header or the table, or past the
-/// end) is left where it is by the editor; an edit that would change what it reads
-/// there (the bytes, or its XOR key) is refused and names it, one that would not goes
-/// through and the entry reads as before. Before, `rename` of entry 0 changed what an
-/// entry pointing into its record read, and the save passed `verify`.
-#[test]
-fn an_rsli_entry_outside_the_payloads_reads_as_before_or_the_edit_is_refused() {
-    let mut builder = Builder::new();
-    builder.add(b"A.TXT", Method::Stored, b"A's bytes").unwrap();
-    builder.add(b"B.TXT", Method::Stored, b"B's bytes").unwrap();
-    builder.add(b"C.TXT", Method::Xor, b"C's bytes").unwrap();
-    let base = builder.build().unwrap();
-    let len = base.len() as u32;
-    // Entry `who` pointed at `at`, `size` bytes.
-    let pointed = |who: usize, at: u64, size: u32| {
-        let mut file = base.clone();
-        hostile::patch_rsli(&mut file, |i, e| {
-            if i == who {
-                (e.data_offset, e.packed_size, e.unpacked_size) = (at as u32, size, size);
-            }
-        });
-        file
-    };
-    type Edit = fn(&mut rsli::Editor);
+/// An edit made through the editor, for a case of the test below.
+type Edit = fn(&mut rsli::Editor);
+
+/// (what, entry pointed, where, how many bytes, edit, the refusal as (entry after the
+/// edit, offset)).
+type OutsideCase = (&'static str, usize, u64, u32, Edit, Option<(u32, u64)>);
+
+/// The cases of the test below, for a library of `len` bytes.
+fn outside_cases(len: u64) -> [OutsideCase; 14] {
     let rm_a: Edit = |e| e.remove(0).unwrap();
     let rename_a: Edit = |e| e.rename(0, b"Q.TXT").unwrap();
     let rename_a_first: Edit = |e| e.rename(0, b"AA.TXT").unwrap();
@@ -1135,11 +1120,7 @@ fn an_rsli_entry_outside_the_payloads_reads_as_before_or_the_edit_is_refused() {
     let rename_c: Edit = |e| e.rename(2, b"Z.TXT").unwrap();
     let add_small: Edit = |e| _ = e.add(b"D.TXT", Method::Stored, b"D").unwrap();
     let add_large: Edit = |e| _ = e.add(b"D.TXT", Method::Stored, &[7; 100]).unwrap();
-    // (what, entry pointed, where, how many bytes, edit, the refusal as (entry after the
-    // edit, offset)).
-    type Case = (&'static str, usize, u64, u32, Edit, Option<(u32, u64)>);
-    let len = u64::from(len);
-    let cases: [Case; 14] = [
+    [
         ("B in reserved header bytes, rm A", 1, 6, 8, rm_a, None),
         ("B over the entry count, rm A", 1, 4, 8, rm_a, Some((0, 4))),
         (
@@ -1228,7 +1209,34 @@ fn an_rsli_entry_outside_the_payloads_reads_as_before_or_the_edit_is_refused() {
             rename_c,
             Some((1, len - 4)),
         ),
-    ];
+    ]
+}
+
+/// An RsLi entry whose bytes are no payload's (in the header or the table, or past the
+/// end) is left where it is by the editor; an edit that would change what it reads
+/// there (the bytes, or its XOR key) is refused and names it, one that would not goes
+/// through and the entry reads as before. Before, `rename` of entry 0 changed what an
+/// entry pointing into its record read, and the save passed `verify`.
+#[test]
+fn an_rsli_entry_outside_the_payloads_reads_as_before_or_the_edit_is_refused() {
+    let mut builder = Builder::new();
+    builder.add(b"A.TXT", Method::Stored, b"A's bytes").unwrap();
+    builder.add(b"B.TXT", Method::Stored, b"B's bytes").unwrap();
+    builder.add(b"C.TXT", Method::Xor, b"C's bytes").unwrap();
+    let base = builder.build().unwrap();
+    let len = base.len() as u32;
+    // Entry `who` pointed at `at`, `size` bytes.
+    let pointed = |who: usize, at: u64, size: u32| {
+        let mut file = base.clone();
+        hostile::patch_rsli(&mut file, |i, e| {
+            if i == who {
+                (e.data_offset, e.packed_size, e.unpacked_size) = (at as u32, size, size);
+            }
+        });
+        file
+    };
+    let len = u64::from(len);
+    let cases = outside_cases(len);
     for (what, who, at, size, edit, refused) in cases {
         let old = pointed(who, at, size);
         let before = rsli_entry(&old, who);
