@@ -89,23 +89,17 @@ impl AnyEditor {
     pub fn canonicalize(&mut self) -> Result<(), String> {
         let refused = match self {
             AnyEditor::Nres(e) => e.canonicalize().map_err(|e| {
-                use nres::WriteError::{NameEmpty, NameHasNul, NameTooLong};
-                let hint = match e {
-                    NameEmpty { .. } | NameTooLong { .. } | NameHasNul { .. } => Hint::Rename,
-                    _ => Hint::None,
+                let hint = if nres_name_error(&e) {
+                    Hint::Rename
+                } else {
+                    Hint::None
                 };
                 (e.to_string(), e.entry(), hint)
             }),
             AnyEditor::Rsli(e) => e.canonicalize().map_err(|e| {
-                use rsli::BuildError::{
-                    NameEmpty, NameHasNul, NameNotUpperCase, NameTooLong, PayloadOutside,
-                };
                 let hint = match e {
-                    NameEmpty { .. }
-                    | NameTooLong { .. }
-                    | NameHasNul { .. }
-                    | NameNotUpperCase { .. } => Hint::Rename,
-                    PayloadOutside { .. } => Hint::Remove,
+                    _ if rsli_name_error(&e) => Hint::Rename,
+                    rsli::BuildError::PayloadOutside { .. } => Hint::Remove,
                     _ => Hint::None,
                 };
                 (e.to_string(), e.entry(), hint)
@@ -155,6 +149,21 @@ impl AnyEditor {
             Hint::None => named,
         }
     }
+}
+
+/// Whether an NRes writer refused a name (empty, too long, with a NUL): renaming helps.
+pub fn nres_name_error(e: &nres::WriteError) -> bool {
+    use nres::WriteError::{NameEmpty, NameHasNul, NameTooLong};
+    matches!(e, NameEmpty { .. } | NameTooLong { .. } | NameHasNul { .. })
+}
+
+/// Whether an RsLi builder refused a name (empty, too long, with a NUL, not upper case).
+pub fn rsli_name_error(e: &rsli::BuildError) -> bool {
+    use rsli::BuildError::{NameEmpty, NameHasNul, NameNotUpperCase, NameTooLong};
+    matches!(
+        e,
+        NameEmpty { .. } | NameTooLong { .. } | NameHasNul { .. } | NameNotUpperCase { .. }
+    )
 }
 
 /// What would let a refused edit through.

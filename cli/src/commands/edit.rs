@@ -10,7 +10,7 @@ use ngi_core::{Method, rsli};
 
 use super::{entry_at, entry_named, os_bytes};
 use crate::args::{Edit, Selected, Source};
-use crate::editing::{AnyEditor, hold_for_edit, hold_output, save_plan};
+use crate::editing::{self, AnyEditor, hold_for_edit, hold_output, save_plan};
 use crate::folder::{Folder, Kind};
 use crate::joined::Joined;
 use crate::names;
@@ -313,12 +313,8 @@ fn add(
                     attr2,
                     attr3,
                 };
-                let refused = |e: nres::WriteError| {
-                    use nres::WriteError::{NameEmpty, NameHasNul, NameTooLong};
-                    let name_error =
-                        matches!(e, NameEmpty { .. } | NameTooLong { .. } | NameHasNul { .. });
-                    refused(e.to_string(), name_error)
-                };
+                let refused =
+                    |e: nres::WriteError| refused(e.to_string(), editing::nres_name_error(&e));
                 if meta.len() < READ_BELOW {
                     // Read whole: what it holds, whatever its size says (a file under
                     // /proc says 0 bytes).
@@ -337,17 +333,7 @@ fn add(
                     crate::regular::read(file, crate::regular::ENTRY_MAX).map_err(at_file)?;
                 e.add(&entry_name, new.method.unwrap_or(Method::Stored), &data)
                     .map_err(|e: rsli::BuildError| {
-                        use rsli::BuildError::{
-                            NameEmpty, NameHasNul, NameNotUpperCase, NameTooLong,
-                        };
-                        let name_error = matches!(
-                            e,
-                            NameEmpty { .. }
-                                | NameTooLong { .. }
-                                | NameHasNul { .. }
-                                | NameNotUpperCase { .. }
-                        );
-                        refused(e.to_string(), name_error)
+                        refused(e.to_string(), editing::rsli_name_error(&e))
                     })?;
             }
         }
