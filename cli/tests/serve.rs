@@ -42,6 +42,14 @@ impl Server {
         Server::spawn(command, dir, extra)
     }
 
+    /// With `RUST_LOG=filter`, its log in `serve-NAME.log` of the tests' target folder;
+    /// returns the server and the log's path.
+    fn start_logging(dir: &Path, extra: &[&str], filter: &str, name: &str) -> (Server, PathBuf) {
+        let log = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("serve-{name}.log"));
+        let stderr = Stdio::from(fs::File::create(&log).unwrap());
+        (Server::start_with(dir, extra, filter, stderr), log)
+    }
+
     /// Under the shell's `limit` (a `ulimit` command); the shell execs the server, so
     /// the child is the server itself.
     #[cfg(target_os = "linux")]
@@ -1965,12 +1973,11 @@ fn ngi_display(name: &[u8]) -> String {
 async fn slow_headers_time_out_and_requests_are_logged() {
     let dir = folder("slow");
     fs::write(dir.join("sample.nres"), samples::nres()).unwrap();
-    let log = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-slow.log");
-    let server = Server::start_with(
+    let (server, log) = Server::start_logging(
         &dir,
         &["--request-timeout", "1", "--idle-timeout", "30"],
         "info",
-        Stdio::from(fs::File::create(&log).unwrap()),
+        "slow",
     );
     let host = server.url.strip_prefix("http://").unwrap().to_owned();
     // Half a request line, then silence: closed after the header timeout, well before
@@ -2039,13 +2046,7 @@ async fn a_client_gone_before_its_answer_is_abandoned() {
     for i in 0..3000 {
         fs::write(dir.join(format!("a{i:04}.nres")), samples::nres()).unwrap();
     }
-    let log = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-gone.log");
-    let server = Server::start_with(
-        &dir,
-        &[],
-        "info",
-        Stdio::from(fs::File::create(&log).unwrap()),
-    );
+    let (server, log) = Server::start_logging(&dir, &[], "info", "gone");
     let host = server.url.strip_prefix("http://").unwrap().to_owned();
     // Gone once the walk has begun (gone with the request, it is never begun).
     let mut socket = tokio::net::TcpStream::connect(&host).await.unwrap();
@@ -2208,13 +2209,7 @@ async fn an_index_cut_short_by_its_depth_bound_is_logged() {
     fs::create_dir_all(&deep).unwrap();
     fs::write(dir.join("top.nres"), samples::nres()).unwrap();
     fs::write(deep.join("deep.nres"), samples::nres()).unwrap();
-    let log = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-deep.log");
-    let server = Server::start_with(
-        &dir,
-        &[],
-        "warn",
-        Stdio::from(fs::File::create(&log).unwrap()),
-    );
+    let (server, log) = Server::start_logging(&dir, &[], "warn", "deep");
     let http = client();
     let index = get_json(&http, format!("{}/", server.url)).await;
     assert_eq!(archive_paths(&index), ["top.nres"]);

@@ -24,6 +24,14 @@ fn archive_with(payload: &[u8]) -> Vec<u8> {
     w.finish()
 }
 
+/// A scratch folder tagged `tag` holding `a.res`, an archive of one entry of `payload`.
+fn one_archive(tag: &str, payload: &[u8]) -> (Scratch, PathBuf) {
+    let dir = Scratch::new(tag);
+    let path = dir.join("a.res");
+    std::fs::write(&path, archive_with(payload)).unwrap();
+    (dir, path)
+}
+
 async fn read(archive: &Archive) -> Vec<u8> {
     archive.read(0).await.unwrap().to_vec()
 }
@@ -37,9 +45,7 @@ async fn wait(secs: u64) {
 
 #[tokio::test(start_paused = true)]
 async fn concurrent_first_requests_share_one_open() {
-    let dir = Scratch::new("cache-once");
-    let path = dir.join("a.res");
-    std::fs::write(&path, archive_with(b"one")).unwrap();
+    let (_dir, path) = one_archive("cache-once", b"one");
     let cache = Cache::new();
     let tasks: Vec<_> = (0..50)
         .map(|_| {
@@ -98,9 +104,7 @@ async fn idle_archives_close_after_the_idle_time_unless_held_or_pinned() {
 
 #[tokio::test(start_paused = true)]
 async fn a_file_replaced_on_disk_is_opened_afresh_and_old_readers_go_on() {
-    let dir = Scratch::new("cache-replace");
-    let path = dir.join("a.res");
-    std::fs::write(&path, archive_with(b"old contents")).unwrap();
+    let (dir, path) = one_archive("cache-replace", b"old contents");
     let cache = Cache::new();
     let old = cache.get(&path).await.unwrap();
     let same = cache.get(&path).await.unwrap();
@@ -177,9 +181,7 @@ async fn a_fifo_is_refused_without_blocking() {
 /// where it used to panic in `tokio::fs`.
 #[test]
 fn outside_a_runtime_is_an_error_not_a_panic() {
-    let dir = Scratch::new("cache-no-runtime");
-    let path = dir.join("a.res");
-    std::fs::write(&path, archive_with(b"a")).unwrap();
+    let (_dir, path) = one_archive("cache-no-runtime", b"a");
     let cache = Cache::new();
     let got = futures::executor::block_on(cache.get(&path));
     assert_eq!(got.unwrap_err().kind(), std::io::ErrorKind::Other);
@@ -192,9 +194,7 @@ fn outside_a_runtime_is_an_error_not_a_panic() {
 /// one stays open as it was), true once the open file itself is rewritten in place.
 #[tokio::test]
 async fn a_file_rewritten_in_place_reads_as_changed() {
-    let dir = Scratch::new("cache-changed");
-    let path = dir.join("a.res");
-    std::fs::write(&path, archive_with(b"first")).unwrap();
+    let (dir, path) = one_archive("cache-changed", b"first");
     let archive = Archive::open(&path).await.unwrap();
     assert!(!archive.file_changed().unwrap());
     std::fs::write(dir.join("b.res"), archive_with(b"other")).unwrap();
@@ -221,9 +221,7 @@ async fn a_file_rewritten_in_place_reads_as_changed() {
 /// pinned).
 #[tokio::test(start_paused = true)]
 async fn a_pin_outlasts_a_new_file_at_its_path() {
-    let dir = Scratch::new("cache-pin-new");
-    let path = dir.join("a.res");
-    std::fs::write(&path, archive_with(b"old")).unwrap();
+    let (dir, path) = one_archive("cache-pin-new", b"old");
     let cache = Cache::new();
     drop(cache.pin(&path).await.unwrap());
     std::fs::write(dir.join("b.res"), archive_with(b"new!")).unwrap();
@@ -243,9 +241,7 @@ async fn a_pin_outlasts_a_new_file_at_its_path() {
 async fn an_open_given_up_leaves_nothing_behind() {
     use std::future::Future;
     use std::task::{Context, Poll, Waker};
-    let dir = Scratch::new("cache-given-up");
-    let path = dir.join("a.res");
-    std::fs::write(&path, archive_with(b"a")).unwrap();
+    let (_dir, path) = one_archive("cache-given-up", b"a");
     let cache = Cache::new().with_opener(|_| {
         std::thread::sleep(Duration::from_millis(20));
         Err(std::io::Error::new(std::io::ErrorKind::NotFound, "refused"))
@@ -290,9 +286,7 @@ async fn an_open_given_up_leaves_nothing_behind() {
 /// archives, whose every read on the pool failed, and its sweeper was gone for good.)
 #[test]
 fn a_cache_serves_the_runtime_after_the_one_it_began_on() {
-    let dir = Scratch::new("cache-runtimes");
-    let path = dir.join("a.res");
-    std::fs::write(&path, archive_with(b"kept")).unwrap();
+    let (_dir, path) = one_archive("cache-runtimes", b"kept");
     let cache = Cache::new().with_idle(Duration::from_millis(100));
     let runtime = || {
         tokio::runtime::Builder::new_current_thread()
@@ -378,9 +372,7 @@ fn a_runtime_without_timers_keeps_the_cache_and_sweeps_on_get() {
 /// pool fail), and a sweeping task of its own when it has timers.
 #[test]
 fn a_cache_begun_without_timers_serves_the_next_runtime() {
-    let dir = Scratch::new("cache-no-timers-then");
-    let path = dir.join("a.res");
-    std::fs::write(&path, archive_with(b"kept")).unwrap();
+    let (_dir, path) = one_archive("cache-no-timers-then", b"kept");
     let cache = Cache::new().with_idle(Duration::from_millis(100));
     let without = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -402,9 +394,7 @@ fn a_cache_begun_without_timers_serves_the_next_runtime() {
 /// error is the open's, and nothing is kept, so the next call tries again.
 #[tokio::test]
 async fn an_opener_opens_each_file_before_it_is_read() {
-    let dir = Scratch::new("cache-opener");
-    let path = dir.join("a.res");
-    std::fs::write(&path, archive_with(b"first")).unwrap();
+    let (dir, path) = one_archive("cache-opener", b"first");
     let allowed = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let cache = {
@@ -471,9 +461,7 @@ async fn the_opener_s_handle_is_what_is_read() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_open_goes_on_when_the_request_that_started_it_is_dropped() {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let dir = Scratch::new("cache-dropped-open");
-    let path = dir.join("a.res");
-    std::fs::write(&path, archive_with(b"slow")).unwrap();
+    let (_dir, path) = one_archive("cache-dropped-open", b"slow");
     let calls = Arc::new(AtomicUsize::new(0));
     let cache = {
         let calls = calls.clone();
@@ -504,9 +492,7 @@ async fn an_open_goes_on_when_the_request_that_started_it_is_dropped() {
 /// ran in a spawned task, which nothing ran, and the `get` waited for ever.
 #[test]
 fn a_get_needs_no_runtime_worker_under_handle_block_on() {
-    let dir = Scratch::new("cache-handle-block-on");
-    let path = dir.join("a.res");
-    std::fs::write(&path, archive_with(b"handle")).unwrap();
+    let (_dir, path) = one_archive("cache-handle-block-on", b"handle");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -531,9 +517,7 @@ fn a_get_needs_no_runtime_worker_under_handle_block_on() {
 /// the blocked worker's own slot, which the other workers do not take from.
 #[test]
 fn a_get_needs_no_runtime_worker_under_another_block_on() {
-    let dir = Scratch::new("cache-other-block-on");
-    let path = dir.join("a.res");
-    std::fs::write(&path, archive_with(b"other")).unwrap();
+    let (_dir, path) = one_archive("cache-other-block-on", b"other");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -557,9 +541,7 @@ fn a_get_needs_no_runtime_worker_under_another_block_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_given_up_retry_no_failed_open() {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    let dir = Scratch::new("cache-failed-open");
-    let path = dir.join("a.res");
-    std::fs::write(&path, archive_with(b"x")).unwrap();
+    let (_dir, path) = one_archive("cache-failed-open", b"x");
     let (opens, released) = (
         Arc::new(AtomicUsize::new(0)),
         Arc::new(AtomicBool::new(false)),
