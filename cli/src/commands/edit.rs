@@ -291,9 +291,9 @@ fn add(
         let at_file = |e: std::io::Error| format!("{}: {e}", file.shown());
         // The core numbers the new entry as it would be, an index `ngi list` never showed:
         // the file and the name are what the user gave.
-        let new_index = format!("entry {}: ", editor.len());
+        let new_index = editor.len();
         let refused = |message: String, name_error: bool| {
-            let message = message.strip_prefix(&new_index).unwrap_or(&message);
+            let message = crate::open::after_entry(new_index, &message);
             let hint = if name_error && new.name.is_none() {
                 " (give it another with --name)"
             } else {
