@@ -2363,6 +2363,65 @@ fn the_later_of_two_entries_of_one_name_is_reached_by_index() {
     assert_eq!(names(&archive).len(), 5);
 }
 
+/// An edit after which a lookup by name gives another entry than before says so. Of two
+/// entries whose names the engine takes as one, the lookup table's binary search decides
+/// which a name gives, and every edit that adds or removes entries rebuilds the table as
+/// the engine does: adding an unrelated file can change which the game loads (it said
+/// nothing). `cat NAME` before and after each addition is the model; the note is said
+/// exactly when what it gives changed.
+#[test]
+fn an_edit_that_changes_what_a_name_gives_says_so() {
+    let dir = Scratch::new("edit-lookup-moved");
+    let mut library = Builder::new();
+    for (i, name) in ["DUP", "AAA", "DUP", "ZZZ"].into_iter().enumerate() {
+        let data = format!("payload {i}");
+        library
+            .add(name.as_bytes(), Method::Stored, data.as_bytes())
+            .unwrap();
+    }
+    for (name, bytes, dup) in [
+        ("a.nres", samples::nres(), "steel.mat"),
+        ("a.rsli", library.build().unwrap(), "DUP"),
+    ] {
+        let archive = dir.join(name);
+        fs::write(&archive, &bytes).unwrap();
+        let mut moves = 0;
+        for k in 0..8 {
+            let file = dir.join(format!("x{k}.bin"));
+            fs::write(&file, [k]).unwrap();
+            let before = cat(&archive, dup);
+            let err = String::from_utf8(ok(&["add", s(&archive), s(&file)]).stderr).unwrap();
+            let moved = cat(&archive, dup) != before;
+            assert_eq!(
+                err.contains("note: a lookup of"),
+                moved,
+                "{name}, x{k}: {err}"
+            );
+            assert!(err.lines().count() <= 1, "{err}");
+            moves += usize::from(moved);
+        }
+        assert!(
+            moves > 0,
+            "{name}: no addition moved the lookup; the test tests nothing"
+        );
+    }
+    // Removing the entry a name gives makes the other the one given.
+    let archive = dir.join("a.nres");
+    fs::write(&archive, samples::nres()).unwrap();
+    let err = String::from_utf8(ok(&["rm", "--index", "1", s(&archive)]).stderr).unwrap();
+    assert!(
+        err.contains(
+            "a.nres: note: a lookup of \"STEEL.MAT\" gave entry 1 (\"Steel.mat\") before this \
+             edit (numbered as then), and now gives entry 5 (\"STEEL.MAT\") (the engine takes \
+             the names as one)"
+        ),
+        "{err}"
+    );
+    // An edit that moves no lookup says nothing.
+    let err = String::from_utf8(ok(&["rename", s(&archive), "sky.tex", "sea.tex"]).stderr).unwrap();
+    assert_eq!(err, "");
+}
+
 /// `rename` of an entry whose record another entry's bytes lie in (an entry that points
 /// into the table) is refused, naming that entry, and the file is left as it was; an
 /// edit that leaves those bytes alone goes through. Before, the rename exited 0 and the

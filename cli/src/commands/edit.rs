@@ -20,6 +20,7 @@ use crate::report::{Failure, ShowPath, done};
 pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Failure> {
     let path = &source.archive;
     let limits = source.limits;
+    let source_trailer = source.media_trailer;
     let shown = path.shown();
     // Repack to another file leaves this one as it is (but `-o` may name this one).
     let elsewhere = match edit {
@@ -144,6 +145,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
     save_plan(&plan, &source, &target)?;
     drop(held_output);
     super::pack::note_gaps_dropped(&shown.to_string(), &gaps, &plan, |_| "a gap".into());
+    note_lookups_moved(archive, &editor, &target, source_trailer);
     done(format_args!(
         "{}: {what}; {} (was {before}), {} bytes",
         target.shown(),
@@ -151,6 +153,52 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
         plan.len()
     ));
     Ok(())
+}
+
+/// Says of each name a lookup of which gives another entry in the archive written than
+/// it gave before the edit. Names the engine takes as the same (real archives hold such
+/// duplicates) are told apart by a binary search over the lookup table, which every edit
+/// that adds, removes, renames or reorders entries rebuilds as the engine itself does: so
+/// adding an unrelated file can change which of two entries the game loads by a name, and
+/// removing one of the two makes the other the one loaded. Nothing is said when the file
+/// written cannot be read back; the edit is done by then.
+fn note_lookups_moved(before: &ArchiveFile, editor: &AnyEditor, written: &Path, trailer: bool) {
+    let limits = ngi_core::Limits::DEFAULT.with_max_entries(u32::MAX);
+    let Ok(after) = ArchiveFile::open(written, false, trailer, &limits) else {
+        return;
+    };
+    if after.len() != editor.len() {
+        return;
+    }
+    let mut said = std::collections::BTreeSet::new();
+    for entry in after.entries() {
+        let name = entry.name();
+        let Some(was) = before.find(name) else {
+            continue;
+        };
+        let now = after.find(name);
+        if now.and_then(|index| editor.source_index(index)) == Some(was) || !said.insert(was) {
+            continue;
+        }
+        let named = |archive: &ArchiveFile, index: usize| {
+            let name = archive.entry(index).map_or(&[][..], |e| e.name());
+            format!("entry {index} (\"{}\")", names::display(name))
+        };
+        let gives = match now {
+            Some(index) => format!(
+                "{} (the engine takes the names as one)",
+                named(&after, index)
+            ),
+            None => "no entry".to_string(),
+        };
+        crate::report::say(format_args!(
+            "{}: note: a lookup of \"{}\" gave {} before this edit (numbered as then), and \
+             now gives {gives}",
+            written.shown(),
+            names::display(name),
+            named(before, was)
+        ));
+    }
 }
 
 /// "1 entry", "2 entries".
