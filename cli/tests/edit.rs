@@ -1015,6 +1015,14 @@ fn hostile_folders_are_refused_before_anything_is_read() {
 #[test]
 fn manifest_edits_pack_would_drop_are_refused() {
     let t = BadFolders::new("edit-dropped");
+    dropped_rsli_methods_flags_and_digests(&t);
+    dropped_fields_of_new_rsli_entries(&t);
+    dropped_nres_name_fields(&t);
+    dropped_gaps_and_text(&t);
+}
+
+/// RsLi methods, flags and digests of entries unpacked.
+fn dropped_rsli_methods_flags_and_digests(t: &BadFolders) {
     let (fresh, check) = (|f: &str| t.fresh(f), |d: &Path, w: &[&str]| t.check(d, w));
     // README.TXT, stored (flags 0), given LZSS in method and flags together: flags says
     // how it was packed in the archive unpacked, so this is refused for that.
@@ -1069,6 +1077,11 @@ fn manifest_edits_pack_would_drop_are_refused() {
         };
         check(&folder, &["entry 5 (\"DEFLATE.TXT\")", want]);
     }
+}
+
+/// Fields of a new RsLi entry that it would not have, and those it may keep.
+fn dropped_fields_of_new_rsli_entries(t: &BadFolders) {
+    let (fresh, check) = (|f: &str| t.fresh(f), |d: &Path, w: &[&str]| t.check(d, w));
     // Fields of a new RsLi entry that the entry would not have.
     let new_rsli = |field: &str, value: toml::Value| {
         let folder = fresh("rsli");
@@ -1138,7 +1151,11 @@ fn manifest_edits_pack_would_drop_are_refused() {
     ok(&["pack", s(&folder), "-o", s(&t.out)]);
     assert_eq!(cat(&t.out, "NEW.BIN"), b"hello hello hello");
     fs::remove_file(&t.out).unwrap();
+}
 
+/// NRes name fields with no NUL.
+fn dropped_nres_name_fields(t: &BadFolders) {
+    let (fresh, check) = (|f: &str| t.fresh(f), |d: &Path, w: &[&str]| t.check(d, w));
     // An NRes name field with no NUL, renamed in name: the field, written as it is, undid
     // the rename. A new entry may not have such a field.
     let archive = t.dir.join("nonul.nres");
@@ -1175,7 +1192,11 @@ fn manifest_edits_pack_would_drop_are_refused() {
         &folder,
         &["name_field: only an entry of the archive unpacked has one"],
     );
+}
 
+/// Gap lists, and a manifest that is not UTF-8.
+fn dropped_gaps_and_text(t: &BadFolders) {
+    let (fresh, check) = (|f: &str| t.fresh(f), |d: &Path, w: &[&str]| t.check(d, w));
     // Gaps listed out of offset order took each other's bytes; a gap file with no gap
     // list was dropped.
     let mut writer = Writer::new();
