@@ -101,6 +101,17 @@ struct Attempts {
     failure: Option<io::Error>,
 }
 
+impl Slot {
+    /// Whether anyone but the cache holds its archive (a value, a reader), or waits for
+    /// or runs its open.
+    fn in_use(&self) -> bool {
+        match self.opening.archive.get() {
+            Some(archive) => archive.holders() > 1,
+            None => Arc::strong_count(&self.opening) > 1,
+        }
+    }
+}
+
 impl Opening {
     fn attempts(&self) -> MutexGuard<'_, Attempts> {
         // Each change under the lock is a few stores that leave it whole.
@@ -213,9 +224,9 @@ fn lock_sweeper(inner: &Inner) -> MutexGuard<'_, Sweeper> {
 ///   for it at the same moment share one open (one read of the header and directory).
 ///   The open runs on the blocking pool: a task dropped while it waits (a client gone, a
 ///   timeout) does not stop it, and what it opens is there for the next. An open that
-///   fails fails for each task that waited for it (each gets a copy of its error: the
-///   kind, the system error code, the core's error, or else the text); the next `get`
-///   tries again.
+///   fails fails for each task that waited for it: the one that started it gets the error
+///   as made, each other a copy (the kind, the system error code, the core's error, or
+///   else the text); the next `get` tries again.
 /// * An archive that nobody but the cache holds (no other `Archive` value, and no reader
 ///   of its entries) is closed once it has been idle for the idle time ([`DEFAULT_IDLE`],
 ///   10 s as in the engine, or [`with_idle`](Cache::with_idle)), checked by a task on the
@@ -229,7 +240,10 @@ fn lock_sweeper(inner: &Inner) -> MutexGuard<'_, Sweeper> {
 ///   the way to update a served file), but whatever is there now if it was rewritten in
 ///   place (see [`Archive::file_changed`]).
 /// * Beyond [`with_max_open`](Cache::with_max_open) archives, the least recently used ones
-///   that are not pinned are dropped from the cache (their holders keep them).
+///   that are neither pinned nor in use (held by an `Archive` value or a reader outside
+///   the cache) are closed. Archives in use stay, so the cache may hold more than the
+///   bound while more are in use: dropping one would close no file, and the next request
+///   for it would open the file a second time.
 /// * Its archives read on the blocking pool of the runtime they were opened on, and its
 ///   sweeping task runs on the runtime it was first used on. When that runtime shuts
 ///   down, the next `get` (on another runtime) drops every archive the cache holds and
@@ -333,8 +347,9 @@ impl Cache {
 
     /// The same cache settings with every file the cache opens opened by `opener`, in a
     /// new, empty cache (see [`with_idle`](Cache::with_idle)). `opener` is given the path
-    /// asked for and returns the handle to read; its error is the open's (and
-    /// [`get`](Cache::get)'s). The handle must be of a regular file (anything else is
+    /// asked for and returns the handle to read; its error is the open's, and
+    /// [`get`](Cache::get)'s as made for the request that started the open (others that
+    /// waited for it get copies: see the type's docs). The handle must be of a regular file (anything else is
     /// refused after the open, by its metadata), and the open must not wait on a FIFO the
     /// path may name: on Unix, open with `O_NONBLOCK`, as the cache's own open
     /// ([`open_file`](crate::open_file)) does.
@@ -383,8 +398,10 @@ impl Cache {
     /// * `Other` outside a tokio runtime (as [`Archive::open`]).
     /// * The error of reading `path`'s metadata (symbolic links followed), of the kind
     ///   the OS gives (`NotFound`, `PermissionDenied`, ...).
-    /// * [`Archive::open_with`]'s, under the cache's options, when this call opens the
-    ///   archive (a failed open is not kept: the next call tries again).
+    /// * [`Archive::open_with`]'s (or the opener's), under the cache's options, when
+    ///   this call started the open; a copy of it when this call waited for an open
+    ///   another started (see the type's docs). A failed open is not kept: the next call
+    ///   tries again.
     pub async fn get(&self, path: impl AsRef<Path>) -> io::Result<Archive> {
         self.fetch(path.as_ref(), false).await
     }
@@ -475,10 +492,16 @@ impl Cache {
         match self.opened(&opening, path).await {
             Ok(archive) => Ok(archive),
             Err(e) => {
-                // A failed open is not cached: the next request tries again.
+                // A failed open is not cached: the next request tries again. Unless
+                // another request holds the open too (one that came after the failure
+                // may be trying again already): removed under it, its archive would not
+                // be kept, nor its pin, and the next request would open the file beside
+                // it. Nobody can join but through the lock held here.
                 let mut state = self.lock();
                 if state.slots.get(path).is_some_and(|s| {
-                    Arc::ptr_eq(&s.opening, &opening) && s.opening.archive.get().is_none()
+                    Arc::ptr_eq(&s.opening, &opening)
+                        && s.opening.archive.get().is_none()
+                        && Arc::strong_count(&opening) == 2
                 }) {
                     state.slots.remove(path);
                 }
@@ -490,9 +513,11 @@ impl Cache {
     /// What `opening` makes, its open started unless one runs. A request that waited for
     /// an open that failed gets its error, and does not try again: each tried in turn
     /// before, those given up too (20 requests timed out after 10 ms held a live one 1.9 s
-    /// behind their opens of 100 ms).
+    /// behind their opens of 100 ms). The request that started the open gets the error as
+    /// made (an opener's own error type is for its caller to downcast), the others copies.
     async fn opened(&self, opening: &Arc<Opening>, path: &Path) -> io::Result<Archive> {
         let mut waits_for = None;
+        let mut started = false;
         loop {
             let settled = opening.settled.notified();
             let mut settled = std::pin::pin!(settled);
@@ -505,15 +530,27 @@ impl Cache {
                 }
                 match waits_for {
                     Some(attempt) if attempts.finished > attempt => {
-                        return Err(attempts.failure.as_ref().map_or_else(
-                            || io::Error::other("the open ended with no archive"),
-                            copy_of,
-                        ));
+                        // The failure is this attempt's, and this request started it.
+                        let own = started && attempts.finished == attempt + 1;
+                        let failure = match attempts.failure.take() {
+                            Some(e) if own => {
+                                attempts.failure = Some(copy_of(&e));
+                                e
+                            }
+                            Some(e) => {
+                                let copy = copy_of(&e);
+                                attempts.failure = Some(e);
+                                copy
+                            }
+                            None => io::Error::other("the open ended with no archive"),
+                        };
+                        return Err(failure);
                     }
                     Some(_) => false,
                     None => {
                         waits_for = Some(attempts.finished);
-                        !std::mem::replace(&mut attempts.running, true)
+                        started = !std::mem::replace(&mut attempts.running, true);
+                        started
                     }
                 }
             };
@@ -640,13 +677,17 @@ fn sweep(inner: &Inner, now: Instant) -> usize {
     before - state.slots.len()
 }
 
-/// Drops the least recently used unpinned archives beyond `max_open` (never `keep`).
+/// Drops the least recently used archives beyond `max_open` that are neither pinned nor
+/// `keep` nor in use. One in use stays until it is not: dropping it would close no file
+/// (its holders keep it), and the next request for it would open the file again beside
+/// it, so that 3 archives read by long downloads under a bound of 2 held 20 files open
+/// after 20 requests.
 fn evict(state: &mut State, max_open: usize, keep: &Path) {
     while state.slots.len() > max_open {
         let oldest = state
             .slots
             .iter()
-            .filter(|(p, s)| !s.pinned && p.as_path() != keep)
+            .filter(|(p, s)| !s.pinned && p.as_path() != keep && !s.in_use())
             .min_by_key(|(_, s)| s.last_used)
             .map(|(p, _)| p.clone());
         match oldest {
