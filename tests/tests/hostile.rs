@@ -251,10 +251,10 @@ fn check(case: &Case) -> Vec<String> {
     wrong
 }
 
-/// Entry `index` produced as `ngi cat` now produces it: the catalog's checks, its limits,
-/// then `Catalog::reader` over the file's bytes (a positional source), read to the end.
 /// Entry `index` through `Catalog::unpack_into`, when it passes the limits and decodes
 /// to at most 1 MiB: the buffer sized from the entry, as a caller does after the check.
+/// An error the catalogue has no words for (an `OutputSize`, a stalled decoder) fails the
+/// test: skipped, as it was, a wrong error passed.
 fn catalog_one_shot(
     catalog: &Catalog<Vec<ngi_core::archive::Entry>>,
     file: &[u8],
@@ -269,10 +269,15 @@ fn catalog_one_shot(
     let mut out = vec![0; size as usize];
     Some(match catalog.unpack_into(index, file, &mut out) {
         Ok(()) => Produce::Bytes(out),
-        Err(e) => Produce::Fails(Error::of_catalog(e)?),
+        Err(e) => Produce::Fails(
+            Error::of_catalog(e)
+                .unwrap_or_else(|| panic!("entry {index}: not an error of a format: {e:?}")),
+        ),
     })
 }
 
+/// Entry `index` produced as `ngi cat` now produces it: the catalog's checks, its limits,
+/// then `Catalog::reader` over the file's bytes (a positional source), read to the end.
 fn through_reader(
     catalog: &Catalog<Vec<ngi_core::archive::Entry>>,
     file: &[u8],

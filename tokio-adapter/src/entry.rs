@@ -32,7 +32,8 @@ const POLL_CHUNK: usize = DEFAULT_STREAM_CHUNK;
 /// It reads only its entry's packed range. The input ending before the entry's decoded
 /// size is an error of kind `UnexpectedEof`, corrupt data `InvalidData`; either has the
 /// core's [`StreamError`](ngi_core::io::StreamError) as its inner error (`get_ref`), which
-/// names the entry and the file offset of the fault, and the codec's error as its source.
+/// names the entry and the file offset of the fault, and carries the codec's error in its
+/// `Decode` variant (and its text).
 /// Errors stick: every later read gives the same one. A read returns `Ok` with nothing
 /// only at the end of the entry or for an empty buffer.
 ///

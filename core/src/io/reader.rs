@@ -19,7 +19,8 @@ pub const DEFAULT_BUFFER_LEN: usize = 4096;
 /// * `inner` running dry before `unpacked_size` bytes is an error
 ///   ([`StreamError::Decode`] with [`DecodeError::Truncated`](crate::error::DecodeError::Truncated):
 ///   `UnexpectedEof` for `std::io`), corrupt input `InvalidData`; the [`StreamError`] names
-///   the file offset ([`for_entry`]) and carries the codec's error as its source;
+///   the file offset ([`for_entry`]) and carries the codec's error in its variant (in
+///   its text too; `source()` is `None`, so that a report of the chain says it once);
 /// * decoding errors are sticky: every later read returns the same error (errors of
 ///   `inner` itself are passed through and not kept, so a read can be retried after
 ///   `Interrupted`);
