@@ -294,6 +294,12 @@ impl Archive {
     /// table cannot be searched; RsLi: `rsFind`). `None` when the engine's lookup finds
     /// none, which for a badly sorted table can be so even though an entry has the name
     /// (as in the game).
+    ///
+    /// Of two entries whose names the engine takes as one (real archives hold such pairs:
+    /// `Steel.mat` and `STEEL.MAT`), a lookup by either name gives the same one, the one
+    /// the game loads. A server that lists [`entries`](Archive::entries) and links each
+    /// by its name serves that one under both links: link the others by index (as `ngi
+    /// serve`'s `?index=` does), or compare `find`'s answer with the entry's index.
     pub fn find(&self, name: &[u8]) -> Option<usize> {
         self.shared.catalog.find(name)
     }
