@@ -33,7 +33,9 @@ const POLL_CHUNK: usize = DEFAULT_STREAM_CHUNK;
 /// size is an error of kind `UnexpectedEof`, corrupt data `InvalidData`; either has the
 /// core's [`StreamError`](ngi_core::io::StreamError) as its inner error (`get_ref`), which
 /// names the entry and the file offset of the fault, and carries the codec's error in its
-/// `Decode` variant (and its text).
+/// `Decode` variant (and its text). A read of the file that fails is an error of the
+/// read's kind with a [`ReadError`](crate::ReadError) inside, naming the entry and the
+/// offset.
 /// Errors stick: every later read gives the same one. A read returns `Ok` with nothing
 /// only at the end of the entry or for an empty buffer.
 ///

@@ -44,22 +44,50 @@ impl std::error::Error for Shared {
     }
 }
 
-/// A positional read of an entry's packed range that failed, naming the entry and where.
+/// A read of an entry's packed bytes from the archive's file that failed: the inner
+/// error ([`io::Error::get_ref`]) of the `io::Error` an [`EntryReader`](crate::EntryReader)
+/// or [`EntryStream`](crate::EntryStream) gives then, which has the kind of the read's own
+/// error. Its text names the entry, the file offset and the read's error; `source()` is
+/// `None` (a report that walks the chain says the cause once), and the read's error, its
+/// OS code included, is [`error`](ReadError::error).
+///
+/// ```
+/// # fn log(e: &std::io::Error) {
+/// if let Some(read) = e.get_ref().and_then(|i| i.downcast_ref::<ngi_tokio::ReadError>()) {
+///     eprintln!("entry {} at {}: OS error {:?}", read.entry(), read.offset(), read.error().raw_os_error());
+/// }
+/// # }
+/// ```
 #[derive(Debug)]
-pub(crate) struct ReadFailed {
+pub struct ReadError {
     pub(crate) entry: u32,
     pub(crate) offset: u64,
     pub(crate) error: io::Error,
 }
 
-impl ReadFailed {
+impl ReadError {
+    /// The entry's index in the archive.
+    pub fn entry(&self) -> u32 {
+        self.entry
+    }
+
+    /// The file offset the failed read started at.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The read's own error.
+    pub fn error(&self) -> &io::Error {
+        &self.error
+    }
+
     /// As an `io::Error` of the original's kind.
     pub(crate) fn into_io(self) -> io::Error {
         io::Error::new(self.error.kind(), self)
     }
 }
 
-impl fmt::Display for ReadFailed {
+impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -69,11 +97,7 @@ impl fmt::Display for ReadFailed {
     }
 }
 
-impl std::error::Error for ReadFailed {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.error)
-    }
-}
+impl std::error::Error for ReadError {}
 
 /// A task (`what`: "a read on tokio's blocking pool", say) that did not finish: the
 /// runtime it ran on shut down (an archive's reads run on the one it was opened on), or
@@ -85,4 +109,41 @@ pub(crate) fn join_error(what: &str, e: tokio::task::JoinError) -> io::Error {
         "did not finish"
     };
     io::Error::other(format!("{what} {why}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The read's error is said once by a report that walks the chain (it was said twice:
+    /// in the text, and again as the source), and kept for callers with its OS code.
+    #[test]
+    fn a_failed_read_says_its_cause_once() {
+        let error = ReadError {
+            entry: 3,
+            offset: 4096,
+            error: io::Error::from_raw_os_error(5),
+        }
+        .into_io();
+        let cause = io::Error::from_raw_os_error(5).to_string();
+        let mut report = error.to_string();
+        let mut next = std::error::Error::source(&error);
+        while let Some(e) = next {
+            report += &format!(": {e}");
+            next = e.source();
+        }
+        assert_eq!(report.matches(&cause).count(), 1, "{report}");
+        assert!(report.starts_with("entry 3: reading the file at offset 4096: "));
+        let read = error
+            .get_ref()
+            .unwrap()
+            .downcast_ref::<ReadError>()
+            .unwrap();
+        assert_eq!((read.entry(), read.offset()), (3, 4096));
+        assert_eq!(read.error().raw_os_error(), Some(5));
+        assert_eq!(error.kind(), read.error().kind());
+        // Given again by a reader that failed, it is the same text and chain.
+        let again = Sticky::Source(Arc::new(error)).to_io();
+        assert!(std::error::Error::source(&again).is_none());
+    }
 }

@@ -82,6 +82,7 @@ pub use archive::{Archive, DEFAULT_READ_CHUNK, Opener, open_file};
 pub use cache::{Cache, DEFAULT_IDLE, DEFAULT_MAX_OPEN};
 pub use decode::DecodeReader;
 pub use entry::{DEFAULT_STREAM_CHUNK, EntryReader, EntryStream};
+pub use error::ReadError;
 pub use ngi_core::archive::{Entry, Format};
 pub use ngi_core::{Limits, Method, OpenOptions};
 

@@ -16,7 +16,7 @@ use ngi_core::io::ReadAt;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 
-use crate::error::{ReadFailed, join_error};
+use crate::error::{ReadError, join_error};
 use crate::poll::{Direct, Input};
 
 /// One entry's packed bytes.
@@ -164,7 +164,7 @@ impl FileRange {
             // with a chunk missing.
             let (buffer, filled) = done.map_err(|e| {
                 self.next = self.reading_at;
-                ReadFailed {
+                ReadError {
                     entry: self.entry,
                     offset: self.reading_at,
                     error: join_error("a read on tokio's blocking pool", e),
@@ -237,7 +237,7 @@ impl FileRange {
             let read = read_up_to(&file, &mut buffer, offset);
             buffer.truncate(*read.as_ref().unwrap_or(&0));
             let read = read.map_err(|(at, error)| {
-                ReadFailed {
+                ReadError {
                     entry,
                     offset: at,
                     error,
