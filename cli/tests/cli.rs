@@ -496,7 +496,8 @@ fn extract_never_overwrites_its_own_files_even_with_force() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read(by_index.join("X.DAT")).unwrap(), b"zero");
-    assert_eq!(std::fs::read(by_index.join("X~2.DAT")).unwrap(), b"two");
+    // The name a whole run gives it (entry 1 takes "X~2.DAT"), whatever is chosen.
+    assert_eq!(std::fs::read(by_index.join("X~2~2.DAT")).unwrap(), b"two");
     assert_eq!(std::fs::read_dir(&by_index).unwrap().count(), 2);
     let err = assert_bad(&ngi(&[
         "extract",
@@ -1300,6 +1301,67 @@ fn extracted_file_names_do_not_depend_on_the_order_chosen() {
             assert_eq!(got, want, "{order:?}: {file}");
         }
     }
+}
+
+/// An entry's file is the one a whole run gives it, whichever entries are chosen: of
+/// `A.DAT`, `A.DAT` and `A~1.DAT`, the third is `A~1~2.DAT` (the second took `A~1.DAT`).
+/// Chosen alone it was `A~1.DAT`, so `extract --force A~1.DAT` into a folder a whole run
+/// had filled replaced entry 1's file with entry 2's bytes, exit 0 and nothing said.
+#[test]
+fn an_entry_s_file_name_does_not_depend_on_what_else_is_chosen() {
+    let dir = Scratch::new("cli-extract-chosen");
+    let mut writer = Writer::new();
+    for (name, data) in [
+        ("A.DAT", "entry0"),
+        ("A.DAT", "entry1"),
+        ("A~1.DAT", "entry2"),
+    ] {
+        let entry = NewEntry {
+            name: name.as_bytes(),
+            ..NewEntry::default()
+        };
+        writer.add(entry, data.as_bytes()).unwrap();
+    }
+    let archive = dir.join("a.nres");
+    std::fs::write(&archive, writer.finish()).unwrap();
+    let (archive, out) = (archive.to_str().unwrap(), dir.join("out"));
+    let out = out.to_str().unwrap();
+    let files = || -> Vec<(String, String)> {
+        let mut files: Vec<_> = std::fs::read_dir(out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| {
+                let name = p.file_name().unwrap().to_str().unwrap().to_string();
+                (name, std::fs::read_to_string(&p).unwrap())
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let whole = [
+        ("A.DAT", "entry0"),
+        ("A~1.DAT", "entry1"),
+        ("A~1~2.DAT", "entry2"),
+    ]
+    .map(|(f, d)| (f.to_string(), d.to_string()));
+    let o = ngi(&["extract", archive, "-o", out]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(files(), whole);
+    for chosen in [
+        &["A~1.DAT"][..],
+        &["--index", "2"],
+        &["--index", "1", "--index", "2"],
+    ] {
+        let mut args = vec!["extract", archive, "-o", out, "--force"];
+        args.extend_from_slice(chosen);
+        let o = ngi(&args);
+        assert!(o.status.success(), "{chosen:?}: {}", stderr(&o));
+        assert_eq!(files(), whole, "{chosen:?}");
+    }
+    std::fs::remove_dir_all(out).unwrap();
+    let o = ngi(&["extract", archive, "-o", out, "--index", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(files(), [whole[2].clone()]);
 }
 
 /// An NRes of `(name, sort_index)` records, each with a 1-byte payload.

@@ -4,7 +4,8 @@
 //! (see `names` for the escaping that keeps every name inside it). When two entries map to
 //! the same file name, ignoring ASCII case (NRes names compare that way, and many file
 //! systems do too), the later one gets `~INDEX` before its extension, and `~INDEX~2`,
-//! `~INDEX~3`... should even that be taken. Files are created with `create_new`: an
+//! `~INDEX~3`... should even that be taken, over the whole archive whatever is chosen (so
+//! an entry's file is always the same). Files are created with `create_new`: an
 //! existing file is never overwritten unless `--force` is given, and even then only a
 //! regular file is replaced (a link or folder in the way is refused). Every entry that is
 //! skipped is reported on its own line; the exit status is then 1. An entry named twice
@@ -110,7 +111,9 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         if job.is_ok() { archive.cost(*index) } else { 0 }
     };
     jobs::in_order(options.jobs, plan, weight, work, report);
-    bar.finish();
+    // Cleared, as `verify` and `unpack` do: finished, it stayed with no newline after it,
+    // and the next line (or the shell's prompt) went on from it.
+    bar.finish_and_clear();
     if let (Some(index), 1..) = (stopped_at, finished_after) {
         say(format_args!(
             "{}: {} chosen after entry {index} extracted all the same (the jobs had them \
@@ -153,18 +156,25 @@ fn selection(options: &Options, archive: &ArchiveFile) -> Result<Vec<usize>, Fai
     Ok(chosen)
 }
 
-/// The file name of each entry of `indices` (in entry order, [`selection`]'s).
+/// The file name of each entry of `indices`, worked out over the whole archive: an
+/// entry's file is the same whichever entries are chosen. Worked out over those chosen,
+/// it was not (of `A.DAT`, `A.DAT` and `A~1.DAT`, the third is `A~1~2.DAT` in a whole
+/// run but was `A~1.DAT` alone), so that `--force` of one entry replaced the file of
+/// another, with nothing said.
 fn file_names(archive: &ArchiveFile, indices: &[usize]) -> HashMap<usize, String> {
     let mut taken: HashSet<String> = HashSet::new();
-    indices
-        .iter()
-        .copied()
-        .filter_map(|index| {
-            let entry = archive.entry(index)?;
-            let file = unique_file_name(&mut taken, &names::file_name(entry.name()), index);
-            Some((index, file))
-        })
-        .collect()
+    let mut chosen = indices.iter().copied().peekable();
+    let mut files = HashMap::with_capacity(indices.len());
+    for (index, entry) in archive.entries().iter().enumerate() {
+        let Some(_) = chosen.peek() else {
+            break;
+        };
+        let file = unique_file_name(&mut taken, &names::file_name(entry.name()), index);
+        if chosen.next_if_eq(&index).is_some() {
+            files.insert(index, file);
+        }
+    }
+    files
 }
 
 /// `file`, or the first of `file~index`, `file~index~2`, ... not yet taken (ignoring
