@@ -1275,6 +1275,36 @@ fn verify_names_the_entry_and_notes_an_unpadded_directory_and_lone_bytes() {
     assert!(!out.contains("one byte past"), "{out}");
 }
 
+/// Bytes of an RsLi record that the engine ignores and `repack` zeroes (after a name's
+/// NUL, the 4 reserved ones) are noted by `verify`, as NRes name tails are: a library
+/// that passed with nothing said came out of `repack` 5 bytes different.
+#[test]
+fn verify_notes_rsli_record_bytes_repack_zeroes() {
+    let dir = Scratch::new("cli-rsli-leftovers");
+    let mut tailed = rentry(b"README.TXT", 0, 0, 5, 96, 5);
+    tailed.name[11] = b'Z';
+    let mut reserved = rentry(b"B.TXT", 0, 1, 3, 101, 3);
+    reserved.reserved = [0xde, 0xad, 0xbe, 0xef];
+    let bytes = rsli_file(0x1234, false, &[tailed, reserved], b"hello abc", None);
+    let path = write(&dir, "a.rsli", &bytes);
+    let o = ngi(&["verify", &path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    for line in [
+        "entry 0 (\"README.TXT\") at offset 32: 1 non-zero bytes after the name's NUL",
+        "entry 1 (\"B.TXT\") at offset 76: non-zero reserved bytes (deadbeef)",
+    ] {
+        assert!(said.contains(line), "{line}: {said}");
+    }
+    let repacked = dir.join("b.rsli");
+    let o = ngi(&["repack", &path, "-o", repacked.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = ngi(&["verify", repacked.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(!said.contains("note:"), "repack zeroed them: {said}");
+}
+
 /// Of two entries with one file name, the later in the archive gets `~INDEX`, whatever
 /// the order they are chosen in (`--index 6 --index 1` gave it to entry 1).
 #[test]

@@ -418,7 +418,35 @@ fn rsli_structure(
         }
     }
     rsli_layout(archive, findings);
+    rsli_record_leftovers(archive, findings);
     archive.catalog.is_searchable()
+}
+
+/// SPEC 2.3: bytes after a name's NUL and the 4 reserved bytes, which the engine ignores
+/// (it zeroes the reserved ones in its copy) and a canonical writer zeroes, as NRes's
+/// name tails: `unpack` keeps them (`name_tail`, `reserved`) and `repack` zeroes them,
+/// so a library that passed with nothing said came out of `repack` 5 bytes different.
+fn rsli_record_leftovers(archive: &ArchiveFile, findings: &mut Findings<'_>) {
+    for (index, e) in archive.entries().iter().enumerate() {
+        let Some(e) = e.as_rsli() else { continue };
+        let record = 32 + 32 * index as u64;
+        let tail = e.name.get(e.name().len() + 1..).unwrap_or_default();
+        let stray = tail.iter().filter(|&&b| b != 0).count();
+        let name = names::display(e.name());
+        if stray > 0 {
+            findings.note(format_args!(
+                "entry {index} (\"{name}\") at offset {record}: {stray} non-zero bytes after \
+                 the name's NUL"
+            ));
+        }
+        if e.reserved != [0; 4] {
+            findings.note(format_args!(
+                "entry {index} (\"{name}\") at offset {}: non-zero reserved bytes ({})",
+                record + 12,
+                e.reserved.map(|b| format!("{b:02x}")).concat()
+            ));
+        }
+    }
 }
 
 /// Notes on where an RsLi library's packed bytes lie, as for NRes: bytes that lie in the
