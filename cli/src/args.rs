@@ -20,7 +20,8 @@
 //!
 //! Each option is declared only on the subcommands it applies to, so clap refuses it
 //! elsewhere (`ngi verify --json` is a usage error, as `ngi cat --force` is). An option
-//! given twice is no error: the last one counts (`args_override_self`).
+//! given twice is no error: the last one counts (`args_override_self`), but for the
+//! `--index` of `cat` and `rename`, which choose one entry (a usage error).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -38,7 +39,8 @@ with an optional binary suffix K, M, G or T (1K = 1024), or 'none' for no limit.
 entry's decoded size, and the run's total (where an entry counts its decoded size, or
 the packed bytes it reads when more); --max-entries refuses a larger archive at open, by
 every command that opens one, and add past it.
-Options may stand anywhere after the command; '--' ends them.
+Options may stand anywhere after the command; '--' ends them. An option given twice
+takes the last value, but for the --index of cat and rename (a usage error).
 
 The format is detected from the magic: \"NRes\" or \"NL\".
 Names: bytes outside printable ASCII are shown as \\xNN and a backslash as \\\\;
@@ -92,7 +94,7 @@ pub enum CliCommand {
     Cat {
         /// Select entry N (in directory order) instead of a NAME
         #[arg(long, value_name = "N", conflicts_with = "name")]
-        index: Option<usize>,
+        index: Vec<usize>,
         #[command(flatten)]
         read: ReadFlags,
         #[command(flatten)]
@@ -253,7 +255,7 @@ pub enum CliCommand {
     Rename {
         /// Rename entry N (in directory order) instead of the entry named OLD
         #[arg(long, value_name = "N")]
-        index: Option<usize>,
+        index: Vec<usize>,
         #[command(flatten)]
         read: ArchiveFlags,
         #[arg(value_name = "ARCHIVE")]
@@ -496,6 +498,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Str
     let words = std::iter::once(OsString::from("ngi")).chain(args);
     match Cli::try_parse_from(words) {
         Ok(cli) => {
+            cli.command.refuse_repeated_index()?;
             let action = cli.command.into_action();
             refuse_misused(&action)?;
             Ok(Invocation::Run(action))
@@ -537,6 +540,24 @@ fn one_line(rendered: &str) -> String {
 
 impl CliCommand {
     /// The plain struct the command consumes.
+    /// `--index` twice where one entry is meant. Other options given twice take the last
+    /// value (`args_override_self`), but the last of two entries chosen would be one the
+    /// user did not mean as much as the first: `cat --index 99 --index 0` wrote entry 0,
+    /// exit 0, where `--index 99` alone is exit 1.
+    fn refuse_repeated_index(&self) -> Result<(), String> {
+        let (command, index) = match self {
+            CliCommand::Cat { index, .. } => {
+                ("cat writes one entry (extract takes several)", index)
+            }
+            CliCommand::Rename { index, .. } => ("rename renames one entry", index),
+            _ => return Ok(()),
+        };
+        match index.len() {
+            0 | 1 => Ok(()),
+            _ => Err(format!("--index given {} times: {command}", index.len())),
+        }
+    }
+
     pub fn into_action(self) -> Action {
         Action::Read(match self {
             CliCommand::List {
@@ -562,7 +583,7 @@ impl CliCommand {
                 archive,
                 name,
             } => Options {
-                index,
+                index: index.first().copied(),
                 names: name.into_iter().collect(),
                 ..read.options(Command::Cat, decode, archive)
             },
@@ -671,7 +692,7 @@ impl CliCommand {
                 read,
                 archive,
                 names,
-            } => return read.edit(archive, rename(index, names)),
+            } => return read.edit(archive, rename(index.first().copied(), names)),
             CliCommand::Sort {
                 read,
                 archive,
@@ -1006,9 +1027,23 @@ mod tests {
         assert_eq!(o.names, vec![OsString::from("N1"), OsString::from("N2")]);
         let o = run(&["cat", "--index=3", "A"]).unwrap();
         assert_eq!(o.index, Some(3));
-        // An option given twice: the last one counts, as before.
-        let o = run(&["cat", "--index", "1", "--raw", "A", "--index=2", "--raw"]).unwrap();
+        // An option given twice: the last one counts, as before; but not the entry that
+        // cat or rename is to take (the last of two was taken, exit 0).
+        let o = run(&["cat", "--raw", "A", "--index=2", "--raw"]).unwrap();
         assert_eq!((o.index, o.raw), (Some(2), true));
+        for (words, why) in [
+            (
+                &["cat", "--index", "99", "A", "--index=0"][..],
+                "--index given 2 times: cat writes one entry (extract takes several)",
+            ),
+            (
+                &["rename", "--index", "0", "--index", "3", "A", "NEW"],
+                "--index given 2 times: rename renames one entry",
+            ),
+        ] {
+            let parsed = parse(words.iter().map(OsString::from));
+            assert_eq!(parsed.err().as_deref(), Some(why), "{words:?}");
+        }
         let o = run(&["verify", "--max-total", "1K", "A", "--max-total=2K"]).unwrap();
         assert_eq!(o.limits.max_total, 2048);
         // `--` ends the options: a NAME may start with a dash.
