@@ -58,9 +58,12 @@ impl ArchiveFile {
             Ok(catalog) => Ok(ArchiveFile { file, catalog }),
             Err(OpenError::Archive(Error::UnknownFormat { found, len })) => {
                 let start = found.get(..usize::from(len)).unwrap_or_default();
+                let starts = match start {
+                    [] => "it is empty".to_string(),
+                    _ => format!("starts with {}", crate::names::display(start)),
+                };
                 Err(Failure::Bad(format!(
-                    "{shown}: not an NRes or RsLi archive (starts with {}); use --raw to read it as one resource",
-                    crate::names::display(start)
+                    "{shown}: not an NRes or RsLi archive ({starts}); use --raw to read it as one resource"
                 )))
             }
             Err(OpenError::Archive(e)) => Err(Failure::about(&shown, with_flag(&e))),

@@ -1275,6 +1275,34 @@ fn verify_names_the_entry_and_notes_an_unpadded_directory_and_lone_bytes() {
     assert!(!out.contains("one byte past"), "{out}");
 }
 
+/// An empty file is said to be empty (it "started with" nothing), and the line that ends
+/// an `extract` with entries left out names the archive and counts as other lines do.
+#[test]
+fn an_empty_file_and_a_partial_extract_are_said_plainly() {
+    let dir = Scratch::new("cli-plain-lines");
+    let empty = write(&dir, "empty.nres", b"");
+    let err = assert_bad(&ngi(&["list", &empty]));
+    assert!(
+        err.contains("empty.nres: not an NRes or RsLi archive (it is empty)"),
+        "{err}"
+    );
+    let archive = sample("sample.nres");
+    let out = dir.join("out");
+    let o = ngi(&[
+        "extract",
+        &archive,
+        "-o",
+        out.to_str().unwrap(),
+        "--index",
+        "0",
+        "--max-entry-size",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let last = stderr(&o).lines().last().unwrap_or_default().to_string();
+    assert_eq!(last, format!("ngi: {archive}: 1 of 1 entry not extracted"));
+}
+
 /// Bytes of an RsLi record that the engine ignores and `repack` zeroes (after a name's
 /// NUL, the 4 reserved ones) are noted by `verify`, as NRes name tails are: a library
 /// that passed with nothing said came out of `repack` 5 bytes different.

@@ -126,8 +126,9 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     let failed = indices.len() - extracted;
     if failed > 0 {
         say(format_args!(
-            "{failed} of {} entries not extracted",
-            indices.len()
+            "{}: {failed} of {} not extracted",
+            options.archive.shown(),
+            super::edit::count(indices.len())
         ));
         return Err(Failure::Reported);
     }
