@@ -539,7 +539,6 @@ fn one_line(rendered: &str) -> String {
 }
 
 impl CliCommand {
-    /// The plain struct the command consumes.
     /// `--index` twice where one entry is meant. Other options given twice take the last
     /// value (`args_override_self`), but the last of two entries chosen would be one the
     /// user did not mean as much as the first: `cat --index 99 --index 0` wrote entry 0,
@@ -558,6 +557,7 @@ impl CliCommand {
         }
     }
 
+    /// The plain struct the command consumes.
     pub fn into_action(self) -> Action {
         Action::Read(match self {
             CliCommand::List {

@@ -349,10 +349,10 @@ impl Cache {
     /// new, empty cache (see [`with_idle`](Cache::with_idle)). `opener` is given the path
     /// asked for and returns the handle to read; its error is the open's, and
     /// [`get`](Cache::get)'s as made for the request that started the open (others that
-    /// waited for it get copies: see the type's docs). The handle must be of a regular file (anything else is
-    /// refused after the open, by its metadata), and the open must not wait on a FIFO the
-    /// path may name: on Unix, open with `O_NONBLOCK`, as the cache's own open
-    /// ([`open_file`](crate::open_file)) does.
+    /// waited for it get copies: see the type's docs). The handle must be of a regular
+    /// file (anything else is refused after the open, by its metadata), and the open must
+    /// not wait on a FIFO the path may name: on Unix, open with `O_NONBLOCK`, as the
+    /// cache's own open ([`open_file`](crate::open_file)) does.
     ///
     /// The cache still looks at `path` itself, on every [`get`](Cache::get), to tell
     /// whether the file changed (see the type's docs): give it paths that name, as they
