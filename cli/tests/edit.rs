@@ -1865,6 +1865,37 @@ fn sparse_file(path: &Path, len: u64, head: &[u8], tail: &[u8]) {
     f.write_all(tail).unwrap();
 }
 
+/// `pack` copies an unchanged stored RsLi entry from its file as it writes the library,
+/// whether unpack wrote it decoded (200 MiB) or kept its packed bytes (300 MiB, past the
+/// default --max-entry-size): it read each whole (and copied it once more), so either
+/// aborted it under 256 MiB of address space, changed files or not.
+#[cfg(unix)]
+#[test]
+fn pack_copies_unchanged_stored_rsli_payloads() {
+    use std::io::Write;
+    let dir = Scratch::new("edit-pack-rsli-large");
+    for (big, kept) in [(200u32 << 20, "BIG.BIN"), (300 << 20, "BIG.BIN.packed")] {
+        let path = dir.join("big.rsli");
+        let entries = [
+            hostile::rentry(b"A.TXT", 0, 0, 5, 96, 5),
+            hostile::rentry(b"BIG.BIN", 0, 1, big, 101, big),
+        ];
+        let head = hostile::rsli_file(7, false, &entries, b"hello", None);
+        let mut f = fs::File::create(&path).unwrap();
+        f.write_all(&head).unwrap();
+        f.set_len(101 + u64::from(big)).unwrap();
+        drop(f);
+        let folder = dir.join("d");
+        under_256_mib(&["unpack", s(&path), "-o", s(&folder), "--force"]);
+        assert!(folder.join(kept).exists(), "{kept}");
+        let out = dir.join("again.rsli");
+        under_256_mib(&["pack", s(&folder), "-o", s(&out), "--force"]);
+        let same = Command::new("cmp").arg(&path).arg(&out).status().unwrap();
+        assert!(same.success(), "packed again byte for byte");
+        fs::remove_dir_all(&folder).unwrap();
+    }
+}
+
 /// `pack` reads an NRes entry's new or changed file as it writes the archive, as it
 /// copies unchanged ones: it held each in memory until the archive was written, so a
 /// 300 MiB file aborted it under 256 MiB of address space.

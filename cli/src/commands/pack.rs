@@ -1285,6 +1285,15 @@ fn pack_rsli(
                 .replace_with(index, method, &read_file(file).map_err(at)?)
                 .map_err(|e| at(e.to_string()))?;
         } else if let Some((start, end)) = range(p) {
+            if let Some(path) = copied_as_is(&editor, index, p, method, end - start) {
+                spans.push(Span {
+                    start,
+                    end,
+                    from: From::File(path.clone(), 0),
+                    who: entry_label(pos, &p.name),
+                });
+                continue;
+            }
             let Some(plain) = kept_stream(p, method, end - start).map_err(at)? else {
                 continue;
             };
@@ -1474,6 +1483,30 @@ fn kept_stream(p: &Planned, method: Method, len: u64) -> Result<Option<Vec<u8>>,
         ));
     }
     Ok(Some(plain))
+}
+
+/// The file an unchanged RsLi entry's `len` packed bytes are copied from as they are, as
+/// the archive is written: its kept packed stream, or the file of a stored entry, when
+/// its method XORs none of them and the file holds `len` bytes. Read whole, a 200 MB
+/// stored entry took 400 MB to pack when another file had changed; others (and a file of
+/// another length, which [`kept_stream`] then explains) are read as before.
+fn copied_as_is<'p>(
+    editor: &rsli::Editor,
+    index: usize,
+    p: &'p Planned,
+    method: Method,
+    len: u64,
+) -> Option<&'p PathBuf> {
+    if editor.entry(index).is_none_or(|e| rsli::xor_len(e) > 0) {
+        return None;
+    }
+    let path = match (&p.packed, &p.file) {
+        (Some(packed), _) => packed,
+        (None, Some(file)) if method == Method::Stored => file,
+        _ => return None,
+    };
+    let have = std::fs::metadata(path).ok()?.len();
+    (have == len).then_some(path)
 }
 
 /// What an unchanged RsLi entry's `len` bytes in the data region are, by the fields that

@@ -588,10 +588,36 @@ fn unpack_nres(
     budget: &mut Budget,
     record: &mut EntryRecord,
 ) -> Result<(), Stop> {
-    let path = output.folder.join(file);
-    let (replacing, mut out) = output
-        .create(file)
-        .map_err(|e| Stop::All(format!("{}: {e}", path.shown())))?;
+    match stream_new(archive, index, output, file, budget) {
+        Ok(digest) => {
+            record.sha256 = Some(digest);
+            record.file = Some(file.to_string());
+            Ok(())
+        }
+        Err(e) => Err(match e {
+            // A payload in the data region is part of the archive's bytes: without its
+            // file, pack could not give them back.
+            EntryError::Archive(m) if inside => Stop::All(m),
+            EntryError::Archive(m) => Stop::Entry(m),
+            EntryError::Total(m) => Stop::All(m),
+            EntryError::Output(e) => {
+                Stop::All(format!("{}: {e}", output.folder.join(file).shown()))
+            }
+        }),
+    }
+}
+
+/// Decodes entry `index` into the new file `file` of the output a piece at a time;
+/// returns its SHA-256. A file not written whole is not kept (one `--force` would replace
+/// stays as it was).
+fn stream_new(
+    archive: &ArchiveFile,
+    index: usize,
+    output: &Output<'_>,
+    file: &str,
+    budget: &mut Budget,
+) -> Result<String, EntryError> {
+    let (replacing, mut out) = output.create(file).map_err(EntryError::Output)?;
     let mut hashing = Hashing {
         inner: &mut out,
         hasher: Sha256::new(),
@@ -601,24 +627,13 @@ fn unpack_nres(
     let written = streamed.and_then(|_| out.flush().map_err(EntryError::Output));
     drop(out);
     match written {
-        Ok(()) => {
-            output
-                .keep(replacing)
-                .map_err(|e| Stop::All(format!("{}: {e}", path.shown())))?;
-            record.sha256 = Some(digest);
-            record.file = Some(file.to_string());
-            Ok(())
-        }
+        Ok(()) => output
+            .keep(replacing)
+            .map(|()| digest)
+            .map_err(EntryError::Output),
         Err(e) => {
             replacing.abandon();
-            Err(match e {
-                // A payload in the data region is part of the archive's bytes: without
-                // its file, pack could not give them back.
-                EntryError::Archive(m) if inside => Stop::All(m),
-                EntryError::Archive(m) => Stop::Entry(m),
-                EntryError::Total(m) => Stop::All(m),
-                EntryError::Output(e) => Stop::All(format!("{}: {e}", path.shown())),
-            })
+            Err(e)
         }
     }
 }
@@ -650,6 +665,37 @@ fn unpack_rsli(
     };
     let unreadable = |e: std::io::Error| Stop::All(format!("reading its packed bytes: {e}"));
     let method = entry.method;
+    let keep_packed = |taken: &mut HashSet<String>, record: &mut EntryRecord| {
+        let name = unique_file_name(taken, &format!("{file}.packed"), index);
+        write_new_with(output, &name, |out| {
+            packed.each_piece(|piece| out.write_all(piece).map(|()| true))
+        })
+        .map_err(|e| Stop::All(e.message().into()))?;
+        record.packed = Some(name);
+        Ok(())
+    };
+    // A stored entry's decoded bytes are its packed bytes (all of them when packed_size
+    // is no larger), so packing them again gives the packed bytes back whenever they
+    // decode: streamed to its file, as an NRes payload is, never held whole (a 200 MiB
+    // entry took 600 MiB, and aborted the process where memory was short).
+    if method == Some(Method::Stored) && native.packed_size <= native.unpacked_size {
+        return match stream_new(archive, index, output, file, budget) {
+            Ok(digest) => {
+                record.sha256 = Some(digest);
+                record.file = Some(file.to_string());
+                Ok(())
+            }
+            Err(EntryError::Archive(m)) => {
+                keep_packed(taken, record)?;
+                Err(Stop::Entry(m))
+            }
+            Err(EntryError::Total(m)) => Err(Stop::All(m)),
+            Err(EntryError::Output(e)) => Err(Stop::All(format!(
+                "{}: {e}",
+                output.folder.join(file).shown()
+            ))),
+        };
+    }
     let mut decoded = Vec::new();
     let result = match archive.stream(index, &mut decoded, budget) {
         Ok(_) => Ok(()),
@@ -671,12 +717,7 @@ fn unpack_rsli(
         record.file = Some(file.to_string());
     }
     if !reproduced {
-        let name = unique_file_name(taken, &format!("{file}.packed"), index);
-        write_new_with(output, &name, |out| {
-            packed.each_piece(|piece| out.write_all(piece).map(|()| true))
-        })
-        .map_err(|e| Stop::All(e.message().into()))?;
-        record.packed = Some(name);
+        keep_packed(taken, record)?;
     }
     result.map_err(Stop::Entry)
 }
