@@ -82,27 +82,15 @@ pub(crate) fn lay_out(
             .max(first);
         first..last + 1
     };
+    let live = live_blocks(blocks, slots, reach);
 
-    let mut cover = vec![0i64; blocks + 1];
-    for slot in slots {
-        // An empty payload holds no byte, so it keeps no block alive.
-        if let Slot::Kept { start, len } = *slot
-            && len > 0
-        {
-            let blocks = reach(start, len);
-            cover[blocks.start] += 1;
-            cover[blocks.end] -= 1;
-        }
-    }
-    let mut live = vec![false; blocks];
-    let mut running = 0;
-    for (k, is_live) in live.iter_mut().enumerate() {
-        running += cover[k];
-        *is_live = running > 0;
-    }
-
-    // Replacements that take the place of the payload they replace.
+    // Replacements that take the place of the payload they replace: after the block they
+    // replace (dead, so in its place), or, for one that replaces an empty payload (which
+    // cut no block), before the block that starts where it stood, or after the one it lay
+    // in. An empty payload's replacement was appended after all the data, out of the
+    // entries' order, and shifted nothing.
     let mut in_place: Vec<Vec<usize>> = vec![Vec::new(); blocks];
+    let mut before: Vec<Vec<usize>> = vec![Vec::new(); blocks];
     let mut placed = vec![false; slots.len()];
     for (i, slot) in slots.iter().enumerate() {
         if let Slot::New {
@@ -110,6 +98,20 @@ pub(crate) fn lay_out(
             ..
         } = *slot
         {
+            if len == 0 {
+                // At the region's end, or before every block: appended, in entry order.
+                let at = match starts.binary_search(&start) {
+                    _ if start == region.end => None,
+                    Ok(k) => before.get_mut(k),
+                    Err(0) => None,
+                    Err(_) => in_place.get_mut(block_of(start)),
+                };
+                if let Some(at) = at {
+                    at.push(i);
+                    placed[i] = true;
+                }
+                continue;
+            }
             let blocks = reach(start, len);
             if !blocks.is_empty() && live.get(blocks.clone()).is_some_and(|b| !b.contains(&true)) {
                 in_place[blocks.start].push(i);
@@ -126,9 +128,14 @@ pub(crate) fn lay_out(
     let lead_end = starts.first().copied().unwrap_or(region.end);
     layout.copy(region.start, lead_end.saturating_sub(region.start));
     let mut shift = vec![0i128; blocks];
-    // Where each block's bytes start in the output (a dead block: where they would have).
+    // Where each block's bytes start in the output (a dead block: where they would have),
+    // and where what took its place ends.
     let mut block_out = vec![0u64; blocks];
+    let mut block_after = vec![0u64; blocks];
     for k in 0..blocks {
+        for &i in &before[k] {
+            layout.place(i, slots, align);
+        }
         block_out[k] = layout.end;
         if live[k] {
             shift[k] = i128::from(layout.end) - i128::from(starts[k]);
@@ -137,30 +144,90 @@ pub(crate) fn lay_out(
         for &i in &in_place[k] {
             layout.place(i, slots, align);
         }
+        block_after[k] = layout.end;
     }
-    for i in 0..slots.len() {
-        if !placed[i] && matches!(slots[i], Slot::New { .. }) {
-            layout.place(i, slots, align);
-        }
+    let appended: Vec<usize> = (0..slots.len())
+        .filter(|&i| !placed[i] && matches!(slots[i], Slot::New { .. }))
+        .collect();
+    for &i in &appended {
+        layout.place(i, slots, align);
     }
     for (i, slot) in slots.iter().enumerate() {
-        if let Slot::Kept { start, len } = *slot {
-            let k = block_of(start);
-            let leading = starts.first().is_none_or(|&first| start < first);
-            let moved = match live.get(k) {
-                // Before every block: the leading gap, copied first as it is.
-                _ if leading => {
-                    i128::from(start) - i128::from(region.start) + i128::from(out_start)
-                }
-                Some(true) => i128::from(start) + shift.get(k).copied().unwrap_or(0),
-                // An empty payload in bytes that were cut: where they were.
-                _ if len == 0 => i128::from(block_out.get(k).copied().unwrap_or(layout.end)),
-                _ => i128::from(start) + shift.get(k).copied().unwrap_or(0),
-            };
-            layout.offsets[i] = u64::try_from(moved).ok();
-        }
+        let Slot::Kept { start, len } = *slot else {
+            continue;
+        };
+        let k = block_of(start);
+        let leading = starts.first().is_none_or(|&first| start < first);
+        let among = |news: &[usize], also: &[usize], base: u64| {
+            i128::from(empty_among(
+                i,
+                news.iter().chain(also),
+                &layout.offsets,
+                base,
+            ))
+        };
+        let at_block_start = starts.get(k) == Some(&start);
+        let moved = match live.get(k) {
+            // At the end of the data, an empty payload stays there, among the new ones
+            // appended. It went to the start of a replaced last payload, and in front of
+            // an earlier empty entry's replacement.
+            _ if len == 0 && start == region.end => among(&appended, &[], layout.end),
+            // Before every block: the leading gap, copied first as it is.
+            _ if leading => i128::from(start) - i128::from(region.start) + i128::from(out_start),
+            Some(true) if len == 0 && at_block_start => among(&before[k], &[], block_out[k]),
+            Some(true) => i128::from(start) + shift.get(k).copied().unwrap_or(0),
+            // An empty payload in bytes that were cut: among what took their place.
+            _ if len == 0 => {
+                let ahead = if at_block_start { &before[k][..] } else { &[] };
+                let base = block_after.get(k).copied().unwrap_or(layout.end);
+                among(ahead, &in_place[k], base)
+            }
+            _ => i128::from(start) + shift.get(k).copied().unwrap_or(0),
+        };
+        layout.offsets[i] = u64::try_from(moved).ok();
     }
     layout
+}
+
+/// Which of the `blocks` blocks a kept payload of `slots` reaches (`reach` gives the
+/// blocks a range reaches): those are copied, the others dropped.
+fn live_blocks(
+    blocks: usize,
+    slots: &[Slot],
+    reach: impl Fn(u64, u64) -> Range<usize>,
+) -> Vec<bool> {
+    let mut cover = vec![0i64; blocks + 1];
+    for slot in slots {
+        // An empty payload holds no byte, so it keeps no block alive.
+        if let Slot::Kept { start, len } = *slot
+            && len > 0
+        {
+            let blocks = reach(start, len);
+            cover[blocks.start] += 1;
+            cover[blocks.end] -= 1;
+        }
+    }
+    let mut running = 0;
+    (0..blocks)
+        .map(|k| {
+            running += cover[k];
+            running > 0
+        })
+        .collect()
+}
+
+/// Where the empty payload of slot `i` goes among the new payloads `news` placed where
+/// it stood (in placement order): after those of earlier entries, before those of later
+/// ones, as a writer lays entries out in their order; at `base` when none is later.
+fn empty_among<'a>(
+    i: usize,
+    mut news: impl Iterator<Item = &'a usize>,
+    offsets: &[Option<u64>],
+    base: u64,
+) -> u64 {
+    news.find(|&&new| new > i)
+        .and_then(|&new| offsets.get(new).copied().flatten())
+        .unwrap_or(base)
 }
 
 impl Layout {
@@ -290,6 +357,39 @@ mod tests {
         let slots = [Slot::Kept { start: 16, len: 16 }, new(4, Some((24, 4)))];
         let l = lay_out(16..32, 16, &[16, 24], &slots, 8);
         assert_eq!(l.offsets, [Some(16), Some(32)]);
+    }
+
+    /// An empty payload after one replaced by as many bytes stays after it (it moved to
+    /// the replacement's start), and an empty payload's replacement takes its place and
+    /// shifts what follows (it was appended after everything, out of order).
+    #[test]
+    fn empty_payloads_keep_their_place_around_replacements() {
+        let slots = [new(5, Some((16, 5))), Slot::Kept { start: 24, len: 0 }];
+        let l = lay_out(16..24, 16, &[16], &slots, 8);
+        assert_eq!(l.events, [Event::New(0), Event::Zeros(3)]);
+        assert_eq!(l.offsets, [Some(16), Some(24)]);
+        // At the start of a replaced payload, it stays before the replacement.
+        let slots = [Slot::Kept { start: 16, len: 0 }, new(9, Some((16, 5)))];
+        let l = lay_out(16..24, 16, &[16], &slots, 8);
+        assert_eq!(l.offsets, [Some(16), Some(16)]);
+
+        let slots = [new(13, Some((16, 0))), Slot::Kept { start: 16, len: 8 }];
+        let l = lay_out(16..24, 16, &[16], &slots, 8);
+        assert_eq!(
+            l.events,
+            [
+                Event::New(0),
+                Event::Zeros(3),
+                Event::Copy { offset: 16, len: 8 }
+            ]
+        );
+        assert_eq!(l.offsets, [Some(16), Some(32)]);
+        assert_eq!(l.end, 40);
+        // After a payload (in its padding, or at the region's end): after that block.
+        let slots = [Slot::Kept { start: 16, len: 5 }, new(2, Some((24, 0)))];
+        let l = lay_out(16..24, 16, &[16], &slots, 8);
+        assert_eq!(l.offsets, [Some(16), Some(24)]);
+        assert_eq!(l.end, 32);
     }
 
     #[test]
