@@ -1285,24 +1285,16 @@ fn pack_rsli(
                 .replace_with(index, method, &read_file(file).map_err(at)?)
                 .map_err(|e| at(e.to_string()))?;
         } else if let Some((start, end)) = range(p) {
-            if let Some(path) = copied_as_is(&editor, index, p, method, end - start) {
+            let from = kept_bytes(&editor, index, p, method, end - start).map_err(at)?;
+            if let Some(from) = from {
+                let who = entry_label(pos, &p.name);
                 spans.push(Span {
                     start,
                     end,
-                    from: From::File(path.clone(), 0),
-                    who: entry_label(pos, &p.name),
+                    from,
+                    who,
                 });
-                continue;
             }
-            let Some(plain) = kept_stream(p, method, end - start).map_err(at)? else {
-                continue;
-            };
-            spans.push(Span {
-                start,
-                end,
-                from: From::Bytes(keyed(&editor, index, p.key, plain), 0),
-                who: entry_label(pos, &p.name),
-            });
         } else if let Some(kept) = &p.packed {
             // Kept bytes past the data region: only the trailer lies there, so they must
             // be its bytes (an entry that points into it), or `data_end` was lowered
@@ -1483,6 +1475,23 @@ fn kept_stream(p: &Planned, method: Method, len: u64) -> Result<Option<Vec<u8>>,
         ));
     }
     Ok(Some(plain))
+}
+
+/// Where an unchanged RsLi entry's `len` packed bytes come from: a file copied as it is
+/// ([`copied_as_is`]), or else its kept or repacked stream ([`kept_stream`]), keyed as the
+/// archive held it; `None` for an entry with no bytes to give.
+fn kept_bytes(
+    editor: &rsli::Editor,
+    index: usize,
+    p: &Planned,
+    method: Method,
+    len: u64,
+) -> Result<Option<From>, String> {
+    if let Some(path) = copied_as_is(editor, index, p, method, len) {
+        return Ok(Some(From::File(path.clone(), 0)));
+    }
+    let plain = kept_stream(p, method, len)?;
+    Ok(plain.map(|plain| From::Bytes(keyed(editor, index, p.key, plain), 0)))
 }
 
 /// The file an unchanged RsLi entry's `len` packed bytes are copied from as they are, as
