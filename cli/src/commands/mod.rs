@@ -102,8 +102,8 @@ pub fn entry_at(archive: &ArchiveFile, index: usize) -> Result<usize, String> {
         Ok(index)
     } else {
         Err(format!(
-            "no entry with index {index} (the archive has {} entries)",
-            archive.len()
+            "no entry with index {index} (the archive has {})",
+            edit::count(archive.len())
         ))
     }
 }

@@ -83,9 +83,10 @@ pub fn no_entry_at(
     error_response(
         StatusCode::NOT_FOUND,
         format!(
-            "{}: no entry with index {index} (the archive has {} entries)",
+            "{}: no entry with index {index} (the archive has {} entr{})",
             located.shown,
-            archive.len()
+            archive.len(),
+            if archive.len() == 1 { "y" } else { "ies" }
         ),
     )
 }
