@@ -82,6 +82,12 @@ impl Writer {
 
     /// Appends an entry with its payload; returns the new entry's index.
     ///
+    /// A name another entry has already, as the engine compares names (ASCII case
+    /// ignored), is taken as it is (real archives hold such names), and a lookup by it
+    /// then gives only one of them, the one the lookup table's search meets first: keep
+    /// the names of the entries added to check (with
+    /// [`compare_names`](crate::nres::compare_names)) where that is not wanted.
+    ///
     /// # Errors
     ///
     /// A refused entry changes nothing.

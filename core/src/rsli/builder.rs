@@ -168,6 +168,10 @@ impl Builder {
     /// with `method` (XOR, which needs the final `sort_index`, is applied by
     /// [`build`](Builder::build)).
     ///
+    /// A name another entry has already is taken as it is (real libraries hold such
+    /// names), and a lookup by it (`rsFind`) then gives only one of them: keep the names
+    /// added to check where that is not wanted.
+    ///
     /// # Errors
     ///
     /// A refused entry is not added.
