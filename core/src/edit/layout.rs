@@ -83,12 +83,14 @@ pub(crate) fn lay_out(
         first..last + 1
     };
     let live = live_blocks(blocks, slots, reach);
+    let crossed = crossed_boundaries(blocks, slots, reach);
 
     // Replacements that take the place of the payload they replace: after the block they
     // replace (dead, so in its place), or, for one that replaces an empty payload (which
     // cut no block), before the block that starts where it stood, or after the one it lay
-    // in. An empty payload's replacement was appended after all the data, out of the
-    // entries' order, and shifted nothing.
+    // in, unless a kept payload runs across that place (it would be cut in two). An empty
+    // payload's replacement was appended after all the data, out of the entries' order,
+    // and shifted nothing.
     let mut in_place: Vec<Vec<usize>> = vec![Vec::new(); blocks];
     let mut before: Vec<Vec<usize>> = vec![Vec::new(); blocks];
     let mut placed = vec![false; slots.len()];
@@ -102,9 +104,10 @@ pub(crate) fn lay_out(
                 // At the region's end, or before every block: appended, in entry order.
                 let at = match starts.binary_search(&start) {
                     _ if start == region.end => None,
-                    Ok(k) => before.get_mut(k),
-                    Err(0) => None,
-                    Err(_) => in_place.get_mut(block_of(start)),
+                    Ok(k) if !crossed[k] => before.get_mut(k),
+                    // Inside block `k - 1`: after it, where block `k` starts.
+                    Err(k) if k > 0 && !crossed[k] => in_place.get_mut(k - 1),
+                    _ => None,
                 };
                 if let Some(at) = at {
                     at.push(i);
@@ -209,6 +212,33 @@ fn live_blocks(
     }
     let mut running = 0;
     (0..blocks)
+        .map(|k| {
+            running += cover[k];
+            running > 0
+        })
+        .collect()
+}
+
+/// For each block boundary (`k`: where block `k` starts, `blocks`: the region's end),
+/// whether a kept payload of `slots` runs across it, reaching the blocks on both sides:
+/// nothing may be put there.
+fn crossed_boundaries(
+    blocks: usize,
+    slots: &[Slot],
+    reach: impl Fn(u64, u64) -> Range<usize>,
+) -> Vec<bool> {
+    let mut cover = vec![0i64; blocks + 2];
+    for slot in slots {
+        if let Slot::Kept { start, len } = *slot
+            && len > 0
+        {
+            let blocks = reach(start, len);
+            cover[blocks.start + 1] += 1;
+            cover[blocks.end] -= 1;
+        }
+    }
+    let mut running = 0;
+    (0..=blocks)
         .map(|k| {
             running += cover[k];
             running > 0
@@ -385,6 +415,10 @@ mod tests {
         );
         assert_eq!(l.offsets, [Some(16), Some(32)]);
         assert_eq!(l.end, 40);
+        // Not where a kept payload runs across (it was cut in two: the fuzzer's find).
+        let slots = [Slot::Kept { start: 16, len: 16 }, new(5, Some((24, 0)))];
+        let l = lay_out(16..40, 16, &[16, 24], &slots, 8);
+        assert_eq!(l.offsets, [Some(16), Some(40)]);
         // After a payload (in its padding, or at the region's end): after that block.
         let slots = [Slot::Kept { start: 16, len: 5 }, new(2, Some((24, 0)))];
         let l = lay_out(16..24, 16, &[16], &slots, 8);
