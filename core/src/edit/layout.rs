@@ -82,8 +82,8 @@ pub(crate) fn lay_out(
             .max(first);
         first..last + 1
     };
-    let live = live_blocks(blocks, slots, reach);
-    let crossed = crossed_boundaries(blocks, slots, reach);
+    let live = covered(blocks, slots, reach, false);
+    let crossed = covered(blocks, slots, reach, true);
 
     // Replacements that take the place of the payload they replace: after the block they
     // replace (dead, so in its place), or, for one that replaces an empty payload (which
@@ -193,52 +193,28 @@ pub(crate) fn lay_out(
 }
 
 /// Which of the `blocks` blocks a kept payload of `slots` reaches (`reach` gives the
-/// blocks a range reaches): those are copied, the others dropped.
-fn live_blocks(
+/// blocks a range reaches): those are copied, the others dropped. With `across`, which
+/// block boundaries (`k`: where block `k` starts; `blocks`: the region's end) a kept
+/// payload runs across, reaching the blocks on both sides: nothing may be put there.
+fn covered(
     blocks: usize,
     slots: &[Slot],
     reach: impl Fn(u64, u64) -> Range<usize>,
+    across: bool,
 ) -> Vec<bool> {
-    let mut cover = vec![0i64; blocks + 1];
+    let mut cover = vec![0i64; blocks + 2];
     for slot in slots {
         // An empty payload holds no byte, so it keeps no block alive.
         if let Slot::Kept { start, len } = *slot
             && len > 0
         {
             let blocks = reach(start, len);
-            cover[blocks.start] += 1;
+            cover[blocks.start + usize::from(across)] += 1;
             cover[blocks.end] -= 1;
         }
     }
     let mut running = 0;
-    (0..blocks)
-        .map(|k| {
-            running += cover[k];
-            running > 0
-        })
-        .collect()
-}
-
-/// For each block boundary (`k`: where block `k` starts, `blocks`: the region's end),
-/// whether a kept payload of `slots` runs across it, reaching the blocks on both sides:
-/// nothing may be put there.
-fn crossed_boundaries(
-    blocks: usize,
-    slots: &[Slot],
-    reach: impl Fn(u64, u64) -> Range<usize>,
-) -> Vec<bool> {
-    let mut cover = vec![0i64; blocks + 2];
-    for slot in slots {
-        if let Slot::Kept { start, len } = *slot
-            && len > 0
-        {
-            let blocks = reach(start, len);
-            cover[blocks.start + 1] += 1;
-            cover[blocks.end] -= 1;
-        }
-    }
-    let mut running = 0;
-    (0..=blocks)
+    (0..blocks + usize::from(across))
         .map(|k| {
             running += cover[k];
             running > 0
