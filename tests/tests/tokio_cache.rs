@@ -271,6 +271,42 @@ async fn a_retry_after_a_failed_open_keeps_its_slot_and_pin() {
     );
 }
 
+/// A failed open is not kept, also for a lone request: told by the open's `Arc` count,
+/// which the attempt's task holds until a little after it wakes the requests, the slot
+/// stayed after 542 of 2 000 lone failed requests (`contains`, `len` and the bound counted
+/// it until a sweep).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_open_leaves_no_slot() {
+    let (_dir, path) = one_archive("cache-failed-slot", b"x");
+    let cache = Cache::new().with_opener(|_| Err(std::io::Error::from_raw_os_error(13)));
+    let mut kept = 0;
+    for _ in 0..2_000 {
+        assert!(cache.get(&path).await.is_err());
+        if cache.contains(&path) {
+            kept += 1;
+            cache.sweep();
+        }
+    }
+    // Two requests waiting for one failed open.
+    let slow = Cache::new().with_opener(|_| {
+        std::thread::sleep(Duration::from_millis(20));
+        Err(std::io::Error::from_raw_os_error(13))
+    });
+    for _ in 0..10 {
+        let get = || {
+            let (cache, path) = (slow.clone(), path.clone());
+            tokio::spawn(async move { cache.get(&path).await.map(drop) })
+        };
+        let (a, b) = (get(), get());
+        assert!(a.await.unwrap().is_err() && b.await.unwrap().is_err());
+        if slow.contains(&path) {
+            kept += 1;
+            slow.sweep();
+        }
+    }
+    assert_eq!(kept, 0, "failed opens kept");
+}
+
 /// A FIFO (or anything but a regular file) is refused at once, never waited on: a server
 /// whose folder someone swapped a FIFO into keeps answering.
 #[cfg(target_os = "linux")]

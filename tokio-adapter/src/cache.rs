@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
 use std::time::{Duration, SystemTime};
@@ -90,6 +91,26 @@ struct Opening {
     attempts: Mutex<Attempts>,
     /// Told when an attempt ends.
     settled: Notify,
+    /// The requests that hold it ([`Joined`]).
+    requests: AtomicUsize,
+}
+
+/// A request's hold on an [`Opening`], counted there while it lasts (the request is
+/// dropped, or ends). Made under the cache's lock, so that a request that sees the count
+/// under it knows who else holds the open.
+struct Joined(Arc<Opening>);
+
+impl Joined {
+    fn new(opening: Arc<Opening>) -> Joined {
+        opening.requests.fetch_add(1, Ordering::SeqCst);
+        Joined(opening)
+    }
+}
+
+impl Drop for Joined {
+    fn drop(&mut self) {
+        self.0.requests.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The opens of an [`Opening`] tried so far.
@@ -484,24 +505,27 @@ impl Cache {
                 None => Arc::default(),
             };
             evict(&mut state, self.inner.max_open, path);
-            opening
+            Joined::new(opening)
         };
+        let opening = &opening.0;
         if let Some(archive) = opening.archive.get() {
             return Ok(archive.clone());
         }
-        match self.opened(&opening, path).await {
+        match self.opened(opening, path).await {
             Ok(archive) => Ok(archive),
             Err(e) => {
                 // A failed open is not cached: the next request tries again. Unless
                 // another request holds the open too (one that came after the failure
                 // may be trying again already): removed under it, its archive would not
                 // be kept, nor its pin, and the next request would open the file beside
-                // it. Nobody can join but through the lock held here.
+                // it. Nobody can join but through the lock held here. (Counted, not told
+                // by the `Arc`'s count, which the attempt's task holds a little longer:
+                // a lone failed request often left its slot.)
                 let mut state = self.lock();
                 if state.slots.get(path).is_some_and(|s| {
-                    Arc::ptr_eq(&s.opening, &opening)
+                    Arc::ptr_eq(&s.opening, opening)
                         && s.opening.archive.get().is_none()
-                        && Arc::strong_count(&opening) == 2
+                        && opening.requests.load(Ordering::SeqCst) == 1
                 }) {
                     state.slots.remove(path);
                 }
