@@ -1,7 +1,7 @@
 //! ngi-tokio's rules one at a time, where the conformance tests would not single them
 //! out: a poll's work is bounded even when the input in memory is megabytes of blocks that
 //! produce nothing; a source's `Interrupted` is passed on and not kept; `Debug` shows
-//! counts, not buffers.
+//! counts, not buffers; a failed read of the file is a `ReadError`.
 
 use std::io;
 use std::pin::Pin;
@@ -363,4 +363,50 @@ fn an_index_past_the_end_is_invalid_input() {
             assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
         }
     }
+}
+
+/// A read of the file that fails is a `ngi_tokio::ReadError` naming the entry and the
+/// offset, the first time and every time after (the error sticks): it was wrapped as any
+/// other source error, so the downcast the docs show found nothing. The failure here: the
+/// runtime the archive was opened on, whose blocking pool its reads run on, is gone.
+#[test]
+fn a_failed_read_of_the_file_is_a_read_error() {
+    use tokio::io::AsyncReadExt;
+    let dir = ngi_tests::scratch::Scratch::new("rules-read-error");
+    let path = dir.join("a.nres");
+    let mut writer = ngi_core::nres::Writer::new();
+    for (name, len) in [("first", 8), ("big", 100_000)] {
+        let entry = ngi_core::nres::NewEntry {
+            name: name.as_bytes(),
+            ..Default::default()
+        };
+        writer.add(entry, &vec![7; len]).unwrap();
+    }
+    std::fs::write(&path, writer.finish()).unwrap();
+    let opened_on = tokio::runtime::Runtime::new().unwrap();
+    let archive = opened_on
+        .block_on(ngi_tokio::Archive::open(&path))
+        .unwrap()
+        .with_cached_reads_inline(false);
+    drop(opened_on);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut reader = archive.reader(1).unwrap();
+        let mut out = Vec::new();
+        for attempt in 0..2 {
+            let e = reader.read_to_end(&mut out).await.unwrap_err();
+            let read = e
+                .get_ref()
+                .and_then(|i| i.downcast_ref::<ngi_tokio::ReadError>());
+            let read = read.unwrap_or_else(|| panic!("attempt {attempt}: {e:?}"));
+            assert_eq!((read.entry(), read.offset()), (1, 24), "{e}");
+            assert!(
+                e.to_string()
+                    .starts_with("entry 1: reading the file at offset 24: ")
+            );
+        }
+        assert!(out.is_empty());
+    });
 }

@@ -22,8 +22,26 @@ impl Sticky {
     pub(crate) fn to_io(&self) -> io::Error {
         match self {
             Sticky::Stream(e) => (*e).into(),
-            Sticky::Source(e) => io::Error::new(e.kind(), Shared(Arc::clone(e))),
+            // A failed read of the file is given as a `ReadError` each time, as the docs
+            // say: wrapped as any other source error, it could not be downcast to one.
+            Sticky::Source(e) => match e.get_ref().and_then(|i| i.downcast_ref::<ReadError>()) {
+                Some(read) => ReadError {
+                    entry: read.entry,
+                    offset: read.offset,
+                    error: copy_of(&read.error),
+                }
+                .into_io(),
+                None => io::Error::new(e.kind(), Shared(Arc::clone(e))),
+            },
         }
+    }
+}
+
+/// `e` again: its OS code, or else its kind and text.
+fn copy_of(e: &io::Error) -> io::Error {
+    match e.raw_os_error() {
+        Some(code) => io::Error::from_raw_os_error(code),
+        None => io::Error::new(e.kind(), e.to_string()),
     }
 }
 
@@ -142,8 +160,18 @@ mod tests {
         assert_eq!((read.entry(), read.offset()), (3, 4096));
         assert_eq!(read.error().raw_os_error(), Some(5));
         assert_eq!(error.kind(), read.error().kind());
-        // Given again by a reader that failed, it is the same text and chain.
+        // Given again by a reader that failed: a `ReadError` still, the same text, no
+        // source (it was wrapped, and could not be downcast).
+        let text = error.to_string();
         let again = Sticky::Source(Arc::new(error)).to_io();
         assert!(std::error::Error::source(&again).is_none());
+        assert_eq!(again.to_string(), text);
+        let read = again
+            .get_ref()
+            .unwrap()
+            .downcast_ref::<ReadError>()
+            .unwrap();
+        assert_eq!((read.entry(), read.offset()), (3, 4096));
+        assert_eq!(read.error().raw_os_error(), Some(5));
     }
 }

@@ -422,7 +422,7 @@ fn rsli_structure(
     archive.catalog.is_searchable()
 }
 
-/// SPEC 2.3: bytes after a name's NUL and the 4 reserved bytes, which the engine ignores
+/// SPEC 2.4: bytes after a name's NUL and the 4 reserved bytes, which the engine ignores
 /// (it zeroes the reserved ones in its copy) and a canonical writer zeroes, as NRes's
 /// name tails: `unpack` keeps them (`name_tail`, `reserved`) and `repack` zeroes them,
 /// so a library that passed with nothing said came out of `repack` 5 bytes different.
