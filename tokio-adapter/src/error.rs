@@ -152,26 +152,19 @@ mod tests {
         }
         assert_eq!(report.matches(&cause).count(), 1, "{report}");
         assert!(report.starts_with("entry 3: reading the file at offset 4096: "));
-        let read = error
-            .get_ref()
-            .unwrap()
-            .downcast_ref::<ReadError>()
-            .unwrap();
-        assert_eq!((read.entry(), read.offset()), (3, 4096));
-        assert_eq!(read.error().raw_os_error(), Some(5));
-        assert_eq!(error.kind(), read.error().kind());
+        let names_its_read = |e: &io::Error| {
+            let read = e.get_ref().unwrap().downcast_ref::<ReadError>().unwrap();
+            let got = (read.entry(), read.offset(), read.error().raw_os_error());
+            assert_eq!(got, (3, 4096, Some(5)));
+            assert_eq!(e.kind(), read.error().kind());
+        };
+        names_its_read(&error);
         // Given again by a reader that failed: a `ReadError` still, the same text, no
         // source (it was wrapped, and could not be downcast).
         let text = error.to_string();
         let again = Sticky::Source(Arc::new(error)).to_io();
         assert!(std::error::Error::source(&again).is_none());
         assert_eq!(again.to_string(), text);
-        let read = again
-            .get_ref()
-            .unwrap()
-            .downcast_ref::<ReadError>()
-            .unwrap();
-        assert_eq!((read.entry(), read.offset()), (3, 4096));
-        assert_eq!(read.error().raw_os_error(), Some(5));
+        names_its_read(&again);
     }
 }
