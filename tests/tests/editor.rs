@@ -1683,6 +1683,22 @@ fn payloads_from_the_source_save_as_payloads_held() {
         1 << 32,
     );
     assert_eq!(e, Err(nres::WriteError::TooLarge { entry: 0 }));
+    // Payloads that only together pass 4 GiB: the plan names the one that crosses (it
+    // named the last entry, here a byte that fits).
+    let mut editor = nres::Editor::new();
+    for (name, len) in [(&b"three"[..], 3u64 << 30), (b"two", 2 << 30), (b"byte", 1)] {
+        let entry = NewEntry {
+            name,
+            ..NewEntry::default()
+        };
+        editor.add_from_source(entry, 0, len).unwrap();
+    }
+    let e = editor.plan().map(drop);
+    assert_eq!(e, Err(nres::WriteError::TooLarge { entry: 1 }));
+    // Moved last (new payloads are laid out in entry order), it is named by its place.
+    editor.move_entry(1, 2).unwrap();
+    let e = editor.plan().map(drop);
+    assert_eq!(e, Err(nres::WriteError::TooLarge { entry: 2 }));
 }
 
 /// `source_index` follows each entry through removals, moves and sorts, and is `None` for

@@ -30,6 +30,16 @@ pub(crate) enum Slot {
     Fixed,
 }
 
+impl Slot {
+    /// The payload's length (0 for a fixed one, which the layout does not place).
+    pub(crate) fn len(&self) -> u64 {
+        match *self {
+            Slot::Kept { len, .. } | Slot::New { len, .. } => len,
+            Slot::Fixed => 0,
+        }
+    }
+}
+
 /// What to write for the region, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Event {

@@ -800,8 +800,9 @@ impl Editor {
     ///
     /// * [`WriteError::OutsideNowInside`] when a record kept as it is, because its range
     ///   lay outside the old data region, would lie inside the new one.
-    /// * [`WriteError::TooLarge`], naming the last entry, when the new file would pass
-    ///   4 GiB (the 32-bit `total_size`).
+    /// * [`WriteError::TooLarge`] when the new file would pass 4 GiB (the 32-bit
+    ///   `total_size`), naming the first entry in the file whose payload ends past what
+    ///   is left for the directory (the last entry when the directory alone goes past).
     pub fn plan(&self) -> Result<Plan<'_>, WriteError> {
         let slots: Vec<Slot> = self.items.iter().map(Item::slot).collect();
         let layout = lay_out(
@@ -816,9 +817,20 @@ impl Editor {
         let directory_len = (count as u64).saturating_mul(ENTRY_LEN as u64);
         let total = layout.end.saturating_add(directory_len);
         if total > u64::from(u32::MAX) {
-            return Err(match count.checked_sub(1) {
-                Some(last) => WriteError::TooLarge {
-                    entry: u32::try_from(last).unwrap_or(u32::MAX),
+            // The payload that crosses, not the last entry: of a 3 GiB, a 2 GiB and a
+            // 1-byte entry, the 1-byte one was named.
+            let room = u64::from(u32::MAX).saturating_sub(directory_len);
+            let crossing = (0..count)
+                .filter_map(|i| {
+                    let start = layout.offsets.get(i).copied().flatten()?;
+                    let end = start.saturating_add(slots.get(i)?.len());
+                    (end > room).then_some((start, i))
+                })
+                .min();
+            let entry = crossing.map(|(_, i)| i).or(count.checked_sub(1));
+            return Err(match entry {
+                Some(entry) => WriteError::TooLarge {
+                    entry: u32::try_from(entry).unwrap_or(u32::MAX),
                 },
                 None => WriteError::TooManyEntries,
             });
