@@ -71,6 +71,14 @@ impl ArchiveFile {
         }
     }
 
+    /// An archive this run wrote, read back for what a note says of it: no limit on its
+    /// entries (the run chose them), and nothing when it cannot be read (the write is
+    /// done by then, and the note is all that is lost).
+    pub fn reopen_written(path: &Path, media_trailer: bool) -> Option<Self> {
+        let limits = Limits::DEFAULT.with_max_entries(u32::MAX);
+        ArchiveFile::open(path, false, media_trailer, &limits).ok()
+    }
+
     pub fn format_name(&self) -> &'static str {
         match (self.catalog.is_raw(), self.catalog.format()) {
             (true, _) => "NRes (raw mode)",

@@ -163,8 +163,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
 /// removing one of the two makes the other the one loaded. Nothing is said when the file
 /// written cannot be read back; the edit is done by then.
 fn note_lookups_moved(before: &ArchiveFile, editor: &AnyEditor, written: &Path, trailer: bool) {
-    let limits = ngi_core::Limits::DEFAULT.with_max_entries(u32::MAX);
-    let Ok(after) = ArchiveFile::open(written, false, trailer, &limits) else {
+    let Some(after) = ArchiveFile::reopen_written(written, trailer) else {
         return;
     };
     if after.len() != editor.len() {

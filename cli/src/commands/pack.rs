@@ -182,8 +182,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
 /// table the engine cannot search (a presorted flag over values that are no entry
 /// indices), which `pack` writes as the manifest says, as it does the archive unpacked.
 fn note_lookups(output: &Path, media_trailer: bool) {
-    let limits = ngi_core::Limits::DEFAULT.with_max_entries(u32::MAX);
-    let Ok(written) = crate::open::ArchiveFile::open(output, false, media_trailer, &limits) else {
+    let Some(written) = crate::open::ArchiveFile::reopen_written(output, media_trailer) else {
         return;
     };
     let out = output.shown();
