@@ -1701,6 +1701,99 @@ fn payloads_from_the_source_save_as_payloads_held() {
     assert_eq!(e, Err(nres::WriteError::TooLarge { entry: 2 }));
 }
 
+/// RsLi data taken from the source (`add_from_source`, `replace_from_source`) saves what
+/// the same data held by the editor saves, byte for byte, XOR entries encrypted with the
+/// key the save gives them; the methods that pack are refused and change nothing.
+#[test]
+fn rsli_data_from_the_source_saves_as_data_held() {
+    let mut rng = Rng::new(0x5ABE);
+    let mut xor_keys_seen = false;
+    for (presorted, trailer) in [(true, None), (false, Some(64))] {
+        let old = keyed_library(presorted, trailer);
+        let options = OpenOptions::DEFAULT.with_media_trailer(trailer.is_some());
+        let library = Library::open_with(&old, options).unwrap();
+        let (added, replacing) = (rng.bytes(1000), rng.bytes(333));
+        let source = [&old[..], &added, &replacing].concat();
+        let (at_added, at_replacing) = (old.len() as u64, (old.len() + added.len()) as u64);
+        // "A" sorts first and "ZZ" last: the entries' keys differ.
+        for (name, method) in [
+            (&b"A"[..], Method::Xor),
+            (b"ZZ", Method::Xor),
+            (b"ZZ", Method::Stored),
+        ] {
+            let case = format!(
+                "presorted {presorted}, {}, {method:?}",
+                String::from_utf8_lossy(name)
+            );
+            let mut held = rsli::Editor::open(&library).unwrap();
+            let mut sourced = rsli::Editor::open(&library).unwrap();
+            held.add(name, method, &added).unwrap();
+            let i = sourced
+                .add_from_source(name, method, at_added, 1000)
+                .unwrap();
+            assert_eq!(sourced.source_range(i), Some(at_added..at_added + 1000));
+            let entry = sourced.entry(i).unwrap();
+            assert_eq!((entry.unpacked_size, entry.packed_size), (1000, 1000));
+            held.replace_with(1, method, &replacing).unwrap();
+            sourced
+                .replace_from_source(1, method, at_replacing, 333)
+                .unwrap();
+            let want = saved(&held.plan().unwrap(), &old);
+            assert_eq!(saved(&sourced.plan().unwrap(), &source), want, "{case}");
+
+            let new = Library::open_with(&want, options).unwrap();
+            let limits = Limits::DEFAULT;
+            let got = |i: usize| new.unpack_to_vec(i, &limits).unwrap();
+            assert_eq!(
+                (got(i), got(1)),
+                (added.clone(), replacing.clone()),
+                "{case}"
+            );
+            let key = new.entry(i).unwrap().sort_index;
+            xor_keys_seen |= method == Method::Xor && key != 0;
+            // Written encrypted with that key when the method XORs, as it is when not.
+            let at =
+                new.entry(i).unwrap().data_offset as usize + new.overlay().unwrap_or(0) as usize;
+            let mut raw = want[at..at + 1000].to_vec();
+            if method == Method::Xor {
+                XorStream::new(key).apply(&mut raw);
+            }
+            assert_eq!(raw, added, "{case}: the bytes in the file");
+        }
+        for method in Method::ALL {
+            if matches!(method, Method::Stored | Method::Xor) {
+                continue;
+            }
+            let mut editor = rsli::Editor::open(&library).unwrap();
+            let n = editor.len() as u32;
+            assert_eq!(
+                editor.add_from_source(b"P", method, at_added, 10),
+                Err(rsli::BuildError::MethodPacks { entry: n, method })
+            );
+            assert_eq!(
+                editor.replace_from_source(2, method, at_added, 10),
+                Err(rsli::BuildError::MethodPacks { entry: 2, method })
+            );
+            assert_eq!(
+                saved(&editor.plan().unwrap(), &old),
+                old,
+                "{method:?}: unchanged"
+            );
+        }
+    }
+    assert!(xor_keys_seen, "a new XOR entry with a key other than 0");
+    // Too large for the 32-bit sizes, as `add` refuses it; a source that ends early
+    // fails the write.
+    let mut editor = rsli::Editor::new();
+    let e = editor.add_from_source(b"HUGE", Method::Stored, 0, 1 << 32);
+    assert_eq!(e, Err(rsli::BuildError::TooLarge { entry: 0 }));
+    editor
+        .add_from_source(b"SHORT", Method::Xor, 0, 10)
+        .unwrap();
+    let e = write_plan(&editor.plan().unwrap(), &vec![0u8; 9], &mut Vec::new()).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
+}
+
 /// `source_index` follows each entry through removals, moves and sorts, and is `None` for
 /// an added one and past the end, in both editors.
 #[test]

@@ -35,3 +35,32 @@ mod write;
 pub use plan::{Piece, Plan, Rekey, Rekeying, ToVecError};
 #[cfg(feature = "std")]
 pub use write::{COPY_CHUNK, write_plan};
+
+use alloc::vec::Vec;
+
+/// Where an added or replacing payload's bytes are, in either editor.
+#[derive(Debug, Clone)]
+pub(crate) enum NewBytes {
+    /// In the editor.
+    Held(Vec<u8>),
+    /// In the save's source, `len` bytes from `offset` (copied when the plan is written,
+    /// so the editor never holds them).
+    Source { offset: u64, len: u64 },
+}
+
+impl NewBytes {
+    pub(crate) fn len(&self) -> u64 {
+        match self {
+            NewBytes::Held(bytes) => bytes.len() as u64,
+            NewBytes::Source { len, .. } => *len,
+        }
+    }
+
+    /// The plan's piece that writes them.
+    pub(crate) fn piece(&self) -> Piece<'_> {
+        match *self {
+            NewBytes::Held(ref bytes) => Piece::Borrowed(bytes),
+            NewBytes::Source { offset, len } => Piece::Copy { offset, len },
+        }
+    }
+}

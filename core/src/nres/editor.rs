@@ -18,7 +18,7 @@ use super::{
 };
 use crate::archive::{Catalog, EntryStore, Header as CatalogHeader, Native};
 use crate::edit::layout::{Event, Slot, lay_out};
-use crate::edit::{Piece, Plan};
+use crate::edit::{NewBytes, Piece, Plan};
 
 /// The engine's twelve directory orders (SPEC 1.9). Each is a stable sort: entries with
 /// equal keys keep their current order. Numbers and names as [`SortMode::from_number`]
@@ -171,24 +171,6 @@ enum Payload {
     /// The source's bytes `start..start + len`, laid out again as if new (a canonical
     /// rebuild).
     Moved { start: u64, len: u64 },
-}
-
-/// Where a new payload's bytes are.
-#[derive(Debug, Clone)]
-enum NewBytes {
-    /// In the editor.
-    Held(Vec<u8>),
-    /// In the save's source, `len` bytes from `offset` (copied when the plan is written).
-    Source { offset: u64, len: u64 },
-}
-
-impl NewBytes {
-    fn len(&self) -> u64 {
-        match self {
-            NewBytes::Held(bytes) => bytes.len() as u64,
-            NewBytes::Source { len, .. } => *len,
-        }
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -857,14 +839,7 @@ impl Editor {
                 Event::Copy { offset, len } => Piece::Copy { offset, len },
                 Event::Zeros(len) => Piece::Zeros(len),
                 Event::New(i) => match self.items.get(i).map(|item| &item.payload) {
-                    Some(Payload::New {
-                        bytes: NewBytes::Held(bytes),
-                        ..
-                    }) => Piece::Borrowed(bytes),
-                    Some(&Payload::New {
-                        bytes: NewBytes::Source { offset, len },
-                        ..
-                    }) => Piece::Copy { offset, len },
+                    Some(Payload::New { bytes, .. }) => bytes.piece(),
                     Some(&Payload::Moved { start, len }) => Piece::Copy { offset: start, len },
                     _ => Piece::Zeros(0),
                 },

@@ -14,7 +14,7 @@ use crate::archive::{Catalog, EntryStore, Header as CatalogHeader, Native};
 use crate::codec::xor::XorStream;
 use crate::codec::{self, Method, PackError, PackOptions};
 use crate::edit::layout::{Event, Slot, lay_out};
-use crate::edit::{Piece, Plan, Rekey};
+use crate::edit::{NewBytes, Piece, Plan, Rekey};
 
 /// The method bits of `flags` (SPEC 2.6).
 const METHOD_MASK: u16 = 0x1E0;
@@ -26,10 +26,11 @@ enum Payload {
     Original { start: u64, len: u64, key: u16 },
     /// The entry's range is not inside the payload region: the entry stays as it is.
     Outside,
-    /// A packed stream before any XOR (the key is known only at the save); `was` is the
+    /// A packed stream before any XOR (the key is known only at the save, which
+    /// encrypts it as it re-keys a kept payload, from key 0: no XOR); `was` is the
     /// original range it replaces, if there was one.
     New {
-        plain: Vec<u8>,
+        bytes: NewBytes,
         was: Option<(u64, u64)>,
     },
     /// The source's packed bytes, laid out again as if new (a canonical rebuild).
@@ -533,12 +534,18 @@ impl Editor {
     }
 
     /// The range of the source (real offsets) entry `index`'s packed bytes come from, if
-    /// they still come from the source and lie in its payload region.
+    /// they come from the source: its original payload in the payload region (kept or
+    /// moved), or bytes given by [`add_from_source`](Editor::add_from_source) or
+    /// [`replace_from_source`](Editor::replace_from_source).
     pub fn source_range(&self, index: usize) -> Option<Range<u64>> {
         match self.items.get(index)?.payload {
             Payload::Original { start, len, .. } | Payload::Moved { start, len, .. } => {
                 Some(start..start + len)
             }
+            Payload::New {
+                bytes: NewBytes::Source { offset, len },
+                ..
+            } => Some(offset..offset.saturating_add(len)),
             Payload::Outside | Payload::New { .. } => None,
         }
     }
@@ -585,6 +592,63 @@ impl Editor {
     /// * [`BuildError::MethodNotImplemented`] for [`Method::Deflate`] without the `deflate`
     ///   feature.
     pub fn add(&mut self, name: &[u8], method: Method, data: &[u8]) -> Result<usize, BuildError> {
+        self.add_with(name, method, |editor, index, entry| {
+            editor.packed(index, method, data, None, entry)
+        })
+    }
+
+    /// [`add`](Editor::add), with data the editor does not hold: `len` bytes of the save's
+    /// source from `offset`, which the plan copies ([`Piece::Copy`]) as it copies the old
+    /// payloads, XORed on the way when `method` is [`Method::Xor`]. Only the methods whose
+    /// packed stream is the data itself can take bytes so: [`Method::Stored`] and
+    /// [`Method::Xor`]. The source is whatever the plan is written from, and may hold
+    /// more than the library being edited: `ngi add` joins a large file after the
+    /// library's bytes in one source, so it is never held in memory. The range is not
+    /// checked here (the source is not known yet): `edit::write_plan` and
+    /// [`Plan::to_vec`] fail if the source ends before it.
+    ///
+    /// ```
+    /// use ngi_core::{Method, rsli::{Builder, Editor, Library}};
+    ///
+    /// let mut builder = Builder::new();
+    /// builder.add(b"OLD", Method::Lzss, b"old bytes")?;
+    /// let old = builder.build()?;
+    /// // The source: the library, and after it the bytes of a new entry.
+    /// let source = [&old[..], b"new bytes"].concat();
+    ///
+    /// let mut editor = Editor::open(&Library::open(&old)?)?;
+    /// editor.add_from_source(b"NEW", Method::Xor, old.len() as u64, 9)?;
+    /// let new = editor.plan()?.to_vec(&source)?;
+    /// let library = Library::open(&new)?;
+    /// assert_eq!(library.unpack_to_vec(1, &Default::default())?, b"new bytes");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`add`](Editor::add)'s, for data of `len` bytes, and
+    /// [`BuildError::MethodPacks`] for a method that packs its data (refused before
+    /// anything is read).
+    pub fn add_from_source(
+        &mut self,
+        name: &[u8],
+        method: Method,
+        offset: u64,
+        len: u64,
+    ) -> Result<usize, BuildError> {
+        self.add_with(name, method, |_, index, entry| {
+            copied(index, method, offset, len, None, entry)
+        })
+    }
+
+    /// Appends an entry named `name`, its method `method`, and the payload `payload`
+    /// makes for it (setting its sizes).
+    fn add_with(
+        &mut self,
+        name: &[u8],
+        method: Method,
+        payload: impl FnOnce(&Editor, usize, &mut Entry) -> Result<Payload, BuildError>,
+    ) -> Result<usize, BuildError> {
         let index = self.items.len();
         if index >= MAX_ENTRIES {
             return Err(BuildError::TooManyEntries);
@@ -594,7 +658,7 @@ impl Editor {
             flags: method.bits(),
             ..Entry::default()
         };
-        let payload = self.packed(index, method, data, None, &mut entry)?;
+        let payload = payload(self, index, &mut entry)?;
         self.items.push(Item {
             entry,
             payload,
@@ -636,6 +700,40 @@ impl Editor {
         method: Method,
         data: &[u8],
     ) -> Result<(), BuildError> {
+        self.replace_by(index, method, |editor, entry, was| {
+            editor.packed(index, method, data, was, entry)
+        })
+    }
+
+    /// [`replace_with`](Editor::replace_with), with `len` bytes of the save's source from
+    /// `offset` as the new data (see [`add_from_source`](Editor::add_from_source)), for
+    /// [`Method::Stored`] or [`Method::Xor`].
+    ///
+    /// # Errors
+    ///
+    /// [`replace_with`](Editor::replace_with)'s, for data of `len` bytes, and
+    /// [`BuildError::MethodPacks`] for a method that packs its data.
+    pub fn replace_from_source(
+        &mut self,
+        index: usize,
+        method: Method,
+        offset: u64,
+        len: u64,
+    ) -> Result<(), BuildError> {
+        self.replace_by(index, method, |_, entry, was| {
+            copied(index, method, offset, len, was, entry)
+        })
+    }
+
+    /// Gives entry `index` the method `method` and the payload `payload` makes for it
+    /// (setting its sizes), told the original range it replaces; a refusal changes
+    /// nothing.
+    fn replace_by(
+        &mut self,
+        index: usize,
+        method: Method,
+        payload: impl FnOnce(&Editor, &mut Entry, Option<(u64, u64)>) -> Result<Payload, BuildError>,
+    ) -> Result<(), BuildError> {
         let item = self.item(index)?;
         let was = match item.payload {
             Payload::Original { start, len, .. } => Some((start, len)),
@@ -644,7 +742,7 @@ impl Editor {
         };
         let mut entry = item.entry;
         entry.flags = (entry.flags & !METHOD_MASK) | method.bits();
-        let payload = self.packed(index, method, data, was, &mut entry)?;
+        let payload = payload(self, &mut entry, was)?;
         if let Some(item) = self.items.get_mut(index) {
             item.entry = entry;
             item.payload = payload;
@@ -836,26 +934,28 @@ impl Editor {
             entry.data_offset =
                 u32::try_from(stored).map_err(|_| BuildError::TooLarge { entry: entry_id(i) })?;
             // Kept payloads keep their sizes as stored (the span may be longer than
-            // `packed_size`: see `span_len`); new ones were sized when packed.
-            let (len, from) = match item.payload {
+            // `packed_size`: see `span_len`); new ones were sized when packed, and are
+            // encrypted from key 0 (none) as kept ones are re-keyed, so they are
+            // written without a copy.
+            let (len, from, copied) = match item.payload {
                 Payload::Original { len, key, .. } | Payload::Moved { len, key, .. } => {
-                    (len, Some(key))
+                    (len, key, true)
                 }
-                Payload::New { ref plain, .. } => (plain.len() as u64, None),
+                Payload::New { ref bytes, .. } => (bytes.len(), 0, false),
                 Payload::Outside => continue,
             };
-            if let Some(from) = from {
-                // Never past the bytes kept: a payload cut at the end of the region has
-                // no more to re-key, and the bytes after it are another payload's.
-                let rekey = re_keyed(entry, len, from);
-                if rekey {
-                    rekeys.push(Rekey {
-                        at: offset,
-                        len: xor_len(entry).min(len),
-                        from,
-                        to: entry.sort_index,
-                    });
-                }
+            // Never past the bytes kept: a payload cut at the end of the region has no
+            // more to re-key, and the bytes after it are another payload's.
+            let rekey = re_keyed(entry, len, from);
+            if rekey {
+                rekeys.push(Rekey {
+                    at: offset,
+                    len: xor_len(entry).min(len),
+                    from,
+                    to: entry.sort_index,
+                });
+            }
+            if copied {
                 kept.push((offset, len, i, rekey));
             }
         }
@@ -880,7 +980,7 @@ impl Editor {
             pieces.push(match *event {
                 Event::Copy { offset, len } => Piece::Copy { offset, len },
                 Event::Zeros(len) => Piece::Zeros(len),
-                Event::New(i) => self.new_piece(i, &entries),
+                Event::New(i) => self.new_piece(i),
             });
         }
         if let Some(trailer) = self.trailer {
@@ -949,20 +1049,13 @@ impl Editor {
         Ok(())
     }
 
-    fn new_piece(&self, i: usize, entries: &[Entry]) -> Piece<'_> {
-        let (Some(item), Some(entry)) = (self.items.get(i), entries.get(i)) else {
+    fn new_piece(&self, i: usize) -> Piece<'_> {
+        let Some(item) = self.items.get(i) else {
             return Piece::Zeros(0);
         };
         match &item.payload {
-            Payload::New { plain, .. } => {
-                if entry.method().is_ok_and(Method::uses_xor) && entry.sort_index != 0 {
-                    let mut bytes = plain.clone();
-                    XorStream::new(entry.sort_index).apply(&mut bytes);
-                    Piece::Owned(bytes)
-                } else {
-                    Piece::Borrowed(plain)
-                }
-            }
+            // Encrypted by the plan's re-keying.
+            Payload::New { bytes, .. } => bytes.piece(),
             // An original payload is only laid out as new when `shared_rekeys` copies it.
             &Payload::Moved { start, len, .. } | &Payload::Original { start, len, .. } => {
                 Piece::Copy { offset: start, len }
@@ -990,7 +1083,10 @@ impl Editor {
         })?;
         entry.packed_size =
             u32::try_from(plain.len()).map_err(|_| BuildError::TooLarge { entry: id })?;
-        Ok(Payload::New { plain, was })
+        Ok(Payload::New {
+            bytes: NewBytes::Held(plain),
+            was,
+        })
     }
 
     fn item(&self, index: usize) -> Result<&Item, BuildError> {
@@ -1006,13 +1102,37 @@ impl Item {
         match &self.payload {
             &Payload::Original { start, len, .. } => Slot::Kept { start, len },
             Payload::Outside => Slot::Fixed,
-            Payload::New { plain, was } => Slot::New {
-                len: plain.len() as u64,
+            Payload::New { bytes, was } => Slot::New {
+                len: bytes.len(),
                 was: *was,
             },
             &Payload::Moved { len, .. } => Slot::New { len, was: None },
         }
     }
+}
+
+/// The payload of entry `index` for `len` bytes of the save's source from `offset`,
+/// copied as they are: only for the methods whose packed stream is the data (sets the
+/// entry's sizes).
+fn copied(
+    index: usize,
+    method: Method,
+    offset: u64,
+    len: u64,
+    was: Option<(u64, u64)>,
+    entry: &mut Entry,
+) -> Result<Payload, BuildError> {
+    let id = entry_id(index);
+    if !matches!(method, Method::Stored | Method::Xor) {
+        return Err(BuildError::MethodPacks { entry: id, method });
+    }
+    let size = u32::try_from(len).map_err(|_| BuildError::TooLarge { entry: id })?;
+    entry.unpacked_size = size;
+    entry.packed_size = size;
+    Ok(Payload::New {
+        bytes: NewBytes::Source { offset, len },
+        was,
+    })
 }
 
 /// The bytes of the file an entry's payload takes, from its offset: `packed_size`, but

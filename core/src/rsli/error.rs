@@ -379,6 +379,17 @@ pub enum BuildError {
         /// The method asked for.
         method: Method,
     },
+    /// [`Editor::add_from_source`](super::Editor::add_from_source) or
+    /// [`Editor::replace_from_source`](super::Editor::replace_from_source) was given a
+    /// method that packs its data (LZSS, LZHUF or Deflate, XORed or not): bytes copied as
+    /// they are can only be stored, XORed or not. [`Editor::add`](super::Editor::add)
+    /// packs them.
+    MethodPacks {
+        /// The entry, or the index it would have had.
+        entry: u32,
+        /// The method asked for.
+        method: Method,
+    },
     /// [`Editor::replace`](super::Editor::replace) was asked to pack an entry with its own
     /// method, but its `flags` name none the format defines (SPEC 2.6);
     /// [`Editor::replace_with`](super::Editor::replace_with) chooses one.
@@ -483,6 +494,7 @@ impl BuildError {
             | BuildError::NameNotUpperCase { entry }
             | BuildError::TooLarge { entry }
             | BuildError::MethodNotImplemented { entry, .. }
+            | BuildError::MethodPacks { entry, .. }
             | BuildError::UnsupportedMethod { entry, .. }
             | BuildError::SharedKeyedPayload { entry, .. }
             | BuildError::PayloadOutside { entry, .. }
@@ -555,6 +567,12 @@ impl fmt::Display for BuildError {
             BuildError::MethodNotImplemented { entry, method } => write!(
                 f,
                 "entry {entry}: packing with method {method} ({:#05x}) is not supported yet",
+                method.bits()
+            ),
+            BuildError::MethodPacks { entry, method } => write!(
+                f,
+                "entry {entry}: method {method} ({:#05x}) packs its data, so it cannot take \
+                 bytes copied as they are (only stored and XOR entries can)",
                 method.bits()
             ),
             BuildError::UnsupportedMethod { entry, flags } => write!(

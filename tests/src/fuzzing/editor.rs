@@ -1,5 +1,6 @@
 //! The `editor` fuzz target: any archive the engine opens, edited by a script the input
-//! draws (add, replace, remove, rename, sort, move, set fields, canonicalize), then saved.
+//! draws (add, replace, remove, rename, sort, move, set fields, canonicalize; payloads
+//! held or given as ranges of the save's source), then saved.
 //!
 //! Input: `[flags, ops, 4 * ops bytes of script, archive]`; flags bit 0 honours the RsLi
 //! media trailer. The contracts: an untouched save is the input byte for byte; no edit
@@ -302,15 +303,33 @@ fn edit_rsli(archive: &[u8], steps: &[[u8; 4]], options: OpenOptions) {
             }
         })
         .collect();
+    // Data given as ranges of the save's source: their bytes go after the library's.
+    let mut tail: Vec<u8> = Vec::new();
     for &[kind, a, b, c] in steps {
         let len = model.len();
         let pick = |x: u8| usize::from(x) % len.max(1);
         let method = Method::ALL[usize::from(c) % Method::ALL.len()];
+        let at = (archive.len() + tail.len()) as u64;
+        // Only stored and XOR data can be copied as it is; the others are refused.
+        let copies = matches!(method, Method::Stored | Method::Xor);
+        let refused = |e: rsli::BuildError| {
+            assert!(
+                copies || matches!(e, rsli::BuildError::MethodPacks { .. }),
+                "{method:?} from the source: {e}"
+            );
+        };
         match kind % 6 {
             0 => {
                 let name = format!("F{a}.{b}").into_bytes();
                 let bytes = data_of(b, a);
-                if editor.add(&name, method, &bytes).is_ok() {
+                let added = if kind & 0x80 != 0 {
+                    let added = editor.add_from_source(&name, method, at, bytes.len() as u64);
+                    tail.extend_from_slice(&bytes);
+                    added.inspect_err(|&e| refused(e))
+                } else {
+                    editor.add(&name, method, &bytes)
+                };
+                if added.is_ok() {
                     model.push(Model {
                         name,
                         data: Some(bytes),
@@ -321,7 +340,15 @@ fn edit_rsli(archive: &[u8], steps: &[[u8; 4]], options: OpenOptions) {
             }
             1 if len > 0 => {
                 let bytes = data_of(b, c);
-                if editor.replace_with(pick(a), method, &bytes).is_ok() {
+                let replaced = if kind & 0x80 != 0 {
+                    let replaced =
+                        editor.replace_from_source(pick(a), method, at, bytes.len() as u64);
+                    tail.extend_from_slice(&bytes);
+                    replaced.inspect_err(|&e| refused(e))
+                } else {
+                    editor.replace_with(pick(a), method, &bytes)
+                };
+                if replaced.is_ok() {
                     model[pick(a)].data = Some(bytes);
                     model[pick(a)].outside = false;
                 }
@@ -359,7 +386,7 @@ fn edit_rsli(archive: &[u8], steps: &[[u8; 4]], options: OpenOptions) {
         Err(e @ rsli::BuildError::SharedKeyedPayload { .. }) => panic!("{e}"),
         Err(_) => return,
     };
-    let saved = render(&plan, archive);
+    let saved = render(&plan, &[archive, &tail].concat());
     let reopened = Library::open_with(&saved, options).expect("a saved library opens");
     assert_eq!(reopened.len(), model.len());
     for (i, m) in model.iter().enumerate() {
