@@ -51,11 +51,6 @@ impl<'a> Joined<'a> {
         })
     }
 
-    /// The source's length: where the next file joined starts.
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
     /// Joins the file at `path`, measured by `meta` (of a handle open on it), after
     /// everything before it; returns where it starts.
     pub fn push(&mut self, path: PathBuf, meta: &std::fs::Metadata) -> u64 {

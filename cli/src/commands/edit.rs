@@ -298,13 +298,13 @@ struct New<'a> {
     attrs: [Option<u32>; 3],
 }
 
-/// NRes payloads of files this small are read when added; larger ones are copied from
-/// their files as the archive is written.
+/// Files this small are read when added; larger ones are copied from their files as the
+/// archive is written, where the format takes their bytes as they are.
 const READ_BELOW: u64 = 64 * 1024;
 
-/// Adds `files`. An NRes payload of [`READ_BELOW`] bytes or more is joined to `source`
-/// and copied from its file when the archive is written; a smaller one, and an RsLi one
-/// (which is packed), is read here.
+/// Adds `files`. A payload of [`READ_BELOW`] bytes or more is joined to `source` and
+/// copied from its file when the archive is written, if its bytes go in as they are (NRes,
+/// and stored or XOR RsLi entries); a smaller one, and one to pack, is read here.
 fn add(
     editor: &mut AnyEditor,
     source: &mut Joined<'_>,
@@ -350,8 +350,6 @@ fn add(
         };
         match editor {
             AnyEditor::Nres(e) => {
-                let opened = crate::regular::open(file).map_err(at_file)?;
-                let meta = opened.metadata().map_err(at_file)?;
                 let [attr1, attr2, attr3] = new.attrs.map(|a| a.unwrap_or(0));
                 let entry = NewEntry {
                     name: &entry_name,
@@ -362,30 +360,53 @@ fn add(
                 };
                 let refused =
                     |e: nres::WriteError| refused(e.to_string(), editing::nres_name_error(&e));
-                if meta.len() < READ_BELOW {
-                    // Read whole: what it holds, whatever its size says (a file under
-                    // /proc says 0 bytes).
-                    let data = crate::regular::read_open(opened, crate::regular::ENTRY_MAX)
-                        .map_err(at_file)?;
-                    e.add(entry, data).map_err(refused)?;
-                } else {
-                    // Refused by its size before anything is read.
-                    e.add_from_source(entry, source.len(), meta.len())
-                        .map_err(refused)?;
-                    source.push(file.clone(), &meta);
+                match payload_of(file, source, true).map_err(at_file)? {
+                    NewPayload::Joined { offset, len } => e.add_from_source(entry, offset, len),
+                    NewPayload::Read(data) => e.add(entry, data),
                 }
+                .map_err(refused)?;
             }
             AnyEditor::Rsli(e) => {
-                let data =
-                    crate::regular::read(file, crate::regular::ENTRY_MAX).map_err(at_file)?;
-                e.add(&entry_name, new.method.unwrap_or(Method::Stored), &data)
-                    .map_err(|e: rsli::BuildError| {
-                        refused(e.to_string(), editing::rsli_name_error(&e))
-                    })?;
+                let method = new.method.unwrap_or(Method::Stored);
+                let refused =
+                    |e: rsli::BuildError| refused(e.to_string(), editing::rsli_name_error(&e));
+                let as_is = matches!(method, Method::Stored | Method::Xor);
+                match payload_of(file, source, as_is).map_err(at_file)? {
+                    NewPayload::Joined { offset, len } => {
+                        e.add_from_source(&entry_name, method, offset, len)
+                    }
+                    NewPayload::Read(data) => e.add(&entry_name, method, &data),
+                }
+                .map_err(refused)?;
             }
         }
     }
     Ok(())
+}
+
+/// A new entry's bytes, as [`payload_of`] finds them.
+enum NewPayload {
+    /// Joined to the save's source at `offset`: copied from the file as the archive is
+    /// written (and refused by its size before anything is read).
+    Joined { offset: u64, len: u64 },
+    /// Read whole: what the file holds, whatever its size says (a file under /proc says
+    /// 0 bytes).
+    Read(Vec<u8>),
+}
+
+/// `file`'s bytes for a new entry: joined to `source` when the format takes them as they
+/// are (`as_is`) and the file has [`READ_BELOW`] bytes or more, else read.
+fn payload_of(file: &Path, source: &mut Joined<'_>, as_is: bool) -> std::io::Result<NewPayload> {
+    let opened = crate::regular::open(file)?;
+    let meta = opened.metadata()?;
+    if as_is && meta.len() >= READ_BELOW {
+        let offset = source.push(file.to_path_buf(), &meta);
+        return Ok(NewPayload::Joined {
+            offset,
+            len: meta.len(),
+        });
+    }
+    crate::regular::read_open(opened, crate::regular::ENTRY_MAX).map(NewPayload::Read)
 }
 
 /// Whether `path` names the file `file` is open on (links followed): `repack -o` given the

@@ -1100,9 +1100,8 @@ fn pack_nres(
         editor.remove(k).map_err(|e| e.to_string())?;
     }
     // Changed and new payloads are read from their files as the archive is written, as
-    // unchanged ones are: each is given a span of the source past everything else in it,
-    // so no payload is held in memory.
-    let mut appended = spans.iter().map(|s| s.end).fold(region.end, u64::max);
+    // unchanged ones are (`Appended`), so no payload is held in memory.
+    let mut appended = Appended::after(&spans, region.end);
     let mut order = Order::new(planned.len());
     for (pos, p) in planned.iter().enumerate() {
         let index = order.next(p, editor.len());
@@ -1110,20 +1109,7 @@ fn pack_nres(
             let m = crate::open::after_entry(index, &m);
             format!("{}: {m}", entry_label(pos, &p.name))
         };
-        let mut append = |file: &PathBuf| -> Result<(u64, u64), String> {
-            let len = std::fs::metadata(file)
-                .map_err(|e| at(format!("file: {}: {e}", file.shown())))?
-                .len();
-            let start = appended;
-            appended += len;
-            spans.push(Span {
-                start,
-                end: appended,
-                from: From::File(file.clone(), 0),
-                who: entry_label(pos, &p.name),
-            });
-            Ok((start, len))
-        };
+        let mut append = |file: &PathBuf| appended.push(&mut spans, file, pos, &p.name, at);
         let Some(file) = &p.file else {
             // A record without a payload in the data region keeps no bytes; one with a
             // payload there needs its file, or the payload would come back as zeros.
@@ -1175,15 +1161,12 @@ fn pack_nres(
     if rebuild_table {
         editor.rebuild_sort_index();
     }
-    Ok((Built::Nres(editor), Virtual::new(spans, appended)?))
+    Ok((Built::Nres(editor), Virtual::new(spans, appended.end)?))
 }
 
-fn pack_rsli(
-    manifest: &Manifest,
-    planned: &[Planned],
-    mut spans: Vec<Span>,
-    rebuild_table: bool,
-) -> Result<(Built, Virtual), String> {
+/// The library's header as the manifest gives it (its raw bytes, with the presorted flag,
+/// the seed and the entry count `data_start` leaves room for), and that count.
+fn rsli_header(manifest: &Manifest) -> Result<(rsli::Header, usize), String> {
     let mut raw: [u8; rsli::HEADER_LEN] = manifest
         .header
         .as_deref()
@@ -1210,6 +1193,18 @@ fn pack_rsli(
         })? as usize;
     raw[4..6].copy_from_slice(&(table as u16).to_le_bytes());
     let header = rsli::Header::parse(&raw).map_err(|e| format!("header: {e}"))?;
+    Ok((header, table))
+}
+
+/// The library the manifest and the folder's files describe: its editor, and the source
+/// the editor's plan copies from.
+fn pack_rsli(
+    manifest: &Manifest,
+    planned: &[Planned],
+    mut spans: Vec<Span>,
+    rebuild_table: bool,
+) -> Result<(Built, Virtual), String> {
+    let (header, table) = rsli_header(manifest)?;
     let trailer = match &manifest.trailer {
         Some(hex) => from_hex(hex)
             .filter(|t| t.len() == rsli::TRAILER_LEN && rsli::parse_trailer(t).is_some())
@@ -1265,6 +1260,9 @@ fn pack_rsli(
     for k in (originals.len()..table).rev() {
         editor.remove(k).map_err(|e| e.to_string())?;
     }
+    // New and changed stored or XOR payloads are copied from their files as the library
+    // is written, as in an NRes archive; the others are read and packed.
+    let mut appended = Appended::after(&spans, region.end);
     let mut order = Order::new(planned.len());
     for (pos, p) in planned.iter().enumerate() {
         let index = order.next(p, editor.len());
@@ -1273,16 +1271,27 @@ fn pack_rsli(
             format!("{}: {m}", entry_label(pos, &p.name))
         };
         let method = p.method.unwrap_or(Method::Stored);
-        if p.original.is_none() {
+        if p.original.is_none() || p.changed {
             let Some(file) = &p.file else { continue };
-            editor
-                .add(&p.name, method, &read_file(file).map_err(at)?)
-                .map_err(|e| at(e.to_string()))?;
-        } else if p.changed {
-            let Some(file) = &p.file else { continue };
-            editor
-                .replace_with(index, method, &read_file(file).map_err(at)?)
-                .map_err(|e| at(e.to_string()))?;
+            let new = p.original.is_none();
+            let done = if matches!(method, Method::Stored | Method::Xor) {
+                let (start, len) = appended.push(&mut spans, file, pos, &p.name, at)?;
+                if new {
+                    editor
+                        .add_from_source(&p.name, method, start, len)
+                        .map(drop)
+                } else {
+                    editor.replace_from_source(index, method, start, len)
+                }
+            } else {
+                let data = read_file(file).map_err(at)?;
+                if new {
+                    editor.add(&p.name, method, &data).map(drop)
+                } else {
+                    editor.replace_with(index, method, &data)
+                }
+            };
+            done.map_err(|e| at(e.to_string()))?;
         } else if let Some((start, end)) = range(p) {
             let from = kept_bytes(&editor, index, p, method, end - start).map_err(at)?;
             if let Some(from) = from {
@@ -1322,7 +1331,7 @@ fn pack_rsli(
     if rebuild_table && !sort_index_is_canonical(&editor) {
         editor.rebuild_sort_index();
     }
-    Ok((Built::Rsli(editor), Virtual::new(spans, region.end)?))
+    Ok((Built::Rsli(editor), Virtual::new(spans, appended.end)?))
 }
 
 /// Whether the entries of the archive unpacked are not all listed, each once and in their
@@ -1578,6 +1587,45 @@ fn record_fields(nres: bool) -> &'static str {
 /// How pack names an entry in its errors: `entry 3 ("NAME")`, escaped as `list` shows it.
 fn entry_label(pos: usize, name: &[u8]) -> String {
     format!("entry {pos} (\"{}\")", names::display(name))
+}
+
+/// Where new and changed payloads' files go in pack's source: one after another, past
+/// everything else in it, so the archive copies each as it is written.
+struct Appended {
+    end: u64,
+}
+
+impl Appended {
+    /// Past `spans` and the data region, which ends at `region_end`.
+    fn after(spans: &[Span], region_end: u64) -> Appended {
+        Appended {
+            end: spans.iter().map(|s| s.end).fold(region_end, u64::max),
+        }
+    }
+
+    /// Gives `file`, of the entry listed `pos`-th and named `name`, a span of the source;
+    /// its start and length. `at` places an error.
+    fn push(
+        &mut self,
+        spans: &mut Vec<Span>,
+        file: &Path,
+        pos: usize,
+        name: &[u8],
+        at: impl Fn(String) -> String,
+    ) -> Result<(u64, u64), String> {
+        let len = std::fs::metadata(file)
+            .map_err(|e| at(format!("file: {}: {e}", file.shown())))?
+            .len();
+        let start = self.end;
+        self.end = start.saturating_add(len);
+        spans.push(Span {
+            start,
+            end: self.end,
+            from: From::File(file.to_path_buf(), 0),
+            who: entry_label(pos, name),
+        });
+        Ok((start, len))
+    }
 }
 
 /// The original archive's data region, put back together from the folder: a source the
