@@ -197,12 +197,33 @@ fn in_place_history_must_be_the_window() {
         d.decode(&packed[pos..], &mut vec![0u8; 50_000], 40_001, false),
         mismatch(40_001, 32_768, 40_000)
     );
-    assert!(
-        d.decode(&packed[pos..], &mut buf, 32_767, false)
+    // Each mistake in words of its own (one sentence said all three).
+    let said = |buf: &mut [u8], at| {
+        d.clone()
+            .decode(&packed[pos..], buf, at, false)
             .unwrap_err()
             .to_string()
-            .contains("32767 bytes given before the output room")
+    };
+    let fewer = said(&mut buf, 32_767);
+    assert!(
+        fewer.contains("32767 bytes given before the output room, fewer than the last 32768"),
+        "{fewer}"
     );
+    let more = said(&mut vec![0u8; 50_000], 40_001);
+    assert!(
+        more.contains("more than the 40000 decoded so far"),
+        "{more}"
+    );
+    let past = said(&mut buf[..35_000], 36_000);
+    assert!(
+        past.contains("starts at 36000, past the end of the buffer"),
+        "{past}"
+    );
+    let first = InPlaceDecoder::new(n)
+        .decode(&packed, &mut buf, 1, false)
+        .unwrap_err()
+        .to_string();
+    assert!(first.contains("nothing is decoded yet"), "{first}");
     // Refused calls leave the decoder as it was: slid, it decodes on to the end.
     let mut out = buf[..40_000].to_vec();
     let at = d.slide(&mut buf, 40_000, &packed[pos..]);

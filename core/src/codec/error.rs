@@ -74,13 +74,31 @@ impl fmt::Display for DecodeError {
                 write!(f, "corrupt Deflate stream at packed byte {offset}: {error}")
             }
             DecodeError::HistoryMismatch {
-                given,
-                needed,
-                produced,
+                given: _,
+                needed: _,
+                produced: 0,
             } => write!(
                 f,
-                "{given} bytes given before the output room, where the window is the last \
-                 {needed} to {produced} bytes decoded"
+                "bytes given before the output room, but nothing is decoded yet: the \
+                 first call's room starts at 0"
+            ),
+            DecodeError::HistoryMismatch {
+                given, produced, ..
+            } if given > produced => write!(
+                f,
+                "{given} bytes given before the output room, more than the {produced} \
+                 decoded so far"
+            ),
+            DecodeError::HistoryMismatch { given, needed, .. } if *given < u64::from(*needed) => {
+                write!(
+                    f,
+                    "{given} bytes given before the output room, fewer than the last \
+                     {needed} decoded, which later matches may reach"
+                )
+            }
+            DecodeError::HistoryMismatch { given, .. } => write!(
+                f,
+                "the output room starts at {given}, past the end of the buffer"
             ),
         }
     }

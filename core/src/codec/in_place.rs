@@ -69,7 +69,8 @@ pub trait InPlace {
     /// than the window it must keep: no call can decode into it, each returns
     /// [`OutputFull`](super::Status::OutputFull) with nothing done, so a loop that slides
     /// and calls again spins. Go on in a buffer of at least [`window`](InPlace::window)
-    /// bytes and one more, from the bytes kept.
+    /// bytes and one more, from the bytes kept. (A call with no room is not refused: the
+    /// decoder cannot tell a buffer cut short for one call from one that is too small.)
     fn slide(&mut self, buf: &mut [u8], end: usize, rest: &[u8]) -> usize {
         let end = (end.min(buf.len()) as u64).min(self.produced_total()) as usize;
         // `retain` keeps at most `end` bytes; the `min` holds an implementation outside

@@ -228,6 +228,8 @@ impl<D: Decoder> StreamDecoder<D> {
 
 /// A stream decoded with its window in the caller's buffer (an [`InPlace`] codec), under
 /// the same rules: what [`Catalog::in_place_decoder`] gives for a Deflate or LZHUF entry.
+/// Its counts are the codec's, [`codec`](StreamDecoder::codec)`().produced_total()` and
+/// `.expected_len()` (methods of the [`Decoder`] form's names would clash with those).
 ///
 /// ```
 /// use ngi_core::codec::inflate::{InPlaceDecoder, WINDOW_SIZE};
@@ -244,7 +246,11 @@ impl<D: Decoder> StreamDecoder<D> {
 /// ```
 impl<D: InPlace> StreamDecoder<D> {
     /// One call of [`InPlace::decode`]: decodes from `input` into `buf[at..]`, reading
-    /// matches from `buf[..at]`, the last bytes decoded.
+    /// matches from `buf[..at]`, the last bytes decoded. When the buffer is full, go on
+    /// after [`slide`](StreamDecoder::slide); the
+    /// buffer must be longer than the codec's [`window`](InPlace::window) (32 KiB for
+    /// Deflate, 4 KiB for LZHUF), or a slide keeps it whole and, as a call with no room
+    /// decodes nothing, a loop that slides and calls again spins (see `slide`).
     ///
     /// # Errors
     ///
@@ -375,8 +381,9 @@ impl core::error::Error for StreamError {}
 #[cfg(feature = "std")]
 impl From<StreamError> for std::io::Error {
     /// `UnexpectedEof` for a truncated stream, `InvalidData` otherwise; the
-    /// [`StreamError`] is the `io::Error`'s inner error (`get_ref`), the codec's error its
-    /// `source`.
+    /// [`StreamError`] is the `io::Error`'s inner error (`get_ref`), and the codec's error
+    /// is in it ([`decode_error`](StreamError::decode_error)) and in its text, not its
+    /// `source()`, which is `None`.
     fn from(e: StreamError) -> Self {
         let kind = if e.is_truncated() {
             std::io::ErrorKind::UnexpectedEof
@@ -419,7 +426,9 @@ impl<S: EntryStore> Catalog<S> {
     /// For a Deflate or LZHUF entry, a [`StreamDecoder`] of an [`InPlaceUnpacker`] (its
     /// window in the caller's buffer, so matches are read where the bytes are; 9 616 bytes
     /// of state against the [`Unpacker`]'s 42 648), its faults named and placed as those
-    /// of [`stream_decoder`](Catalog::stream_decoder); `None` for the other methods.
+    /// of [`stream_decoder`](Catalog::stream_decoder); `None` for the other methods. Its
+    /// buffer must be longer than the method's window (32 KiB for Deflate, 4 KiB for
+    /// LZHUF; see [`decode_in_place`](StreamDecoder::decode_in_place)).
     ///
     /// # Errors
     ///
