@@ -732,6 +732,38 @@ impl BadFolders {
     }
 }
 
+/// An NRes record whose `file` line is gone and whose payload, edited, starts in the data
+/// region and runs past its end: its bytes there, in no gap, were cut from under it (exit
+/// 0, an archive `verify` failed). Refused; the same record as `unpack` writes it, its
+/// bytes kept as a gap, packs byte for byte.
+#[test]
+fn an_nres_record_without_its_file_keeps_its_bytes_or_is_refused() {
+    let t = BadFolders::new("edit-bad-crossing");
+    let folder = t.fresh("nres");
+    edit_manifest(&folder, |m| {
+        let entry = entry_mut(m, 5);
+        assert_eq!(entry["name"].as_str(), Some("spark.fx"));
+        entry.remove("file");
+        entry.insert("size".into(), 113.into());
+    });
+    t.check(
+        &folder,
+        &["entry 5 (\"spark.fx\")", "file: missing", "from offset 288"],
+    );
+
+    // The archive that record describes: unpack keeps the bytes as a gap.
+    let mut crossing = samples::nres();
+    let count = u32::from_le_bytes(crossing[8..12].try_into().unwrap()) as usize;
+    let record = crossing.len() - (count - 5) * 64;
+    crossing[record + 12..record + 16].copy_from_slice(&113u32.to_le_bytes());
+    let (archive, folder) = (t.dir.join("crossing.nres"), t.dir.join("crossing"));
+    fs::write(&archive, &crossing).unwrap();
+    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    let out = t.dir.join("again.nres");
+    ok(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(fs::read(&out).unwrap() == crossing, "packed byte for byte");
+}
+
 #[test]
 fn bad_folders_are_one_line_and_nothing_is_written() {
     let t = BadFolders::new("edit-bad");

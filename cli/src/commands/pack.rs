@@ -1024,6 +1024,19 @@ fn removed_runs(
     runs
 }
 
+/// Where the bytes `p`'s record points at start to be cut (`removed`: the runs of the
+/// data region no payload or gap covers), if any are: a payload cut from under its record
+/// reads the bytes moved there.
+fn cut_under(p: &Planned, removed: &[(u64, u64)]) -> Option<u64> {
+    let (offset, size) = p.original?;
+    let (start, end) = (u64::from(offset), u64::from(offset) + u64::from(size));
+    removed
+        .iter()
+        .map(|&(at, len)| (at.max(start), (at + len).min(end)))
+        .find(|&(from, to)| from < to)
+        .map(|(from, _)| from)
+}
+
 /// The name field of a planned entry: the name, its NUL, the kept tail, zeros.
 fn name_field<const N: usize>(p: &Planned) -> [u8; N] {
     let mut field = [0u8; N];
@@ -1117,6 +1130,16 @@ fn pack_nres(
                 return Err(at(
                     "file: missing (its payload lies in the data region)".into()
                 ));
+            }
+            // One whose payload starts there and runs past its end (unreadable, so
+            // unpack keeps those bytes as a gap) must not have them cut from under it:
+            // it would point at the bytes moved there.
+            if let Some(cut) = cut_under(p, &removed) {
+                return Err(at(format!(
+                    "file: missing, and the bytes its payload starts with in the data \
+                     region, from offset {cut}, are in no gap or other entry's file: they \
+                     would be cut from under it (is offset or size edited?)"
+                )));
             }
             continue;
         };
