@@ -2002,6 +2002,57 @@ fn pack_copies_new_and_changed_stored_or_xor_rsli_files() {
     assert_eq!(cat(&out, "README.TXT"), cat(&path, "README.TXT"));
 }
 
+/// `unpack` decodes a large packed RsLi entry where memory is short: 200 MiB of zeros from
+/// a 1.3 MB Deflate stream, under 256 MiB of address space. Its decoded bytes grew by
+/// doubling (a 256 MiB step) and packing them again to compare took half as much once
+/// more, so the process aborted; they are now reserved once, fallibly, and the stream,
+/// which miniz_oxide does not make again, is kept as `.packed`. `pack` gives the library
+/// back byte for byte.
+#[cfg(unix)]
+#[test]
+fn unpack_decodes_a_large_packed_rsli_entry_where_memory_is_short() {
+    use ngi_tests::deflate_bits::Bits;
+    let dir = Scratch::new("edit-unpack-rsli-large");
+    let size: usize = 200 << 20;
+    // A zero, then matches of it at distance 1, in one fixed-Huffman block.
+    let mut bits = Bits::default();
+    bits.put(1, 1).put(1, 2).fixed(0);
+    let mut left = size - 1;
+    while left > 0 {
+        // Never leave less than a match's 3 bytes for the last one.
+        let len = if left > 258 && left - 258 < 3 {
+            left - 3
+        } else {
+            left.min(258)
+        };
+        bits.fixed_match(len, 1);
+        left -= len;
+    }
+    let stream = bits.fixed(256).done();
+    let entries = [hostile::rentry(
+        b"ZEROS.BIN",
+        0x100,
+        0,
+        size as u32,
+        64,
+        stream.len() as u32,
+    )];
+    let library = hostile::rsli_file(7, false, &entries, &stream, None);
+    let path = dir.join("zeros.rsli");
+    fs::write(&path, &library).unwrap();
+    let folder = dir.join("d");
+    under_256_mib(&["unpack", s(&path), "-o", s(&folder)]);
+    let file = fs::metadata(folder.join("ZEROS.BIN")).unwrap();
+    assert_eq!(file.len(), size as u64);
+    assert!(folder.join("ZEROS.BIN.packed").exists(), "the stream kept");
+    let out = dir.join("again.rsli");
+    under_256_mib(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(
+        fs::read(&out).unwrap() == library,
+        "packed again byte for byte"
+    );
+}
+
 /// `pack` reads an NRes entry's new or changed file as it writes the archive, as it
 /// copies unchanged ones: it held each in memory until the archive was written, so a
 /// 300 MiB file aborted it under 256 MiB of address space.
@@ -2092,6 +2143,18 @@ fn add_copies_nres_payloads_and_fails_cleanly_where_memory_is_short() {
     let err = under_256_mib_fails(&["add", s(&rsli_path), s(&big), "--method", "lzss"]);
     assert!(err.contains("more than the memory there is"), "{err}");
     assert_eq!(fs::read(&rsli_path).unwrap(), samples::rsli());
+    // 200 MiB is read, but its stream is more than is left: packing it aborted the
+    // process ("memory allocation of 235929601 bytes failed").
+    let two_hundred = dir.join("200.bin");
+    sparse_file(&two_hundred, 200 << 20, b"head", b"tail");
+    let add = |method| ["add", s(&rsli_path), s(&two_hundred), "--method", method];
+    let err = under_256_mib_fails(&add("lzss"));
+    assert!(err.contains("needs more memory than there is"), "{err}");
+    assert_eq!(fs::read(&rsli_path).unwrap(), samples::rsli());
+    // A stream that fits is packed (LZHUF grows it as it goes; LZSS reserves its worst
+    // case, 1/8 more than the data).
+    under_256_mib(&add("xor-lzhuf"));
+    ok(&["verify", s(&rsli_path)]);
 }
 
 /// A read-only archive (`chmod a-w`) is not edited, nor replaced by `-o --force`: the

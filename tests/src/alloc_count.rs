@@ -1,6 +1,6 @@
 //! A counting global allocator for the no-allocation tests of the codecs (allocations
-//! counted, and the peak of bytes held), and a streaming loop that allocates nothing
-//! itself. A test binary installs it with
+//! counted, and the peak of bytes held; allocations above a size refused, as where
+//! memory is short), and a streaming loop that allocates nothing itself. A test binary installs it with
 //! `#[global_allocator] static GLOBAL: Counting = Counting;`.
 //!
 //! It needs `unsafe impl GlobalAlloc`: this module alone is allowed `unsafe_code`, for the
@@ -24,6 +24,14 @@ thread_local! {
     /// `None` when disarmed; else the bytes held (allocated minus freed, which may go
     /// below zero when memory from before arming is freed) and the most held at once.
     static BYTES: Cell<Option<(i64, i64)>> = const { Cell::new(None) };
+    /// `None` when disarmed; else the largest allocation granted.
+    static CAP: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Whether an allocation of `bytes` is refused (a null pointer, as where memory is short).
+fn refused(bytes: usize) -> bool {
+    CAP.try_with(|c| c.get().is_some_and(|cap| bytes > cap))
+        .unwrap_or(false)
 }
 
 fn note() {
@@ -45,9 +53,14 @@ fn size(bytes: usize) -> i64 {
 }
 
 // SAFETY: every method forwards its arguments unchanged to `System`, which upholds the
-// `GlobalAlloc` contract; counting touches only a const-initialised thread-local `Cell`.
+// `GlobalAlloc` contract, or returns null, which the contract allows for any failed
+// allocation (a failed `realloc` leaves the old block as it was); counting and the cap
+// touch only const-initialised thread-local `Cell`s.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if refused(layout.size()) {
+            return std::ptr::null_mut();
+        }
         note();
         held(size(layout.size()));
         // SAFETY: forwarded as received.
@@ -55,6 +68,9 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if refused(layout.size()) {
+            return std::ptr::null_mut();
+        }
         note();
         held(size(layout.size()));
         // SAFETY: forwarded as received.
@@ -62,6 +78,9 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if refused(new_size) {
+            return std::ptr::null_mut();
+        }
         note();
         held(size(new_size) - size(layout.size()));
         // SAFETY: forwarded as received.
@@ -103,6 +122,16 @@ pub fn usage_in(f: impl FnOnce()) -> Usage {
         allocations,
         peak_bytes: u64::try_from(peak).unwrap_or(0),
     }
+}
+
+/// Runs `f` with every allocation of more than `cap` bytes on this thread refused (the
+/// allocator returns null, as where memory is short; an infallible allocation then ends
+/// the process, a fallible one reports it).
+pub fn refusing_above<T>(cap: usize, f: impl FnOnce() -> T) -> T {
+    CAP.with(|c| c.set(Some(cap)));
+    let out = f();
+    CAP.with(|c| c.set(None));
+    out
 }
 
 /// Streams `packed` through `decoder` with input pieces of `inp` bytes and `outp` bytes of

@@ -16,7 +16,7 @@ use ngi_core::codec::{Decoder, Status};
 use ngi_core::error::DecodeError;
 use ngi_core::limits::{LimitError, Limits};
 use ngi_core::rsli::{self, Library, OpenOptions, RsliError};
-use ngi_tests::alloc_count::{Counting, Usage, usage_in};
+use ngi_tests::alloc_count::{Counting, Usage, refusing_above, usage_in};
 use ngi_tests::hostile::{FOUR_GIB_FILE_LEN, four_gib_claim};
 use std::hint::black_box;
 
@@ -40,6 +40,45 @@ fn the_counter_sees_bytes() {
         black_box(&v);
     });
     assert!(usage.peak_bytes >= 5000, "realloc is followed: {usage:?}");
+}
+
+/// Packing where memory is short is an error of the entry, for every method: each
+/// allocated its stream as a `Vec` that cannot fail, so `ngi add --method lzss` of a
+/// 200 MiB file under 256 MiB of address space aborted. Allocations of more than 1 MiB
+/// are refused here; 4 MiB of text needs more for any method's stream, and 64 KiB packs
+/// as before.
+#[test]
+fn packing_where_memory_is_short_is_an_error() {
+    use ngi_core::codec::{PackError, PackOptions, pack, unpack_into};
+    let options = PackOptions::default();
+    let big = ngi_tests::corpus::text(4 << 20);
+    let small = ngi_tests::corpus::text(64 << 10);
+    for method in Method::ALL {
+        let (refused, packed) = refusing_above(1 << 20, || {
+            (
+                pack(method, 7, &big, &options),
+                pack(method, 7, &small, &options),
+            )
+        });
+        assert_eq!(
+            refused,
+            Err(PackError::OutOfMemory { method }),
+            "{method:?}"
+        );
+        let packed = packed.unwrap();
+        let mut out = vec![0u8; small.len()];
+        assert_eq!(unpack_into(method, 7, &packed, &mut out), Ok(packed.len()));
+        assert!(out == small, "{method:?}");
+        // The entry's error, in a builder.
+        let mut builder = rsli::Builder::new();
+        let e = refusing_above(1 << 20, || builder.add(b"BIG", method, &big));
+        assert_eq!(e, Err(rsli::BuildError::OutOfMemory { entry: 0, method }));
+        assert!(
+            e.unwrap_err()
+                .to_string()
+                .contains("more memory than there is")
+        );
+    }
 }
 
 #[test]

@@ -638,6 +638,22 @@ fn stream_new(
     }
 }
 
+/// Entry `index`, which the limits let through, decoded into `decoded`, its room reserved
+/// first without aborting: where memory is short that is an error of the entry (it
+/// aborted the process), and unpack keeps its packed bytes instead.
+fn decode_whole(archive: &ArchiveFile, index: usize, decoded: &mut Vec<u8>) -> Result<(), String> {
+    let size = archive.entry(index).map_or(0, |e| e.size);
+    usize::try_from(size)
+        .ok()
+        .and_then(|n| decoded.try_reserve_exact(n).ok())
+        .ok_or_else(|| format!("its {size} bytes are more than the memory there is"))?;
+    match archive.stream_admitted(index, decoded) {
+        Ok(_) => Ok(()),
+        Err(EntryError::Archive(m) | EntryError::Total(m)) => Err(m),
+        Err(EntryError::Output(e)) => Err(e.to_string()),
+    }
+}
+
 fn unpack_rsli(
     archive: &ArchiveFile,
     index: usize,
@@ -697,12 +713,14 @@ fn unpack_rsli(
         };
     }
     let mut decoded = Vec::new();
-    let result = match archive.stream(index, &mut decoded, budget) {
-        Ok(_) => Ok(()),
+    let result = match archive.admit_entry(index, budget) {
+        Ok(()) => decode_whole(archive, index, &mut decoded),
         Err(EntryError::Total(m)) => return Err(Stop::All(m)),
         Err(EntryError::Archive(m)) => Err(m),
         Err(EntryError::Output(e)) => Err(e.to_string()),
     };
+    // Where memory is short to pack it again, it is not reproduced: its packed bytes are
+    // kept beside its file.
     let repacked = match method {
         Some(m) if result.is_ok() => codec::pack(m, 0, &decoded, &PackOptions::default()).ok(),
         _ => None,

@@ -124,6 +124,8 @@ mod tree;
 
 #[cfg(feature = "alloc")]
 pub use encode::encode;
+#[cfg(feature = "alloc")]
+pub(crate) use encode::try_encode;
 pub use in_place::InPlaceDecoder;
 
 use decode::Cursor;

@@ -87,6 +87,8 @@ mod fast;
 
 #[cfg(feature = "alloc")]
 pub use encode::encode;
+#[cfg(feature = "alloc")]
+pub(crate) use encode::try_encode;
 
 /// Size of the ring (`N` of `LZSS.C`).
 pub const RING_SIZE: usize = 4096;

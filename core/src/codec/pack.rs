@@ -3,6 +3,7 @@
 
 use super::xor::XorStream;
 use super::{Method, lzhuf, lzss};
+use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -70,6 +71,13 @@ pub enum PackError {
         /// The method asked for.
         method: Method,
     },
+    /// The packed stream could not grow: there is less memory than it needs. Packing
+    /// reserves its output without aborting, so a caller can refuse the entry instead of
+    /// ending the process.
+    OutOfMemory {
+        /// The method asked for.
+        method: Method,
+    },
 }
 
 impl fmt::Display for PackError {
@@ -78,6 +86,11 @@ impl fmt::Display for PackError {
             PackError::MethodNotImplemented { method } => write!(
                 f,
                 "packing method {method} ({:#05x}) is not in this build (Deflate needs the `deflate` feature)",
+                method.bits()
+            ),
+            PackError::OutOfMemory { method } => write!(
+                f,
+                "packing with method {method} ({:#05x}) needs more memory than there is",
                 method.bits()
             ),
         }
@@ -116,33 +129,84 @@ impl core::error::Error for PackError {}
 /// # Errors
 ///
 /// * [`PackError::MethodNotImplemented`] for [`Method::Deflate`] without the `deflate`
-///   feature. Every other method always packs.
+///   feature.
+/// * [`PackError::OutOfMemory`] when the packed stream cannot be allocated: its memory is
+///   reserved without aborting the process (as a `Vec` that cannot grow would), so a
+///   large entry where memory is short is an error of that entry.
 pub fn pack(
     method: Method,
     key: u16,
     data: &[u8],
     options: &PackOptions,
 ) -> Result<Vec<u8>, PackError> {
-    let mut packed = match method {
-        Method::Stored | Method::Xor => data.to_vec(),
-        Method::Lzss | Method::XorLzss => lzss::encode(data),
-        Method::Lzhuf | Method::XorLzhuf => lzhuf::encode(data),
+    let packed = match method {
+        Method::Stored | Method::Xor => copied(data),
+        Method::Lzss | Method::XorLzss => lzss::try_encode(data),
+        Method::Lzhuf | Method::XorLzhuf => lzhuf::try_encode(data),
         #[cfg(feature = "deflate")]
-        Method::Deflate => {
-            let level = options.deflate_level.min(MAX_DEFLATE_LEVEL);
-            miniz_oxide::deflate::compress_to_vec(data, level)
-        }
+        Method::Deflate => deflate(data, options.deflate_level.min(MAX_DEFLATE_LEVEL)),
         #[cfg(not(feature = "deflate"))]
         Method::Deflate => {
             let _ = options;
             return Err(PackError::MethodNotImplemented { method });
         }
     };
+    let mut packed = packed.map_err(|_| PackError::OutOfMemory { method })?;
     // Key 0 is the identity: no pass over the stream for it.
     if method.uses_xor() && key != 0 {
         XorStream::new(key).apply(&mut packed);
     }
     Ok(packed)
+}
+
+/// `data` in a `Vec` reserved without aborting.
+fn copied(data: &[u8]) -> Result<Vec<u8>, TryReserveError> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(data.len())?;
+    out.extend_from_slice(data);
+    Ok(out)
+}
+
+/// A raw Deflate stream of `data` from miniz_oxide at `level`: the stream
+/// `miniz_oxide::deflate::compress_to_vec` gives (the compressor's output does not depend
+/// on the room it is given), its room reserved without aborting.
+#[cfg(feature = "deflate")]
+fn deflate(data: &[u8], level: u8) -> Result<Vec<u8>, TryReserveError> {
+    use miniz_oxide::deflate::core::{
+        CompressorOxide, TDEFLFlush, TDEFLStatus, compress, create_comp_flags_from_zip_params,
+    };
+    // Level, then window bits 0 (a raw stream, no zlib wrapper), then the default strategy.
+    let flags = create_comp_flags_from_zip_params(i32::from(level), 0, 0);
+    let mut compressor = CompressorOxide::new(flags);
+    let mut out: Vec<u8> = Vec::new();
+    // At most 1 MiB first, then as a `Vec` grows: a stream that fits where memory is
+    // short is not refused for a guess at its size (`compress_to_vec` takes half the
+    // input at once).
+    out.try_reserve((data.len() / 2).clamp(1024, 1 << 20))?;
+    let mut input = data;
+    let mut stuck = false;
+    loop {
+        let at = out.len();
+        if at == out.capacity() || stuck {
+            // Doubles the room: a call that did nothing gets more, until memory runs out.
+            out.try_reserve(out.capacity().max(1024))?;
+        }
+        // Within the capacity: no allocation.
+        out.resize(out.capacity(), 0);
+        let room = out.get_mut(at..).unwrap_or_default();
+        let (status, consumed, produced) =
+            compress(&mut compressor, input, room, TDEFLFlush::Finish);
+        out.truncate(at + produced);
+        input = input.get(consumed..).unwrap_or_default();
+        stuck = consumed == 0 && produced == 0;
+        match status {
+            // Out of room (`Okay`) or not yet flushed: more room, and on.
+            TDEFLStatus::Okay | TDEFLStatus::PutBufFailed => {}
+            // `BadParam` comes only after `Done` or a failed output callback, neither of
+            // which happens here.
+            TDEFLStatus::Done | TDEFLStatus::BadParam => return Ok(out),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -173,6 +237,32 @@ mod tests {
             assert_eq!(out, data, "{method}");
             let plain = pack(method, 0, &data, &options).unwrap();
             assert_eq!(plain == packed, !method.uses_xor(), "{method}");
+        }
+    }
+
+    /// The streaming compressor with room reserved a piece at a time gives the stream
+    /// `compress_to_vec` gives, byte for byte, at every level: libraries packed before
+    /// pack the same, and `ngi unpack` still finds their streams reproduced.
+    #[cfg(feature = "deflate")]
+    #[test]
+    fn deflate_gives_what_compress_to_vec_gives() {
+        let text = b"Parkan: Iron Strategy. ".repeat(50_000);
+        // A generator's bytes: little to match, so the stream outgrows half the input.
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let noise: Vec<u8> = (0..300_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 56) as u8
+            })
+            .collect();
+        for data in [&b""[..], b"a", &text, &noise] {
+            for level in 0..=MAX_DEFLATE_LEVEL {
+                let want = miniz_oxide::deflate::compress_to_vec(data, level);
+                let got = deflate(data, level).unwrap();
+                assert!(got == want, "{} bytes at level {level}", data.len());
+            }
         }
     }
 }

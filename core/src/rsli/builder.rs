@@ -5,7 +5,7 @@ use super::{
     TRAILER_MAGIC, compute_permutation, entry_id,
 };
 use crate::codec::xor::XorStream;
-use crate::codec::{self, Method, PackError, PackOptions};
+use crate::codec::{self, Method, PackOptions};
 use alloc::vec::Vec;
 
 #[cfg(feature = "deflate")]
@@ -195,11 +195,7 @@ impl Builder {
             u32::try_from(data.len()).map_err(|_| BuildError::TooLarge { entry })?;
         // Key 0 packs the stream before XOR: the key, the final `sort_index`, is known
         // only once every name is in, and `build` encrypts with it.
-        let packed = codec::pack(method, 0, data, &self.pack).map_err(|e| match e {
-            PackError::MethodNotImplemented { method } => {
-                BuildError::MethodNotImplemented { entry, method }
-            }
-        })?;
+        let packed = codec::pack(method, 0, data, &self.pack).map_err(|e| e.of_entry(entry))?;
         if u32::try_from(packed.len()).is_err() {
             return Err(BuildError::TooLarge { entry });
         }

@@ -12,7 +12,7 @@ use super::{
 };
 use crate::archive::{Catalog, EntryStore, Header as CatalogHeader, Native};
 use crate::codec::xor::XorStream;
-use crate::codec::{self, Method, PackError, PackOptions};
+use crate::codec::{self, Method, PackOptions};
 use crate::edit::layout::{Event, Slot, lay_out};
 use crate::edit::{NewBytes, Piece, Plan, Rekey};
 
@@ -1076,11 +1076,7 @@ impl Editor {
         let id = entry_id(index);
         entry.unpacked_size =
             u32::try_from(data.len()).map_err(|_| BuildError::TooLarge { entry: id })?;
-        let plain = codec::pack(method, 0, data, &self.pack).map_err(|e| match e {
-            PackError::MethodNotImplemented { method } => {
-                BuildError::MethodNotImplemented { entry: id, method }
-            }
-        })?;
+        let plain = codec::pack(method, 0, data, &self.pack).map_err(|e| e.of_entry(id))?;
         entry.packed_size =
             u32::try_from(plain.len()).map_err(|_| BuildError::TooLarge { entry: id })?;
         Ok(Payload::New {

@@ -379,6 +379,14 @@ pub enum BuildError {
         /// The method asked for.
         method: Method,
     },
+    /// The entry's packed stream could not be allocated: there is less memory than it
+    /// needs ([`PackError::OutOfMemory`](crate::codec::PackError::OutOfMemory)).
+    OutOfMemory {
+        /// The index the entry would have had.
+        entry: u32,
+        /// The method asked for.
+        method: Method,
+    },
     /// [`Editor::add_from_source`](super::Editor::add_from_source) or
     /// [`Editor::replace_from_source`](super::Editor::replace_from_source) was given a
     /// method that packs its data (LZSS, LZHUF or Deflate, XORed or not): bytes copied as
@@ -495,6 +503,7 @@ impl BuildError {
             | BuildError::TooLarge { entry }
             | BuildError::MethodNotImplemented { entry, .. }
             | BuildError::MethodPacks { entry, .. }
+            | BuildError::OutOfMemory { entry, .. }
             | BuildError::UnsupportedMethod { entry, .. }
             | BuildError::SharedKeyedPayload { entry, .. }
             | BuildError::PayloadOutside { entry, .. }
@@ -505,6 +514,21 @@ impl BuildError {
             | BuildError::OrderLength { .. }
             | BuildError::OrderRepeats { .. }
             | BuildError::TrailerInTable { .. } => None,
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl crate::codec::PackError {
+    /// The error of entry `entry` (as the builder or editor numbers it) this packing
+    /// failure is.
+    pub(crate) fn of_entry(self, entry: u32) -> BuildError {
+        use crate::codec::PackError;
+        match self {
+            PackError::MethodNotImplemented { method } => {
+                BuildError::MethodNotImplemented { entry, method }
+            }
+            PackError::OutOfMemory { method } => BuildError::OutOfMemory { entry, method },
         }
     }
 }
@@ -567,6 +591,12 @@ impl fmt::Display for BuildError {
             BuildError::MethodNotImplemented { entry, method } => write!(
                 f,
                 "entry {entry}: packing with method {method} ({:#05x}) is not supported yet",
+                method.bits()
+            ),
+            BuildError::OutOfMemory { entry, method } => write!(
+                f,
+                "entry {entry}: packing it with method {method} ({:#05x}) needs more memory \
+                 than there is",
                 method.bits()
             ),
             BuildError::MethodPacks { entry, method } => write!(
@@ -633,6 +663,7 @@ impl From<BuildError> for std::io::Error {
     fn from(e: BuildError) -> Self {
         let kind = match e {
             BuildError::MethodNotImplemented { .. } => std::io::ErrorKind::Unsupported,
+            BuildError::OutOfMemory { .. } => std::io::ErrorKind::OutOfMemory,
             _ => std::io::ErrorKind::InvalidInput,
         };
         std::io::Error::new(kind, e)

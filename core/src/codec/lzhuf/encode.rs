@@ -3,6 +3,7 @@
 //! longest matches), its symbol coder and its bit packing — without the 4-byte length
 //! header (an RsLi entry keeps the size in its table).
 
+use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
 
 use super::MAX_MATCH as F;
@@ -39,8 +40,24 @@ use crate::codec::match_tree::{self, THRESHOLD, Unit};
 /// MB), as `LZHUF.C` itself does. Bound the input, or the time, when packing data from
 /// untrusted hands.
 pub fn encode(data: &[u8]) -> Vec<u8> {
+    match encoded(data) {
+        Ok(stream) => stream,
+        // As a `Vec` that cannot grow does: the process ends, saying how much it asked.
+        Err((_, asked)) => alloc::alloc::handle_alloc_error(
+            core::alloc::Layout::array::<u8>(asked).unwrap_or(core::alloc::Layout::new::<u8>()),
+        ),
+    }
+}
+
+/// [`encode`], the stream grown without aborting where memory is short.
+pub(crate) fn try_encode(data: &[u8]) -> Result<Vec<u8>, TryReserveError> {
+    encoded(data).map_err(|(e, _)| e)
+}
+
+/// The stream, or why it could not grow and the capacity it asked for.
+fn encoded(data: &[u8]) -> Result<Vec<u8>, (TryReserveError, usize)> {
     if data.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let mut encoder = Encoder::new();
     match_tree::parse::<F, true>(data, |unit| match unit {
@@ -60,6 +77,9 @@ struct BitWriter {
     /// Pending bits, at the top of the word.
     acc: u64,
     n: u32,
+    /// The stream could not grow (to the capacity given): the bytes after are dropped,
+    /// and `finish` says so.
+    short: Option<(TryReserveError, usize)>,
 }
 
 impl BitWriter {
@@ -72,10 +92,27 @@ impl BitWriter {
         self.acc |= (value & ((1 << len) - 1)) << (64 - len - self.n);
         self.n += len;
         while self.n >= 8 {
-            self.out.push((self.acc >> 56) as u8);
+            self.push((self.acc >> 56) as u8);
             self.acc <<= 8;
             self.n -= 8;
         }
+    }
+
+    /// Appends a byte, growing the stream fallibly (the encoder's loop knows no errors:
+    /// a failure is kept for `finish`).
+    #[inline]
+    fn push(&mut self, byte: u8) {
+        if self.out.len() == self.out.capacity() {
+            if self.short.is_some() {
+                return;
+            }
+            let more = self.out.capacity().max(4096);
+            if let Err(e) = self.out.try_reserve(more) {
+                self.short = Some((e, self.out.capacity().saturating_add(more)));
+                return;
+            }
+        }
+        self.out.push(byte);
     }
 
     /// Appends a code of any length (its first bit the highest of `len`).
@@ -89,11 +126,14 @@ impl BitWriter {
     }
 
     /// The stream, its last byte padded with zero bits.
-    fn finish(mut self) -> Vec<u8> {
+    fn finish(mut self) -> Result<Vec<u8>, (TryReserveError, usize)> {
         if self.n > 0 {
-            self.out.push((self.acc >> 56) as u8);
+            self.push((self.acc >> 56) as u8);
         }
-        self.out
+        match self.short {
+            Some(e) => Err(e),
+            None => Ok(self.out),
+        }
     }
 }
 
@@ -111,6 +151,7 @@ impl Encoder {
                 out: Vec::new(),
                 acc: 0,
                 n: 0,
+                short: None,
             },
         }
     }

@@ -5,6 +5,7 @@
 
 use super::{MAX_MATCH, MIN_MATCH};
 use crate::codec::match_tree::{self, Unit};
+use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
 
 /// Compresses `data` into an LZSS stream exactly as `LZSS.C`'s `Encode()` does. The
@@ -30,7 +31,29 @@ use alloc::vec::Vec;
 /// prefixes takes up to about a hundred times longer (seconds per MB), as `LZSS.C` itself
 /// does. Bound the input, or the time, when packing data from untrusted hands.
 pub fn encode(data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(data.len() + data.len() / 8 + 1);
+    let mut out = Vec::with_capacity(worst_case(data.len()));
+    encode_into(data, &mut out);
+    out
+}
+
+/// [`encode`], its output reserved without aborting where memory is short: the whole
+/// stream's worst case at once, so nothing grows after.
+pub(crate) fn try_encode(data: &[u8]) -> Result<Vec<u8>, TryReserveError> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(worst_case(data.len()))?;
+    encode_into(data, &mut out);
+    Ok(out)
+}
+
+/// The longest stream `len` bytes can give: every byte a literal, and a flag byte for
+/// every eight.
+fn worst_case(len: usize) -> usize {
+    len.saturating_add(len / 8 + 1)
+}
+
+/// The body of [`encode`], appending to `out` (within its capacity, when that is the
+/// worst case).
+fn encode_into(data: &[u8], out: &mut Vec<u8>) {
     // code_buf[1..17] holds up to eight units; code_buf[0] their flags, 1 = literal.
     let mut code_buf = [0u8; 17];
     let mut code_buf_ptr = 1;
@@ -61,5 +84,4 @@ pub fn encode(data: &[u8]) -> Vec<u8> {
     if code_buf_ptr > 1 {
         out.extend_from_slice(&code_buf[..code_buf_ptr]);
     }
-    out
 }
