@@ -1047,6 +1047,8 @@ fn name_field<const N: usize>(p: &Planned) -> [u8; N] {
     field
 }
 
+/// The archive the manifest and the folder's files describe: its editor, and the source
+/// the editor's plan copies from.
 fn pack_nres(
     manifest: &Manifest,
     planned: &[Planned],
