@@ -1,7 +1,7 @@
 //! The archive being edited with files joined after it, as one source for the save's
-//! plan: an NRes payload `add` takes from a file is copied from that file as the archive
-//! is written, never held in memory (a 3 GB file was read whole first, and aborted `add`
-//! when the allocation failed).
+//! plan: a payload `add` takes from a file as it is (NRes, and stored or XOR RsLi) is
+//! copied from that file as the archive is written, never held in memory (a 3 GB file
+//! was read whole first, and aborted `add` when the allocation failed).
 //!
 //! A file is opened when the plan first reads it, one at a time (the plan reads them in
 //! order), so that adding thousands of files needs no more descriptors than one; and

@@ -762,6 +762,20 @@ fn an_nres_record_without_its_file_keeps_its_bytes_or_is_refused() {
     let out = t.dir.join("again.nres");
     ok(&["pack", s(&folder), "-o", s(&out)]);
     assert!(fs::read(&out).unwrap() == crossing, "packed byte for byte");
+
+    // One that starts in the header reads no data bytes, whatever is cut: removing
+    // another entry still packs (it was refused as if its bytes were cut from under it).
+    let mut in_header = samples::nres();
+    in_header[record + 12..record + 16].copy_from_slice(&300u32.to_le_bytes());
+    in_header[record + 56..record + 60].copy_from_slice(&0u32.to_le_bytes());
+    let (archive, folder) = (t.dir.join("in-header.nres"), t.dir.join("in-header"));
+    fs::write(&archive, &in_header).unwrap();
+    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    edit_manifest(&folder, |m| {
+        let entries = m["entry"].as_array_mut().unwrap();
+        entries.retain(|e| e["name"].as_str() != Some("A_"));
+    });
+    ok(&["pack", s(&folder), "-o", s(&out), "--force"]);
 }
 
 #[test]

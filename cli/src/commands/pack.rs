@@ -168,7 +168,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
         ));
     }
     done(format_args!(
-        "{}: {} from {} ({changed} packed again, {added} added), {} bytes",
+        "{}: {} from {} ({changed} changed, {added} added), {} bytes",
         output.shown(),
         super::edit::count(planned.len()),
         dir.shown(),
@@ -1030,6 +1030,10 @@ fn removed_runs(
 fn cut_under(p: &Planned, removed: &[(u64, u64)]) -> Option<u64> {
     let (offset, size) = p.original?;
     let (start, end) = (u64::from(offset), u64::from(offset) + u64::from(size));
+    // One that starts in the header reads no data bytes before or after, whatever moves.
+    if start < nres::HEADER_LEN as u64 {
+        return None;
+    }
     removed
         .iter()
         .map(|&(at, len)| (at.max(start), (at + len).min(end)))

@@ -1,7 +1,8 @@
 //! Saving an edited archive (feature `alloc`): the editors ([`nres::Editor`],
 //! [`rsli::Editor`]) do not write bytes themselves, they describe the new file as a
 //! [`Plan`] — a list of [`Piece`]s, each either bytes the plan holds or a range to copy
-//! from the archive being edited — so that a save streams the old payloads through a small
+//! from the save's source (the archive being edited, and whatever the caller joins after
+//! it for payloads given as ranges) — so that a save streams the old payloads through a small
 //! buffer instead of holding the archive in memory, and the same plan serves a `std` file,
 //! an embedded flash writer or a test that checks the layout.
 //!

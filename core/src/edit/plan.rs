@@ -44,7 +44,9 @@ impl Piece<'_> {
 /// changes (methods 0x20, 0x60, 0xA0, SPEC 2.5): the `len` output bytes from `at` are
 /// XORed with the keystreams of both keys, which takes the old encryption off and puts
 /// the new one on without decoding anything. The keystream does not depend on the data,
-/// so this works chunk by chunk.
+/// so this works chunk by chunk. A new payload of those methods is written before any
+/// XOR and encrypted the same way, from key 0 (whose keystream is zeros): a plan's
+/// pieces are the file only once its re-keying is applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rekey {
     /// Output offset of the payload's first byte.

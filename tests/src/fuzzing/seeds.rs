@@ -384,8 +384,8 @@ pub fn seeds() -> Vec<Seed> {
 
     // editor: [flags, ops, 4 * ops script bytes, archive]: the samples, a library of every
     // method with a trailer, an NRes with gaps and overlaps and an RsLi whose XOR entries
-    // share packed bytes, each untouched, then edited by scripts that add, replace,
-    // remove, rename, sort, move and canonicalize.
+    // share packed bytes, each untouched, then edited by scripts that add, replace (held
+    // or from the source), remove, rename, sort, move and canonicalize.
     let mut trailed = Builder::new();
     trailed.seed(0x7EED).presorted(true).media_trailer(Some(40));
     for (name, method) in samples::ALL_METHODS {
@@ -400,8 +400,21 @@ pub fn seeds() -> Vec<Seed> {
         ("rsli-trailer", 1, trailed.build().expect("builds")),
         ("rsli-shared", 0, crate::hostile::shared_bytes_library().0),
     ];
-    let scripts: [(&str, &[[u8; 4]]); 4] = [
+    let scripts: [(&str, &[[u8; 4]]); 5] = [
         ("untouched", &[]),
+        // Payloads given as ranges of the source (kind bit 0x80: an NRes add with c's bit
+        // 0x80 and an NRes replace; kinds 0x84 and 0x85 an RsLi add and replace, stored or
+        // XOR by c, and one refused for packing).
+        (
+            "from-source",
+            &[
+                [0x80, 1, 2, 0x81],
+                [0x84, 3, 20, 1],
+                [0x85, 0, 40, 0],
+                [0x81, 1, 30, 2],
+                [0x84, 5, 7, 2],
+            ],
+        ),
         ("add-replace", &[[0, 1, 2, 30], [1, 0, 40, 3], [0, 9, 9, 0]]),
         (
             "remove-rename-sort",
