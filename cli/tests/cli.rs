@@ -1333,6 +1333,27 @@ fn verify_notes_rsli_record_bytes_repack_zeroes() {
     assert!(!said.contains("note:"), "repack zeroed them: {said}");
 }
 
+/// An empty RsLi name, which the builder and `rename` refuse, is noted by `verify`, as an
+/// empty NRes name is (`pack` writes one a manifest gives, and it passed with nothing said).
+#[test]
+fn verify_notes_an_empty_rsli_name() {
+    let dir = Scratch::new("cli-rsli-empty-name");
+    let entries = [
+        rentry(b"A.TXT", 0, 1, 5, 96, 5),
+        rentry(b"", 0, 0, 3, 101, 3),
+    ];
+    let path = write(
+        &dir,
+        "a.rsli",
+        &rsli_file(7, false, &entries, b"hello abc", None),
+    );
+    let o = ngi(&["verify", &path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    let line = "entry 1 (\"\") at offset 64: its name is empty, which no canonical writer writes";
+    assert!(said.contains(line), "{said}");
+}
+
 /// Of two entries with one file name, the later in the archive gets `~INDEX`, whatever
 /// the order they are chosen in (`--index 6 --index 1` gave it to entry 1).
 #[test]

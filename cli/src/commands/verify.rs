@@ -422,7 +422,8 @@ fn rsli_structure(
     archive.catalog.is_searchable()
 }
 
-/// SPEC 2.4: bytes after a name's NUL and the 4 reserved bytes, which the engine ignores
+/// An empty name, which the builder refuses (as NRes's), and SPEC 2.4: bytes after a
+/// name's NUL and the 4 reserved bytes, which the engine ignores
 /// (it zeroes the reserved ones in its copy) and a canonical writer zeroes, as NRes's
 /// name tails: `unpack` keeps them (`name_tail`, `reserved`) and `repack` zeroes them,
 /// so a library that passed with nothing said came out of `repack` 5 bytes different.
@@ -433,6 +434,12 @@ fn rsli_record_leftovers(archive: &ArchiveFile, findings: &mut Findings<'_>) {
         let tail = e.name.get(e.name().len() + 1..).unwrap_or_default();
         let stray = tail.iter().filter(|&&b| b != 0).count();
         let name = names::display(e.name());
+        if e.name().is_empty() {
+            findings.note(format_args!(
+                "entry {index} at offset {record}: its name is empty, which no canonical \
+                 writer writes (the builder and rename refuse it)"
+            ));
+        }
         if stray > 0 {
             findings.note(format_args!(
                 "entry {index} (\"{name}\") at offset {record}: {stray} non-zero bytes after \
