@@ -184,6 +184,8 @@ impl Builder {
     ///   can say.
     /// * [`BuildError::MethodNotImplemented`] for [`Method::Deflate`] without the `deflate`
     ///   feature.
+    /// * [`BuildError::OutOfMemory`] when the packed stream needs more memory than there
+    ///   is (an error, not an abort).
     pub fn add(&mut self, name: &[u8], method: Method, data: &[u8]) -> Result<usize, BuildError> {
         let index = self.items.len();
         if index >= MAX_ENTRIES {

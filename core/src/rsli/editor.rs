@@ -591,6 +591,8 @@ impl Editor {
     ///   can say.
     /// * [`BuildError::MethodNotImplemented`] for [`Method::Deflate`] without the `deflate`
     ///   feature.
+    /// * [`BuildError::OutOfMemory`] when the packed stream needs more memory than there
+    ///   is (an error, not an abort).
     pub fn add(&mut self, name: &[u8], method: Method, data: &[u8]) -> Result<usize, BuildError> {
         self.add_with(name, method, |editor, index, entry| {
             editor.packed(index, method, data, None, entry)
@@ -694,6 +696,8 @@ impl Editor {
     ///   can say.
     /// * [`BuildError::MethodNotImplemented`] for [`Method::Deflate`] without the `deflate`
     ///   feature.
+    /// * [`BuildError::OutOfMemory`] when the packed stream needs more memory than there
+    ///   is (an error, not an abort).
     pub fn replace_with(
         &mut self,
         index: usize,
