@@ -2025,10 +2025,48 @@ fn pack_copies_new_and_changed_stored_or_xor_rsli_files() {
 #[cfg(unix)]
 #[test]
 fn unpack_decodes_a_large_packed_rsli_entry_where_memory_is_short() {
-    use ngi_tests::deflate_bits::Bits;
     let dir = Scratch::new("edit-unpack-rsli-large");
     let size: usize = 200 << 20;
-    // A zero, then matches of it at distance 1, in one fixed-Huffman block.
+    let library = zeros_library(size);
+    let path = dir.join("zeros.rsli");
+    fs::write(&path, &library).unwrap();
+    let folder = dir.join("d");
+    under_256_mib(&["unpack", s(&path), "-o", s(&folder)]);
+    let file = fs::metadata(folder.join("ZEROS.BIN")).unwrap();
+    assert_eq!(file.len(), size as u64);
+    assert!(folder.join("ZEROS.BIN.packed").exists(), "the stream kept");
+    let out = dir.join("again.rsli");
+    under_256_mib(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(
+        fs::read(&out).unwrap() == library,
+        "packed again byte for byte"
+    );
+
+    // 300 MiB cannot be held at all: not decoded, its stream kept, one line, exit 0.
+    fs::write(&path, zeros_library(300 << 20)).unwrap();
+    let folder = dir.join("d300");
+    let o = run_under_256_mib(&[
+        "unpack",
+        s(&path),
+        "-o",
+        s(&folder),
+        "--max-entry-size",
+        "1G",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("are more than the memory there is"), "{err}");
+    assert!(folder.join("ZEROS.BIN.packed").exists(), "the stream kept");
+    assert!(
+        !folder.join("ZEROS.BIN").exists(),
+        "no file for what was not decoded"
+    );
+}
+
+/// An RsLi library of one Deflate entry of `size` zeros: a zero, then matches of it at
+/// distance 1, in one fixed-Huffman block (1.3 MB for 200 MiB).
+fn zeros_library(size: usize) -> Vec<u8> {
+    use ngi_tests::deflate_bits::Bits;
     let mut bits = Bits::default();
     bits.put(1, 1).put(1, 2).fixed(0);
     let mut left = size - 1;
@@ -2051,20 +2089,7 @@ fn unpack_decodes_a_large_packed_rsli_entry_where_memory_is_short() {
         64,
         stream.len() as u32,
     )];
-    let library = hostile::rsli_file(7, false, &entries, &stream, None);
-    let path = dir.join("zeros.rsli");
-    fs::write(&path, &library).unwrap();
-    let folder = dir.join("d");
-    under_256_mib(&["unpack", s(&path), "-o", s(&folder)]);
-    let file = fs::metadata(folder.join("ZEROS.BIN")).unwrap();
-    assert_eq!(file.len(), size as u64);
-    assert!(folder.join("ZEROS.BIN.packed").exists(), "the stream kept");
-    let out = dir.join("again.rsli");
-    under_256_mib(&["pack", s(&folder), "-o", s(&out)]);
-    assert!(
-        fs::read(&out).unwrap() == library,
-        "packed again byte for byte"
-    );
+    hostile::rsli_file(7, false, &entries, &stream, None)
 }
 
 /// `pack` reads an NRes entry's new or changed file as it writes the archive, as it
