@@ -370,8 +370,7 @@ fn add(
                 let method = new.method.unwrap_or(Method::Stored);
                 let refused =
                     |e: rsli::BuildError| refused(e.to_string(), editing::rsli_name_error(&e));
-                let as_is = matches!(method, Method::Stored | Method::Xor);
-                match payload_of(file, source, as_is).map_err(at_file)? {
+                match payload_of(file, source, method.copies_data()).map_err(at_file)? {
                     NewPayload::Joined { offset, len } => {
                         e.add_from_source(&entry_name, method, offset, len)
                     }

@@ -1303,7 +1303,7 @@ fn pack_rsli(
         if p.original.is_none() || p.changed {
             let Some(file) = &p.file else { continue };
             let new = p.original.is_none();
-            let done = if matches!(method, Method::Stored | Method::Xor) {
+            let done = if method.copies_data() {
                 let (start, len) = appended.push(&mut spans, file, pos, &p.name, at)?;
                 if new {
                     editor
@@ -1559,7 +1559,7 @@ fn copied_as_is<'p>(
 /// say so: a field edited without a change of file shows here first.
 fn region_bytes(p: &Planned, len: u64) -> String {
     let entry = p.rsli_entry();
-    let stored = matches!(entry.method(), Ok(Method::Stored | Method::Xor));
+    let stored = entry.method().is_ok_and(Method::copies_data);
     let unpacked = match stored {
         true => format!(
             ", and unpacked_size {}, which a stored or xor entry reads",

@@ -389,9 +389,7 @@ fn rsli_structure(
     }
     for (index, e) in archive.entries().iter().enumerate() {
         let Some(e) = e.as_rsli() else { continue };
-        if matches!(e.method(), Ok(Method::Stored | Method::Xor))
-            && e.packed_size != e.unpacked_size
-        {
+        if e.method().is_ok_and(Method::copies_data) && e.packed_size != e.unpacked_size {
             findings.note(format_args!(
                 "entry {index} (\"{}\"): packed_size {} differs from unpacked_size {}; the engine reads unpacked_size bytes",
                 names::display(e.name()),

@@ -226,6 +226,19 @@ impl Method {
         self as u16
     }
 
+    /// Whether the packed stream is the data itself, before any XOR: stored and XOR
+    /// entries, whose bytes an editor can copy from a file as they are
+    /// ([`rsli::Editor::add_from_source`](crate::rsli::Editor::add_from_source)).
+    ///
+    /// ```
+    /// use ngi_core::Method;
+    ///
+    /// assert!(Method::Xor.copies_data() && !Method::XorLzss.copies_data());
+    /// ```
+    pub const fn copies_data(self) -> bool {
+        matches!(self, Method::Stored | Method::Xor)
+    }
+
     /// Whether the packed bytes are XOR-encrypted with the entry's data key.
     pub const fn uses_xor(self) -> bool {
         matches!(self, Method::Xor | Method::XorLzss | Method::XorLzhuf)

@@ -1123,7 +1123,7 @@ fn copied(
     entry: &mut Entry,
 ) -> Result<Payload, BuildError> {
     let id = entry_id(index);
-    if !matches!(method, Method::Stored | Method::Xor) {
+    if !method.copies_data() {
         return Err(BuildError::MethodPacks { entry: id, method });
     }
     let size = u32::try_from(len).map_err(|_| BuildError::TooLarge { entry: id })?;
