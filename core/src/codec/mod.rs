@@ -227,8 +227,8 @@ impl Method {
     }
 
     /// Whether the packed stream is the data itself, before any XOR: stored and XOR
-    /// entries, whose bytes an editor can copy from a file as they are
-    /// ([`rsli::Editor::add_from_source`](crate::rsli::Editor::add_from_source)).
+    /// entries, whose bytes an editor can copy from a file as they are (the RsLi editor's
+    /// `add_from_source`, feature `alloc`).
     ///
     /// ```
     /// use ngi_core::Method;
