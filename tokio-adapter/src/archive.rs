@@ -194,8 +194,7 @@ impl Archive {
 
     /// An archive in memory, with the default options: readers decode straight from
     /// `bytes`, zero-copy, and need no runtime. (But not another executor's `block_on`
-    /// inside a tokio task: tokio's coop budget and the readers' yields hand their wake to
-    /// the task that `block_on` then blocks, and the read waits for ever.)
+    /// inside a tokio task, as for any archive: see the [crate](crate) docs.)
     ///
     /// ```
     /// let bytes = std::fs::read("../samples/sample.nres")?;

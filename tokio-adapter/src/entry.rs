@@ -61,7 +61,9 @@ const POLL_CHUNK: usize = DEFAULT_STREAM_CHUNK;
 /// between yields. So decoding a large entry from memory lets the other tasks of its
 /// runtime run, and its timers fire, under any executor (on tokio the yield waits for
 /// the worker to look at its timers and I/O, as `yield_now`'s does). An [`EntryStream`]
-/// decodes at most 64 KiB a `poll_next`, whatever its chunk length.
+/// decodes at most 64 KiB a `poll_next`, whatever its chunk length. (So a read inside a
+/// tokio task must be awaited, not run by another executor's `block_on`, which would
+/// wait for ever: see the [crate](crate) docs.)
 ///
 /// # Cancel safety
 /// Reads may be dropped at any point (`select!`, timeouts): every byte decoded is either
@@ -172,6 +174,10 @@ pub struct EntryStream {
     target: usize,
     /// The last item (the end, or an error) has been given.
     finished: bool,
+    /// An error that came while the chunk held bytes: the stream's next item, after them.
+    /// A sticky one would come again from the reader, but a transient one would not, and
+    /// the stream would go on past it.
+    deferred: Option<io::Error>,
 }
 
 impl EntryStream {
@@ -182,6 +188,7 @@ impl EntryStream {
             chunk: Vec::new(),
             target: 0,
             finished: false,
+            deferred: None,
         }
     }
 
@@ -205,7 +212,9 @@ impl EntryStream {
         &self.reader
     }
 
-    /// The reader under it, with the bytes of a partly filled chunk.
+    /// The reader under it, with the bytes of a partly filled chunk. An error the stream
+    /// held for its next item is the reader's again if it sticks; a transient one is gone,
+    /// and the reader tries again.
     pub fn into_parts(self) -> (EntryReader, Bytes) {
         (self.reader, Bytes::from(self.chunk))
     }
@@ -224,6 +233,7 @@ impl std::fmt::Debug for EntryStream {
             .field("chunk_len", &self.chunk_len)
             .field("filled", &self.chunk.len())
             .field("finished", &self.finished)
+            .field("deferred", &self.deferred)
             .finish()
     }
 }
@@ -241,6 +251,10 @@ impl futures_core::Stream for EntryStream {
         let this = self.get_mut();
         if this.finished {
             return Poll::Ready(None);
+        }
+        if let Some(e) = this.deferred.take() {
+            this.finished = true;
+            return Poll::Ready(Some(Err(e)));
         }
         if this.target == 0 {
             // No larger than what is left of the entry (at least 1 to see its end).
@@ -282,8 +296,9 @@ impl futures_core::Stream for EntryStream {
                     break;
                 }
                 Ok(n) => allowance = allowance.saturating_sub(n),
-                // The bytes before the fault first; the error sticks, and comes next.
-                Err(_) if !this.chunk.is_empty() => {
+                // The bytes before the fault first; the error comes next.
+                Err(e) if !this.chunk.is_empty() => {
+                    this.deferred = Some(e);
                     return Poll::Ready(Some(Ok(this.take_chunk())));
                 }
                 Err(e) => {
@@ -296,5 +311,42 @@ impl futures_core::Stream for EntryStream {
             return Poll::Ready(None);
         }
         Poll::Ready(Some(Ok(this.take_chunk())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::StreamExt;
+
+    use super::*;
+    use crate::packed::Packed;
+    use crate::{Archive, OpenOptions};
+
+    /// A transient error (`WouldBlock`, which a FUSE file system may give a read) that
+    /// comes while a chunk holds bytes ends the stream after that chunk, as one before
+    /// any byte does. It was dropped, and the stream went on as if nothing had happened.
+    #[tokio::test]
+    async fn a_transient_error_after_some_bytes_ends_the_stream() {
+        let bytes: Vec<u8> = (0..1500u32).map(|i| (i * 7 % 251) as u8).collect();
+        let path = std::env::temp_dir().join(format!("ngi-tokio-entry-{}", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let opened = Archive::open_with(&path, OpenOptions::DEFAULT.with_raw(true)).await;
+        std::fs::remove_file(&path).unwrap();
+        let archive = opened
+            .unwrap()
+            .with_read_chunk(512)
+            .with_cached_reads_inline(false);
+        let mut reader = archive.reader(0).unwrap();
+        let Packed::File(range) = reader.decoding.input_mut() else {
+            panic!("an archive opened from a file reads it");
+        };
+        // The second read of the file, made while the first 512 bytes are decoded.
+        range.fail_read = Some((512, io::ErrorKind::WouldBlock));
+        let mut stream = EntryStream::new(reader).with_chunk_len(1000);
+        let first = stream.next().await.unwrap().unwrap();
+        assert_eq!(first[..], bytes[..512]);
+        let e = stream.next().await.unwrap().unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::WouldBlock);
+        assert!(stream.next().await.is_none());
     }
 }

@@ -60,7 +60,17 @@
 //! Feature `futures-io`: `futures_io::AsyncRead + AsyncBufRead` for [`EntryReader`] and
 //! [`DecodeReader`] (over a futures-io `AsyncBufRead`), on the same poll loop. Readers of
 //! an archive opened from a file use the tokio runtime it was opened on for their reads,
-//! whichever executor polls them.
+//! whichever executor polls them: once that runtime has shut down, a read the page cache
+//! cannot answer inline fails (`Other`, naming the entry and offset) where one it can
+//! still succeeds, so an archive should not outlive its runtime (a `static` shared by
+//! several `#[tokio::test]`s, each with a runtime of its own, passes until the file
+//! leaves the page cache).
+//!
+//! Not inside a tokio task: another executor's `block_on` (`futures::executor`'s) of a
+//! read, whatever the archive's source. A reader yields after a millisecond of
+//! decoding, and tokio holds a yielded task's wake until its worker comes back to it,
+//! which it does not while `block_on` blocks the worker: the read waits for ever. Use
+//! `spawn_blocking` or `block_in_place` around such a `block_on`, or `.await` the read.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -99,6 +99,9 @@ pub(crate) struct FileRange {
     reading: Option<JoinHandle<(Vec<u8>, io::Result<bool>)>>,
     /// Where the read in flight starts, for its error.
     reading_at: u64,
+    /// Tests: the read that starts at this offset fails once, with this kind.
+    #[cfg(test)]
+    pub(crate) fail_read: Option<(u64, io::ErrorKind)>,
 }
 
 impl Drop for FileRange {
@@ -134,6 +137,8 @@ impl FileRange {
             spare: Vec::new(),
             reading: None,
             reading_at: range.start,
+            #[cfg(test)]
+            fail_read: None,
         }
     }
 
@@ -233,6 +238,14 @@ impl FileRange {
         self.reading_at = offset;
         self.next += len as u64;
         let entry = self.entry;
+        #[cfg(test)]
+        if let Some((_, kind)) = self.fail_read.take_if(|(at, _)| *at == offset) {
+            self.reading = Some(
+                self.runtime
+                    .spawn_blocking(move || (buffer, Err(kind.into()))),
+            );
+            return;
+        }
         self.reading = Some(self.runtime.spawn_blocking(move || {
             let read = read_up_to(&file, &mut buffer, offset);
             buffer.truncate(*read.as_ref().unwrap_or(&0));
