@@ -771,6 +771,14 @@ fn editors_from_a_catalog_save_what_editors_of_the_whole_file_save() {
                 from_catalog, whole,
                 "trailer {trailer:?}, honoured {honour}"
             );
+            if let (Ok(new), Some(_)) = (&whole, trailer) {
+                // Honoured or not, past the last payload's last byte: kept last.
+                assert_eq!(
+                    new[new.len() - 6..],
+                    bytes[bytes.len() - 6..],
+                    "trailer {trailer:?}, honoured {honour}: the trailer stays last"
+                );
+            }
             saves += usize::from(whole.is_ok());
         }
     }
@@ -1245,7 +1253,7 @@ type Edit = fn(&mut rsli::Editor);
 type OutsideCase = (&'static str, usize, u64, u32, Edit, Option<(u32, u64)>);
 
 /// The cases of the test below, for a library of `len` bytes.
-fn outside_cases(len: u64) -> [OutsideCase; 14] {
+fn outside_cases(len: u64) -> [OutsideCase; 15] {
     let rm_a: Edit = |e| e.remove(0).unwrap();
     let rename_a: Edit = |e| e.rename(0, b"Q.TXT").unwrap();
     let rename_a_first: Edit = |e| e.rename(0, b"AA.TXT").unwrap();
@@ -1341,6 +1349,15 @@ fn outside_cases(len: u64) -> [OutsideCase; 14] {
             8,
             rename_c,
             Some((1, len - 4)),
+        ),
+        // The same from the first byte after the table (the header and three records).
+        (
+            "A running past the end from the first payload byte, rename C",
+            0,
+            32 + 3 * 32,
+            len as u32,
+            rename_c,
+            Some((0, 32 + 3 * 32)),
         ),
     ]
 }
@@ -1463,6 +1480,69 @@ fn an_nres_record_outside_the_data_stays_unreadable_or_the_edit_is_refused() {
         }
     );
     assert!(e.to_string().contains("read other bytes as its own"), "{e}");
+}
+
+/// The same at the first offset a payload can have: an archive with no payload bytes,
+/// whose one record claims 8 bytes at offset 16 (the directory's), takes them in as
+/// soon as an added payload lies there.
+#[test]
+fn an_nres_record_outside_at_the_first_payload_offset_is_refused_too() {
+    let mut writer = Writer::new();
+    let entry = NewEntry {
+        name: b"a",
+        ..NewEntry::default()
+    };
+    writer.add(entry, b"").unwrap();
+    let mut old = writer.finish();
+    assert_eq!(old.len(), 16 + 64, "no payload bytes");
+    old[16 + 12..][..4].copy_from_slice(&8u32.to_le_bytes());
+    let archive = Archive::open(&old).unwrap();
+    assert_eq!(archive.entries().next().unwrap().data_offset, 16);
+    assert!(archive.payload(0).is_err(), "outside: no payload");
+
+    let mut editor = nres::Editor::open(&archive).unwrap();
+    let new_entry = NewEntry {
+        name: b"b",
+        ..NewEntry::default()
+    };
+    editor.add(new_entry, vec![9; 300]).unwrap();
+    assert_eq!(
+        editor.plan().unwrap_err(),
+        nres::WriteError::OutsideNowInside {
+            entry: 0,
+            data_offset: 16,
+            size: 8
+        }
+    );
+}
+
+/// A library of [`rsli::MAX_ENTRIES`] entries (the count is an `i16`) takes no more:
+/// `add` refuses the next, and the entries there save as they were; one removed makes
+/// room for one.
+#[test]
+fn an_rsli_library_of_max_entries_takes_no_more() {
+    let mut builder = Builder::new();
+    for _ in 0..rsli::MAX_ENTRIES {
+        builder.add(b"N", Method::Stored, b"").unwrap();
+    }
+    let old = builder.build().unwrap();
+    let lib = Library::open(&old).unwrap();
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    assert_eq!(
+        editor.add(b"M", Method::Stored, b"m"),
+        Err(rsli::BuildError::TooManyEntries)
+    );
+    assert_eq!(saved(&editor.plan().unwrap(), &old), old);
+    editor.remove(0).unwrap();
+    assert_eq!(
+        editor.add(b"M", Method::Stored, b"m"),
+        Ok(rsli::MAX_ENTRIES - 1)
+    );
+    let new = saved(&editor.plan().unwrap(), &old);
+    let relib = Library::open(&new).unwrap();
+    assert_eq!(relib.len(), rsli::MAX_ENTRIES);
+    let added = relib.find(b"M").unwrap();
+    assert_eq!(relib.unpack_to_vec(added, &Limits::DEFAULT).unwrap(), b"m");
 }
 
 /// A random permutation of `0..n` (Fisher-Yates).

@@ -300,6 +300,19 @@ mod tests {
 
     /// A plan too large for memory is an error, never a wrapped length: `b"head"` and
     /// `u64::MAX` zeros once came out as the 3 bytes `b"hea"` in a release build.
+    /// Its length is what it writes, pieces of nothing included, saturating at
+    /// `u64::MAX`.
+    #[test]
+    fn len_and_is_empty() {
+        assert!(Plan::new(vec![]).is_empty());
+        let nothing = Plan::new(vec![Piece::Zeros(0), Piece::Owned(vec![])]);
+        assert_eq!((nothing.len(), nothing.is_empty()), (0, true));
+        let some = Plan::new(vec![Piece::Zeros(2), Piece::Copy { offset: 9, len: 3 }]);
+        assert_eq!((some.len(), some.is_empty()), (5, false));
+        let huge = Plan::new(vec![Piece::Zeros(u64::MAX), Piece::Zeros(1)]);
+        assert_eq!(huge.len(), u64::MAX);
+    }
+
     #[test]
     fn a_plan_past_memory_is_an_error() {
         let wrapping = Plan::new(vec![Piece::Owned(b"head".to_vec()), Piece::Zeros(u64::MAX)]);

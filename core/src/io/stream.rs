@@ -470,12 +470,82 @@ mod tests {
     use crate::codec::inflate::InPlaceDecoder;
 
     #[test]
-    fn a_decoder_that_wants_input_after_the_end_is_stalled() {
+    fn a_stream_that_ends_early_is_truncated_not_stalled() {
         // A stored stream given nothing and told it ended: the codec says Truncated.
         let mut d = StreamDecoder::new(Method::Stored, 2, 0).at(Some(1), 10);
         let e = d.decode(b"", true, &mut [0; 4]).unwrap_err();
         assert!(e.is_truncated());
         assert_eq!(e.offset(), 10);
+    }
+
+    /// A codec that breaks the contract: every call reports `progress`, whatever it is
+    /// given, and the total it says it produced.
+    struct Broken {
+        progress: Progress,
+        produced: u64,
+    }
+
+    impl Decoder for Broken {
+        fn decode(&mut self, _: &[u8], _: &mut [u8], _: bool) -> Result<Progress, DecodeError> {
+            Ok(self.progress)
+        }
+
+        fn expected_len(&self) -> u64 {
+            10
+        }
+
+        fn produced_total(&self) -> u64 {
+            self.produced
+        }
+    }
+
+    /// Each way of neither going on nor ending is an error naming the offset reached and
+    /// the bytes produced, and is kept; the same calls with nothing to go on are not.
+    #[test]
+    fn a_codec_that_makes_no_progress_is_stalled() {
+        let (nothing, input, ended) = (Status::NeedInput, &b"abc"[..], true);
+        let idle = |status| Progress {
+            consumed: 0,
+            produced: 0,
+            status,
+        };
+        let some = Progress {
+            consumed: 2,
+            produced: 1,
+            status: nothing,
+        };
+        // Idle with input at hand; idle at the end; wanting input after the end.
+        for (progress, input, input_ended) in [
+            (idle(nothing), input, !ended),
+            (idle(Status::OutputFull), input, !ended),
+            (idle(nothing), &b""[..], ended),
+            (some, input, ended),
+        ] {
+            let codec = Broken {
+                progress,
+                produced: 4,
+            };
+            let mut d = StreamDecoder::from_decoder(codec).at(Some(3), 100);
+            let e = d.decode(input, input_ended, &mut [0; 4]).unwrap_err();
+            let consumed = progress.consumed as u64;
+            let stalled = StreamError::Stalled {
+                entry: Some(3),
+                offset: 100 + consumed,
+                produced: 4,
+            };
+            assert_eq!(e, stalled, "{progress:?}, ended {input_ended}");
+            assert_eq!(d.decode(b"", true, &mut [0; 4]), Err(e), "kept");
+        }
+        // Idle with neither input nor its end, or without room: waiting, not stalled.
+        for (input, room) in [(&b""[..], 4), (input, 0)] {
+            let codec = Broken {
+                progress: idle(nothing),
+                produced: 4,
+            };
+            let mut d = StreamDecoder::from_decoder(codec);
+            let mut output = [0u8; 4];
+            assert!(d.decode(input, false, &mut output[..room]).is_ok());
+        }
     }
 
     #[test]
