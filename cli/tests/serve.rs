@@ -607,12 +607,23 @@ async fn ranges(http: &reqwest::Client, url: &str, name: &str, want: &[u8], etag
         let error: Value = serde_json::from_slice(&body).unwrap();
         assert!(error["error"].as_str().unwrap().contains(name));
     }
-    // Several ranges, and an If-Range that names another version: the whole entry.
+    // Several ranges (on one line or two), and an If-Range that names another version
+    // or is given twice (this version's tag, on two lines, join into no tag): the whole
+    // entry. The second line was ignored: a 206 of the first's range.
     for headers in [
         vec![("range", "bytes=0-1,5-6".to_owned())],
         vec![
             ("range", "bytes=0-1".to_owned()),
+            ("range", "bytes=5-6".to_owned()),
+        ],
+        vec![
+            ("range", "bytes=0-1".to_owned()),
             ("if-range", "\"old\"".to_owned()),
+        ],
+        vec![
+            ("range", "bytes=0-1".to_owned()),
+            ("if-range", etag.to_owned()),
+            ("if-range", etag.to_owned()),
         ],
     ] {
         let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -1323,7 +1334,8 @@ async fn clients_that_leave_or_stall_free_their_streams() {
     let dir = folder("drops");
     fs::write(dir.join("large.rsli"), large_library()).unwrap();
     fs::write(dir.join("huge.rsli"), huge_library()).unwrap();
-    let server = Server::start(&dir, &["--idle-timeout", "1", "--max-streams", "4"]);
+    let extra = ["--idle-timeout", "1", "--max-streams", "4"];
+    let (server, log) = Server::start_logging(&dir, &extra, "info", "drops");
     let http = client();
     for round in 0..50 {
         let name = ["BIG.DEF", "BIG.RAW", "BIG.LZH"][round % 3];
@@ -1359,6 +1371,13 @@ async fn clients_that_leave_or_stall_free_their_streams() {
     wait_for_zero("after a stalled client").await;
     drop(stalled);
     assert!(server.stop().success());
+    // The timer's closing is said (as it is of a kept-alive connection left idle).
+    let log = fs::read_to_string(log).unwrap();
+    assert!(
+        log.lines()
+            .any(|l| l.ends_with(" closed: no byte sent or received for 1s")),
+        "{log}"
+    );
 }
 
 /// Clients that ask for a large entry and read none of it hold the server's memory of
@@ -2127,6 +2146,39 @@ async fn no_host_is_a_400_and_a_nul_names_no_entry() {
     // HTTP/1.0 has no Host to give.
     let text = exchange("GET /sample.nres/readme.txt HTTP/1.0\r\n\r\n").await;
     assert!(text.starts_with("HTTP/1.0 200 "), "{text}");
+    // Two, or one that is no host[:port], in either version: 400 too (they were served).
+    for (hosts, version, answer) in [
+        (
+            "Host: a\r\nHost: b\r\n",
+            "1.1",
+            "a request takes one Host header",
+        ),
+        (
+            "Host: a\r\nHost: b\r\n",
+            "1.0",
+            "a request takes one Host header",
+        ),
+        ("Host: a b\r\n", "1.1", "the Host header is no host[:port]"),
+        ("Host: @@@\r\n", "1.1", "the Host header is no host[:port]"),
+        (
+            "Host: user@a\r\n",
+            "1.0",
+            "the Host header is no host[:port]",
+        ),
+        ("Host: a:80\r\n", "1.1", ""),
+        ("Host: [::1]:8080\r\n", "1.1", ""),
+        ("Host:\r\n", "1.1", ""),
+    ] {
+        let request = format!(
+            "GET /sample.nres/readme.txt HTTP/{version}\r\n{hosts}Connection: close\r\n\r\n"
+        );
+        let text = exchange(request.leak()).await;
+        let status = if answer.is_empty() { "200" } else { "400" };
+        assert!(
+            text.starts_with(&format!("HTTP/{version} {status} ")) && text.contains(answer),
+            "{hosts:?}: {text}"
+        );
+    }
     let (status, body) = raw_get(&server.url, "/sample.nres/readme.txt%00.html").await;
     assert_eq!(status, 404, "{body}");
     let (status, _) = raw_get(&server.url, "/sample.nres/readme.txt").await;

@@ -181,17 +181,20 @@ impl StreamedEntry<'_> {
 }
 
 /// A response's body, holding its request's [`Busy`](super::idle::Busy) exchange until it
-/// is sent or dropped.
+/// is sent or dropped, and a producing one while the body works on its next bytes (from
+/// a `Pending` to the next item), which the idle timer does not count.
 pub struct Exchanged {
     body: Body,
-    _exchange: super::idle::Busy,
+    exchange: super::idle::Busy,
+    producing: Option<super::idle::Busy>,
 }
 
 impl Exchanged {
     pub fn wrap(body: Body, exchange: super::idle::Busy) -> Body {
         Body::new(Exchanged {
             body,
-            _exchange: exchange,
+            exchange,
+            producing: None,
         })
     }
 }
@@ -204,7 +207,16 @@ impl hyper::body::Body for Exchanged {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
-        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.body).poll_frame(cx);
+        match polled {
+            Poll::Pending if this.producing.is_none() => {
+                this.producing = Some(this.exchange.activity().producing());
+            }
+            Poll::Pending => {}
+            Poll::Ready(_) => this.producing = None,
+        }
+        polled
     }
 
     fn is_end_stream(&self) -> bool {
@@ -424,6 +436,44 @@ impl Stream for Streamed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A body that waits once before each of its two chunks.
+    struct Slow(u8);
+
+    impl Stream for Slow {
+        type Item = io::Result<Bytes>;
+
+        fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+            let this = self.get_mut();
+            this.0 += 1;
+            match this.0 {
+                1 | 3 => Poll::Pending,
+                2 | 4 => Poll::Ready(Some(Ok(Bytes::from_static(b"chunk")))),
+                _ => Poll::Ready(None),
+            }
+        }
+    }
+
+    /// From each `Pending` of the body to its next item, the connection is the server's
+    /// to wait for, not the client's.
+    #[test]
+    fn a_body_is_at_work_from_a_pending_to_its_next_item() {
+        use hyper::body::Body as _;
+        let activity = super::super::idle::Activity::default();
+        let mut body = Exchanged::wrap(Body::from_stream(Slow(0)), activity.exchanging());
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let mut at_work = Vec::new();
+        loop {
+            let polled = Pin::new(&mut body).poll_frame(&mut cx);
+            at_work.push(activity.working());
+            if let Poll::Ready(None) = polled {
+                break;
+            }
+        }
+        assert_eq!(at_work, [true, false, true, false, false]);
+        drop(body);
+        assert!(!activity.working());
+    }
 
     #[test]
     fn verified_keeps_the_latest_entries() {

@@ -13,7 +13,7 @@ use ngi_tokio::Archive;
 
 use super::body::{Buffered, EndCheck, StreamedEntry, Verified, changed, rewritten};
 use super::paths::Located;
-use super::validators::Validators;
+use super::validators::{Validators, one_line};
 use super::{Shared, error_response};
 use crate::names;
 
@@ -138,9 +138,10 @@ pub async fn respond(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static("sandbox"),
     );
-    let range = request
-        .get(header::RANGE)
-        .and_then(|v| v.to_str().ok())
+    // Two `Range` lines join into no valid range: ignored, as an invalid one is.
+    let range = one_line(request, header::RANGE)
+        .ok()
+        .flatten()
         // Range is defined for GET alone: HEAD says what a plain GET would (RFC 9110
         // 14.2).
         .filter(|_| !head && validators.range_applies(request))

@@ -9,7 +9,10 @@
 //! no byte moves either, and hyper keeps a read pending to see the client leave: the
 //! timer does not count then ([`Activity::preparing`]). The request timeout bounds that
 //! time, with a 503; an `--idle-timeout` below the time a response took to prepare closed
-//! the connection with no answer at all.
+//! the connection with no answer at all. Nor does it count while a body works on its next
+//! bytes ([`Activity::producing`]): the range of a packed entry decodes the rest of the
+//! entry before its last chunk goes out, and a busy server took longer than the idle time
+//! over it, closing the connection mid-body while the client waited.
 //!
 //! Once the server stops, a connection with no request in it (none being prepared or
 //! sent, [`Activity::exchanging`]) reads the end of its input: hyper closes it. A
@@ -31,10 +34,11 @@ use tokio::time::{Instant, Sleep};
 /// being prepared (from the call until the status line and headers are made), and those
 /// in exchange (from the call until the body is sent or dropped).
 #[derive(Debug, Clone, Default)]
-pub struct Activity(Arc<[AtomicUsize; 2]>);
+pub struct Activity(Arc<[AtomicUsize; 3]>);
 
 const PREPARING: usize = 0;
 const EXCHANGING: usize = 1;
+const PRODUCING: usize = 2;
 
 impl Activity {
     /// A request's response being prepared, until the guard is dropped.
@@ -47,8 +51,19 @@ impl Activity {
         Busy::new(self, EXCHANGING)
     }
 
+    /// A response's body at work on its next bytes (hyper waits for the body, not for
+    /// the socket), until the guard is dropped.
+    pub fn producing(&self) -> Busy {
+        Busy::new(self, PRODUCING)
+    }
+
     fn any(&self, what: usize) -> bool {
         self.0[what].load(Ordering::Relaxed) > 0
+    }
+
+    /// Whether the server, not the client, is what the connection waits for.
+    pub(super) fn working(&self) -> bool {
+        self.any(PREPARING) || self.any(PRODUCING)
     }
 }
 
@@ -60,6 +75,11 @@ impl Busy {
     fn new(activity: &Activity, what: usize) -> Busy {
         activity.0[what].fetch_add(1, Ordering::Relaxed);
         Busy(activity.clone(), what)
+    }
+
+    /// The connection's activity it counts in.
+    pub fn activity(&self) -> &Activity {
+        &self.0
     }
 }
 
@@ -98,10 +118,11 @@ impl<T> IdleTimeout<T> {
     }
 
     /// What a pending operation turns into: still pending, or the timeout once it is due
-    /// (while a response is being prepared, the timer starts over instead).
+    /// (while a response is being prepared or its body produced, the timer starts over
+    /// instead).
     fn pending<R>(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<R>> {
         while self.timer.as_mut().poll(cx).is_ready() {
-            if !self.activity.any(PREPARING) {
+            if !self.activity.working() {
                 return Poll::Ready(Err(io::Error::new(
                     io::ErrorKind::TimedOut,
                     format!("no byte sent or received for {:?}", self.idle),
@@ -241,6 +262,28 @@ mod tests {
         far.write_all(b"x").await.unwrap();
         near.read_exact(&mut byte).await.unwrap();
         // Prepared: the timer counts again.
+        let started = Instant::now();
+        let e = near.read(&mut byte).await.unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+        assert_eq!(started.elapsed(), Duration::from_secs(5));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_body_at_work_holds_the_timer() {
+        let (near, _far) = tokio::io::duplex(64);
+        let activity = Activity::default();
+        let mut near = IdleTimeout::new(
+            near,
+            Duration::from_secs(5),
+            activity.clone(),
+            Arc::default(),
+        );
+        let exchange = activity.exchanging();
+        let producing = exchange.activity().producing();
+        let mut byte = [0u8; 1];
+        let read = tokio::time::timeout(Duration::from_secs(10), near.read(&mut byte)).await;
+        assert!(read.is_err(), "the read must still be pending: {read:?}");
+        drop(producing);
         let started = Instant::now();
         let e = near.read(&mut byte).await.unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::TimedOut);

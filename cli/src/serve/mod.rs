@@ -258,7 +258,14 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             if let Err(e) = connection.await {
-                tracing::debug!(target: "ngi::serve", "connection from {peer}: {e}");
+                // The idle timer's closing is the server's doing, and may cut a body
+                // short: worth a line where a client's going away is not.
+                match idle_timeout(&e) {
+                    Some(why) => {
+                        tracing::info!(target: "ngi::serve", "connection from {peer} closed: {why}")
+                    }
+                    None => tracing::debug!(target: "ngi::serve", "connection from {peer}: {e}"),
+                }
             }
             drop(permit);
         });
@@ -331,6 +338,18 @@ fn fit_open_files(wanted: usize) -> (usize, usize) {
 }
 
 /// SIGINT (Ctrl-C) or, on Unix, SIGTERM.
+/// The idle timer's error, when that is what ended a connection.
+fn idle_timeout(e: &hyper::Error) -> Option<&std::io::Error> {
+    let mut source = std::error::Error::source(e);
+    while let Some(error) = source {
+        if let Some(io) = error.downcast_ref::<std::io::Error>() {
+            return (io.kind() == std::io::ErrorKind::TimedOut).then_some(io);
+        }
+        source = error.source();
+    }
+    None
+}
+
 async fn shutdown_signal() {
     let interrupt = async {
         // A handler that cannot be installed must not read as a signal.

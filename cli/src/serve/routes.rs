@@ -17,7 +17,7 @@ use super::entry;
 use super::html::{self, Sort};
 use super::listing::{Form, Listing};
 use super::paths::{self, Located, Refusal, Target};
-use super::validators::{Validators, unsized_empty};
+use super::validators::{NotOneLine, Validators, one_line, unsized_empty};
 use super::{Shared, error_response};
 
 pub fn router(shared: Arc<Shared>) -> Router {
@@ -119,9 +119,10 @@ fn refusal(refusal: Refusal) -> Response {
 
 fn wants_html(headers: &HeaderMap) -> bool {
     headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(accepts_html)
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(accepts_html)
 }
 
 /// Whether an `Accept` value lists `text/html` with a weight above 0 (RFC 9110 12.5.1:
@@ -140,6 +141,24 @@ fn accepts_html(accept: &str) -> bool {
     })
 }
 
+/// Why a request's `Host` is refused (RFC 9112 3.2): none in an HTTP/1.1 request, more
+/// than one, or a value that is no `host[:port]` (empty is allowed).
+fn host_refused(request: &Parts) -> Option<&'static str> {
+    match one_line(&request.headers, header::HOST) {
+        Ok(None) if request.version == axum::http::Version::HTTP_11 => {
+            Some("an HTTP/1.1 request needs a Host header")
+        }
+        Ok(Some(host))
+            if !host.is_empty()
+                && (host.contains('@') || host.parse::<axum::http::uri::Authority>().is_err()) =>
+        {
+            Some("the Host header is no host[:port]")
+        }
+        Ok(_) => None,
+        Err(NotOneLine) => Some("a request takes one Host header, as text"),
+    }
+}
+
 async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
     let head = match request.method {
         Method::GET => false,
@@ -155,14 +174,10 @@ async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
             return response;
         }
     };
-    // RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request without a Host.
-    if request.version == axum::http::Version::HTTP_11
-        && !request.headers.contains_key(header::HOST)
-    {
-        return error_response(
-            StatusCode::BAD_REQUEST,
-            "an HTTP/1.1 request needs a Host header".into(),
-        );
+    // RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request without a Host, and
+    // to any request with more than one or with an invalid one.
+    if let Some(refused) = host_refused(request) {
+        return error_response(StatusCode::BAD_REQUEST, refused.into());
     }
     let folder = shared.folder.clone();
     let raw = request.uri.path().to_owned();

@@ -123,10 +123,13 @@ impl Validators {
     }
 
     /// Whether an `If-Range` lets a `Range` apply: absent, or naming this very version
-    /// (strong comparison, or the exact date).
+    /// (strong comparison, or the exact date). One that is not text, or given on more
+    /// than one line, names none: the whole entry is the safe answer.
     pub fn range_applies(&self, request: &HeaderMap) -> bool {
-        let Some(condition) = request.get(header::IF_RANGE).and_then(|v| v.to_str().ok()) else {
-            return true;
+        let condition = match one_line(request, header::IF_RANGE) {
+            Ok(None) => return true,
+            Ok(Some(condition)) => condition,
+            Err(NotOneLine) => return false,
         };
         if condition.trim() == self.etag {
             return true;
@@ -138,6 +141,23 @@ impl Validators {
             (Some(date), Some(modified)) => whole_seconds(modified) == whole_seconds(date),
             _ => false,
         }
+    }
+}
+
+/// A field that is not a list given on more than one line, or whose value is not text.
+#[derive(Debug, PartialEq, Eq)]
+pub struct NotOneLine;
+
+/// The value of the field `name`, which takes one value (`Host`, `Range`, `If-Range`):
+/// `None` without it. Lines of a list field are parts of one list; lines of one of these
+/// joined so make no value of it, and using the first alone (as `get` does) answered a
+/// request that says two things as if it said one.
+pub fn one_line(request: &HeaderMap, name: header::HeaderName) -> Result<Option<&str>, NotOneLine> {
+    let mut lines = request.get_all(name).iter();
+    match (lines.next(), lines.next()) {
+        (None, _) => Ok(None),
+        (Some(value), None) => value.to_str().map(Some).map_err(|_| NotOneLine),
+        (Some(_), Some(_)) => Err(NotOneLine),
     }
 }
 
