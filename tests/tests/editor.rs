@@ -1516,6 +1516,45 @@ fn an_nres_record_outside_at_the_first_payload_offset_is_refused_too() {
     );
 }
 
+/// A library with no payload bytes whose last 6 bytes, in its table, read as an `AO`
+/// trailer: honoured, its overlay places the offsets, but an edited table could not keep
+/// those bytes, so any edit is refused; the library saves as it is.
+#[test]
+fn an_rsli_trailer_inside_the_table_refuses_every_edit() {
+    let mut builder = Builder::new();
+    builder.add(b"A", Method::Stored, b"").unwrap();
+    builder.add(b"B", Method::Stored, b"").unwrap();
+    let mut old = builder.build().unwrap();
+    assert_eq!(old.len(), 32 + 2 * 32, "no payload bytes");
+    let at = old.len() - 6;
+    old[at..].copy_from_slice(b"AO\x10\0\0\0");
+    let options = OpenOptions::DEFAULT.with_media_trailer(true);
+    let lib = Library::open_with(&old, options).unwrap();
+    assert_eq!(lib.overlay(), Some(16));
+    let refused = rsli::BuildError::TrailerInTable { overlay: 16 };
+    let edits: [(&str, Edit); 4] = [
+        ("rename", |e| e.rename(0, b"Z").unwrap()),
+        ("remove", |e| e.remove(1).unwrap()),
+        ("add", |e| _ = e.add(b"C", Method::Stored, b"c").unwrap()),
+        // No name changes: the table's order stays, and only the payload is new.
+        ("replace", |e| e.replace(1, b"b").unwrap()),
+    ];
+    for (what, edit) in edits {
+        let mut editor = rsli::Editor::open(&lib).unwrap();
+        assert_eq!(
+            saved(&editor.plan().unwrap(), &old),
+            old,
+            "{what}: untouched"
+        );
+        edit(&mut editor);
+        assert_eq!(editor.plan().unwrap_err(), refused, "{what}");
+    }
+    assert!(
+        refused.to_string().contains("overlaps the table"),
+        "{refused}"
+    );
+}
+
 /// A library of [`rsli::MAX_ENTRIES`] entries (the count is an `i16`) takes no more:
 /// `add` refuses the next, and the entries there save as they were; one removed makes
 /// room for one.

@@ -256,6 +256,26 @@ mod tests {
         u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
     }
 
+    /// An archive ends by `u32::MAX`: the longest payload whose padded end leaves room
+    /// for the directory fits, a byte more (8 more once padded) does not. (The total is a
+    /// multiple of 8, so it never is `u32::MAX` itself.)
+    #[test]
+    fn a_payload_fits_up_to_the_last_byte_total_size_can_say() {
+        let limit = u64::from(u32::MAX);
+        // Entry 1: a directory of two records after the payload's padded end.
+        let end = (limit - 2 * ENTRY_LEN as u64) / ALIGN * ALIGN;
+        let len = end - 1000;
+        assert_eq!(fits(1000, len, 1), Ok(end));
+        assert_eq!(
+            fits(1000, len + 1, 1),
+            Err(WriteError::TooLarge { entry: 1 })
+        );
+        assert_eq!(
+            fits(1000, u64::MAX, 1),
+            Err(WriteError::TooLarge { entry: 1 })
+        );
+    }
+
     #[test]
     fn empty_archive_is_the_bare_header() {
         let bytes = Writer::new().finish();
