@@ -243,51 +243,32 @@ mod tests {
         assert_eq!(started.elapsed(), Duration::from_secs(5));
     }
 
+    /// While a response is prepared, or its body makes its next bytes, the timer does
+    /// not count; once that is done, it does again.
     #[tokio::test(start_paused = true)]
-    async fn a_response_in_preparation_holds_the_timer() {
-        let (near, mut far) = tokio::io::duplex(64);
-        let activity = Activity::default();
-        let mut near = IdleTimeout::new(
-            near,
-            Duration::from_secs(5),
-            activity.clone(),
-            Arc::default(),
-        );
-        let preparation = activity.preparing();
-        let mut byte = [0u8; 1];
-        // Twice the idle time with nothing moved, then the response's first byte.
-        let read = tokio::time::timeout(Duration::from_secs(10), near.read(&mut byte)).await;
-        assert!(read.is_err(), "the read must still be pending: {read:?}");
-        drop(preparation);
-        far.write_all(b"x").await.unwrap();
-        near.read_exact(&mut byte).await.unwrap();
-        // Prepared: the timer counts again.
-        let started = Instant::now();
-        let e = near.read(&mut byte).await.unwrap_err();
-        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
-        assert_eq!(started.elapsed(), Duration::from_secs(5));
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_body_at_work_holds_the_timer() {
-        let (near, _far) = tokio::io::duplex(64);
-        let activity = Activity::default();
-        let mut near = IdleTimeout::new(
-            near,
-            Duration::from_secs(5),
-            activity.clone(),
-            Arc::default(),
-        );
-        let exchange = activity.exchanging();
-        let producing = exchange.activity().producing();
-        let mut byte = [0u8; 1];
-        let read = tokio::time::timeout(Duration::from_secs(10), near.read(&mut byte)).await;
-        assert!(read.is_err(), "the read must still be pending: {read:?}");
-        drop(producing);
-        let started = Instant::now();
-        let e = near.read(&mut byte).await.unwrap_err();
-        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
-        assert_eq!(started.elapsed(), Duration::from_secs(5));
+    async fn the_server_at_work_holds_the_timer() {
+        for work in [Activity::preparing, Activity::producing] {
+            let (near, mut far) = tokio::io::duplex(64);
+            let activity = Activity::default();
+            let mut near = IdleTimeout::new(
+                near,
+                Duration::from_secs(5),
+                activity.clone(),
+                Arc::default(),
+            );
+            let busy = work(&activity);
+            let mut byte = [0u8; 1];
+            // Twice the idle time with nothing moved, then the response's first byte.
+            let read = tokio::time::timeout(Duration::from_secs(10), near.read(&mut byte)).await;
+            assert!(read.is_err(), "the read must still be pending: {read:?}");
+            drop(busy);
+            far.write_all(b"x").await.unwrap();
+            near.read_exact(&mut byte).await.unwrap();
+            let started = Instant::now();
+            let e = near.read(&mut byte).await.unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+            assert_eq!(started.elapsed(), Duration::from_secs(5));
+        }
     }
 
     #[tokio::test(start_paused = true)]
