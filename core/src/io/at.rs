@@ -347,6 +347,47 @@ mod tests {
         }
     }
 
+    /// A source whose every other read is interrupted (a signal), before reading.
+    struct Interrupting {
+        bytes: std::vec::Vec<u8>,
+        calls: core::cell::Cell<u32>,
+    }
+
+    impl ReadAt for Interrupting {
+        fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+            self.calls.set(self.calls.get() + 1);
+            if self.calls.get() % 2 == 1 {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            self.bytes.read_at(buf, offset)
+        }
+        fn source_len(&self) -> io::Result<u64> {
+            Ok(self.bytes.len() as u64)
+        }
+    }
+
+    /// The drivers make an interrupted read again, as `ReadAt` asks: opening, and
+    /// writing a save's plan.
+    #[test]
+    fn interrupted_reads_are_made_again() {
+        let bytes = library();
+        let source = Interrupting {
+            bytes: bytes.clone(),
+            calls: 0.into(),
+        };
+        let catalog = open_at(&source, OpenOptions::DEFAULT).unwrap();
+        let whole = open_at(bytes.as_slice(), OpenOptions::DEFAULT).unwrap();
+        assert_eq!(catalog.entries(), whole.entries());
+        let plan = crate::edit::Plan::new(std::vec![crate::edit::Piece::Copy {
+            offset: 0,
+            len: bytes.len() as u64,
+        }]);
+        let mut out = std::vec::Vec::new();
+        crate::edit::write_plan(&plan, &source, &mut out).unwrap();
+        assert_eq!(out, bytes);
+        assert!(source.calls.get() >= 6, "{} reads", source.calls.get());
+    }
+
     /// A source whose `Debug` is its name alone.
     struct Quiet(std::vec::Vec<u8>);
 
