@@ -2165,6 +2165,16 @@ async fn no_host_is_a_400_and_a_nul_names_no_entry() {
             "1.0",
             "the Host header is no host[:port]",
         ),
+        (
+            "Host: a:abc\r\n",
+            "1.1",
+            "the Host header is no host[:port]",
+        ),
+        (
+            "Host: [::1]abc\r\n",
+            "1.1",
+            "the Host header is no host[:port]",
+        ),
         ("Host: a:80\r\n", "1.1", ""),
         ("Host: [::1]:8080\r\n", "1.1", ""),
         ("Host:\r\n", "1.1", ""),
@@ -2179,6 +2189,9 @@ async fn no_host_is_a_400_and_a_nul_names_no_entry() {
             "{hosts:?}: {text}"
         );
     }
+    // Whatever the method (it was a 405 first).
+    let text = exchange("DELETE / HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n").await;
+    assert!(text.starts_with("HTTP/1.1 400 "), "{text}");
     let (status, body) = raw_get(&server.url, "/sample.nres/readme.txt%00.html").await;
     assert_eq!(status, 404, "{body}");
     let (status, _) = raw_get(&server.url, "/sample.nres/readme.txt").await;

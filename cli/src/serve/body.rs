@@ -465,14 +465,14 @@ mod tests {
         let mut at_work = Vec::new();
         loop {
             let polled = Pin::new(&mut body).poll_frame(&mut cx);
-            at_work.push(activity.working());
+            at_work.push(activity.producing_now());
             if let Poll::Ready(None) = polled {
                 break;
             }
         }
         assert_eq!(at_work, [true, false, true, false, false]);
         drop(body);
-        assert!(!activity.working());
+        assert!(!activity.producing_now());
     }
 
     #[test]

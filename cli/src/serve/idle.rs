@@ -61,9 +61,10 @@ impl Activity {
         self.0[what].load(Ordering::Relaxed) > 0
     }
 
-    /// Whether the server, not the client, is what the connection waits for.
-    pub(super) fn working(&self) -> bool {
-        self.any(PREPARING) || self.any(PRODUCING)
+    /// Whether a body of the connection is at work.
+    #[cfg(test)]
+    pub(super) fn producing_now(&self) -> bool {
+        self.any(PRODUCING)
     }
 }
 
@@ -89,17 +90,39 @@ impl Drop for Busy {
     }
 }
 
+/// The idle periods in a row a body at work may hold the timer for, with no byte moved:
+/// a decode takes that long only on a machine far busier than any `--idle-timeout` was
+/// chosen for, and a body whose read never ends (a hung network mount) must not hold its
+/// connection and stream for ever.
+pub const MAX_HELD_BY_BODY: u32 = 4;
+
 /// `io` with an idle timer, reset by every read or write that moves bytes, and held
-/// while a response is being prepared; and the end of its input once `stopping` is set
-/// with no request in exchange.
+/// while a response is being prepared or (for at most [`MAX_HELD_BY_BODY`] idle periods)
+/// its body is at work; and the end of its input once `stopping` is set with no request
+/// in exchange.
 #[derive(Debug)]
 pub struct IdleTimeout<T> {
     io: T,
     idle: Duration,
     timer: Pin<Box<Sleep>>,
+    /// Idle periods held by a body at work since bytes last moved.
+    held_by_body: u32,
     activity: Activity,
     stopping: Arc<AtomicBool>,
 }
+
+/// The idle timer's error, inside the `io::Error` (`TimedOut`) it fails an operation
+/// with: what tells the log it from the system's time-outs.
+#[derive(Debug)]
+pub struct IdleTimedOut(Duration);
+
+impl std::fmt::Display for IdleTimedOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no byte sent or received for {:?}", self.0)
+    }
+}
+
+impl std::error::Error for IdleTimedOut {}
 
 impl<T> IdleTimeout<T> {
     pub fn new(io: T, idle: Duration, activity: Activity, stopping: Arc<AtomicBool>) -> Self {
@@ -107,29 +130,38 @@ impl<T> IdleTimeout<T> {
             io,
             idle,
             timer: Box::pin(tokio::time::sleep(idle)),
+            held_by_body: 0,
             activity,
             stopping,
         }
     }
 
     fn moved(&mut self) {
+        self.held_by_body = 0;
+        self.restart();
+    }
+
+    fn restart(&mut self) {
         let deadline = Instant::now() + self.idle;
         self.timer.as_mut().reset(deadline);
     }
 
     /// What a pending operation turns into: still pending, or the timeout once it is due
-    /// (while a response is being prepared or its body produced, the timer starts over
+    /// (while a response is being prepared or its body is at work, the timer starts over
     /// instead).
     fn pending<R>(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<R>> {
         while self.timer.as_mut().poll(cx).is_ready() {
-            if !self.activity.working() {
-                return Poll::Ready(Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    format!("no byte sent or received for {:?}", self.idle),
-                )));
+            let held = self.activity.any(PREPARING)
+                || self.activity.any(PRODUCING) && self.held_by_body < MAX_HELD_BY_BODY;
+            if !held {
+                let e = IdleTimedOut(self.idle);
+                return Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, e)));
+            }
+            if !self.activity.any(PREPARING) {
+                self.held_by_body += 1;
             }
             // Polled again, so that the new deadline wakes the task.
-            self.moved();
+            self.restart();
         }
         Poll::Pending
     }
@@ -269,6 +301,37 @@ mod tests {
             assert_eq!(e.kind(), io::ErrorKind::TimedOut);
             assert_eq!(started.elapsed(), Duration::from_secs(5));
         }
+    }
+
+    /// A body that never ends its work (a read of a hung mount) holds the timer for
+    /// [`MAX_HELD_BY_BODY`] idle periods, then the connection times out; a byte moved
+    /// starts the count over.
+    #[tokio::test(start_paused = true)]
+    async fn a_body_at_work_holds_the_timer_for_a_bounded_time() {
+        let (near, mut far) = tokio::io::duplex(64);
+        let activity = Activity::default();
+        let mut near = IdleTimeout::new(
+            near,
+            Duration::from_secs(5),
+            activity.clone(),
+            Arc::default(),
+        );
+        let _producing = activity.producing();
+        let mut byte = [0u8; 1];
+        for _ in 0..2 {
+            let read = tokio::time::timeout(Duration::from_secs(20), near.read(&mut byte)).await;
+            assert!(read.is_err(), "the read must still be pending: {read:?}");
+            far.write_all(b"x").await.unwrap();
+            near.read_exact(&mut byte).await.unwrap();
+        }
+        let started = Instant::now();
+        let e = near.read(&mut byte).await.unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+        let held = MAX_HELD_BY_BODY + 1;
+        assert_eq!(started.elapsed(), Duration::from_secs(5) * held);
+        let inner = e.get_ref().and_then(|e| e.downcast_ref::<IdleTimedOut>());
+        assert!(inner.is_some(), "{e:?}");
+        assert_eq!(e.to_string(), "no byte sent or received for 5s");
     }
 
     #[tokio::test(start_paused = true)]

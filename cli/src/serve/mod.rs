@@ -20,6 +20,7 @@
 mod beneath;
 mod body;
 mod entry;
+mod host;
 mod html;
 mod idle;
 mod listing;
@@ -337,19 +338,21 @@ fn fit_open_files(wanted: usize) -> (usize, usize) {
     (max_open, wanted)
 }
 
-/// SIGINT (Ctrl-C) or, on Unix, SIGTERM.
-/// The idle timer's error, when that is what ended a connection.
-fn idle_timeout(e: &hyper::Error) -> Option<&std::io::Error> {
+/// The idle timer's error, when that is what ended a connection (a system's
+/// `ETIMEDOUT` is a `TimedOut` too, but not this).
+fn idle_timeout(e: &hyper::Error) -> Option<&idle::IdleTimedOut> {
     let mut source = std::error::Error::source(e);
     while let Some(error) = source {
-        if let Some(io) = error.downcast_ref::<std::io::Error>() {
-            return (io.kind() == std::io::ErrorKind::TimedOut).then_some(io);
+        let io = error.downcast_ref::<std::io::Error>();
+        if let Some(timed_out) = io.and_then(|io| io.get_ref()?.downcast_ref()) {
+            return Some(timed_out);
         }
         source = error.source();
     }
     None
 }
 
+/// SIGINT (Ctrl-C) or, on Unix, SIGTERM.
 async fn shutdown_signal() {
     let interrupt = async {
         // A handler that cannot be installed must not read as a signal.

@@ -14,10 +14,11 @@ use axum::response::Response;
 use ngi_tokio::Archive;
 
 use super::entry;
+use super::host;
 use super::html::{self, Sort};
 use super::listing::{Form, Listing};
 use super::paths::{self, Located, Refusal, Target};
-use super::validators::{NotOneLine, Validators, one_line, unsized_empty};
+use super::validators::{Validators, unsized_empty};
 use super::{Shared, error_response};
 
 pub fn router(shared: Arc<Shared>) -> Router {
@@ -141,25 +142,11 @@ fn accepts_html(accept: &str) -> bool {
     })
 }
 
-/// Why a request's `Host` is refused (RFC 9112 3.2): none in an HTTP/1.1 request, more
-/// than one, or a value that is no `host[:port]` (empty is allowed).
-fn host_refused(request: &Parts) -> Option<&'static str> {
-    match one_line(&request.headers, header::HOST) {
-        Ok(None) if request.version == axum::http::Version::HTTP_11 => {
-            Some("an HTTP/1.1 request needs a Host header")
-        }
-        Ok(Some(host))
-            if !host.is_empty()
-                && (host.contains('@') || host.parse::<axum::http::uri::Authority>().is_err()) =>
-        {
-            Some("the Host header is no host[:port]")
-        }
-        Ok(_) => None,
-        Err(NotOneLine) => Some("a request takes one Host header, as text"),
-    }
-}
-
 async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
+    // RFC 9112 3.2: a 400 for any request, whatever its method.
+    if let Some(refused) = host::refusal(request) {
+        return error_response(StatusCode::BAD_REQUEST, refused.into());
+    }
     let head = match request.method {
         Method::GET => false,
         Method::HEAD => true,
@@ -174,11 +161,6 @@ async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
             return response;
         }
     };
-    // RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request without a Host, and
-    // to any request with more than one or with an invalid one.
-    if let Some(refused) = host_refused(request) {
-        return error_response(StatusCode::BAD_REQUEST, refused.into());
-    }
     let folder = shared.folder.clone();
     let raw = request.uri.path().to_owned();
     let target =

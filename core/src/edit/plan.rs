@@ -298,8 +298,6 @@ mod tests {
     use super::*;
     use alloc::vec;
 
-    /// A plan too large for memory is an error, never a wrapped length: `b"head"` and
-    /// `u64::MAX` zeros once came out as the 3 bytes `b"hea"` in a release build.
     /// Its length is what it writes, pieces of nothing included, saturating at
     /// `u64::MAX`.
     #[test]
@@ -313,6 +311,8 @@ mod tests {
         assert_eq!(huge.len(), u64::MAX);
     }
 
+    /// A plan too large for memory is an error, never a wrapped length: `b"head"` and
+    /// `u64::MAX` zeros once came out as the 3 bytes `b"hea"` in a release build.
     #[test]
     fn a_plan_past_memory_is_an_error() {
         let wrapping = Plan::new(vec![Piece::Owned(b"head".to_vec()), Piece::Zeros(u64::MAX)]);
