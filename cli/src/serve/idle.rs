@@ -10,9 +10,10 @@
 //! timer does not count then ([`Activity::preparing`]). The request timeout bounds that
 //! time, with a 503; an `--idle-timeout` below the time a response took to prepare closed
 //! the connection with no answer at all. Nor does it count while a body works on its next
-//! bytes ([`Activity::producing`]): the range of a packed entry decodes the rest of the
-//! entry before its last chunk goes out, and a busy server took longer than the idle time
-//! over it, closing the connection mid-body while the client waited.
+//! bytes ([`Activity::producing`]), for up to [`MAX_HELD_BY_BODY`] idle periods: the
+//! range of a packed entry decodes the rest of the entry before its last chunk goes out,
+//! and a busy server took longer than the idle time over it, closing the connection
+//! mid-body while the client waited.
 //!
 //! Once the server stops, a connection with no request in it (none being prepared or
 //! sent, [`Activity::exchanging`]) reads the end of its input: hyper closes it. A
@@ -245,17 +246,19 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for IdleTimeout<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
+
+    /// One end of a pipe with a 5 s idle timer counting `activity`, and the other end.
+    fn timed(activity: &Activity) -> (IdleTimeout<DuplexStream>, DuplexStream) {
+        let (near, far) = tokio::io::duplex(64);
+        let idle = Duration::from_secs(5);
+        let near = IdleTimeout::new(near, idle, activity.clone(), Arc::default());
+        (near, far)
+    }
 
     #[tokio::test(start_paused = true)]
     async fn a_silent_peer_times_out_and_a_busy_one_does_not() {
-        let (near, mut far) = tokio::io::duplex(64);
-        let mut near = IdleTimeout::new(
-            near,
-            Duration::from_secs(5),
-            Activity::default(),
-            Arc::default(),
-        );
+        let (mut near, mut far) = timed(&Activity::default());
         // Bytes every 4 s keep it alive past 5 s.
         let writer = tokio::spawn(async move {
             for _ in 0..3 {
@@ -280,14 +283,8 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn the_server_at_work_holds_the_timer() {
         for work in [Activity::preparing, Activity::producing] {
-            let (near, mut far) = tokio::io::duplex(64);
             let activity = Activity::default();
-            let mut near = IdleTimeout::new(
-                near,
-                Duration::from_secs(5),
-                activity.clone(),
-                Arc::default(),
-            );
+            let (mut near, mut far) = timed(&activity);
             let busy = work(&activity);
             let mut byte = [0u8; 1];
             // Twice the idle time with nothing moved, then the response's first byte.
@@ -308,14 +305,8 @@ mod tests {
     /// starts the count over.
     #[tokio::test(start_paused = true)]
     async fn a_body_at_work_holds_the_timer_for_a_bounded_time() {
-        let (near, mut far) = tokio::io::duplex(64);
         let activity = Activity::default();
-        let mut near = IdleTimeout::new(
-            near,
-            Duration::from_secs(5),
-            activity.clone(),
-            Arc::default(),
-        );
+        let (mut near, mut far) = timed(&activity);
         let _producing = activity.producing();
         let mut byte = [0u8; 1];
         for _ in 0..2 {
