@@ -308,7 +308,8 @@ pub enum CliCommand {
         #[arg(long, value_name = "SECS", value_parser = timeout, default_value = "30")]
         request_timeout: std::time::Duration,
         /// Seconds a connection may go without sending or receiving a byte (a client that
-        /// stopped reading a body), not counting while its response is being prepared
+        /// stopped reading a body), not counting while its response is being prepared,
+        /// nor, for up to 4 such periods in a row, while its body makes its next bytes
         #[arg(long, value_name = "SECS", value_parser = timeout, default_value = "60")]
         idle_timeout: std::time::Duration,
         /// Seconds an unused archive stays open (the engine's 10)
