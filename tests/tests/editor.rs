@@ -934,10 +934,25 @@ fn rsli_canonicalize_lays_out_an_empty_entry_pointing_anywhere() {
     let mut editor = rsli::Editor::open(&lib).unwrap();
     editor.canonicalize().unwrap();
     assert_eq!(saved(&editor.plan().unwrap(), &odd), canonical);
+    // At the very end of a file with a trailer (outside the payload region, which ends
+    // before the trailer) it reads (nothing) too, and is laid out the same.
+    builder.media_trailer(Some(0));
+    let trailed = builder.build().unwrap();
+    let mut at_end = trailed.clone();
+    let len = at_end.len() as u32;
+    ngi_tests::hostile::patch_rsli(&mut at_end, |i, e| {
+        if i == 1 {
+            e.data_offset = len;
+        }
+    });
+    let lib = Library::open(&at_end).unwrap();
+    assert_eq!(lib.unpack_to_vec(1, &Limits::DEFAULT).unwrap(), b"");
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    editor.canonicalize().unwrap();
+    assert_eq!(saved(&editor.plan().unwrap(), &at_end), trailed);
     // One past the end of the file does not read: laid out, it would (the fuzz target's
     // model found it), so it stays refused.
     let mut past = canonical.clone();
-    let len = past.len() as u32;
     ngi_tests::hostile::patch_rsli(&mut past, |i, e| {
         if i == 1 {
             e.data_offset = len + 1;

@@ -353,13 +353,16 @@ impl Editor {
 
         // The trailer is kept apart, so that it stays last whatever is added before it,
         // when the offsets are read with it (it must stay last for them to mean the same),
-        // or when no payload runs into its bytes (they are then no payload's).
+        // or when no payload runs into its bytes (they are then no payload's). An empty
+        // entry runs into none, wherever it points: one pointing at the end of the file
+        // made a canonical rebuild drop the trailer.
+        let runs_into = |e: &Entry, at: u64| span_len(e) > 0 && real(e).1 > at;
         let trailer = parse_trailer(tail)
             .and_then(|_| tail.last_chunk::<TRAILER_LEN>().copied())
             .filter(|_| {
                 let trailer_start = file_len - TRAILER_LEN as u64;
                 file_len >= needed + TRAILER_LEN as u64
-                    && (overlay.is_some() || entries.iter().all(|e| real(e).1 <= trailer_start))
+                    && (overlay.is_some() || !entries.iter().any(|e| runs_into(e, trailer_start)))
             });
         let region_end = file_len - trailer.map_or(0, |t| t.len() as u64);
         let region = needed..region_end;
