@@ -87,7 +87,17 @@ impl<R> DecodeReader<R> {
 
 impl<R, const N: usize> DecodeReader<R, N> {
     /// [`new`](DecodeReader::new) with a `BufRead` buffer of `N` bytes: name it as
-    /// `DecodeReader::<_, 512>::with_buffer(...)`.
+    /// `DecodeReader::<_, 512>::with_buffer(...)`. `N` is at least 1, checked when it
+    /// compiles:
+    ///
+    /// ```
+    /// use ngi_core::{Method, io::DecodeReader};
+    /// let _ = DecodeReader::<_, 1>::with_buffer(&b"a"[..], Method::Stored, 1, 0);
+    /// ```
+    /// ```compile_fail,E0080
+    /// use ngi_core::{Method, io::DecodeReader};
+    /// let _ = DecodeReader::<_, 0>::with_buffer(&b"a"[..], Method::Stored, 1, 0);
+    /// ```
     pub fn with_buffer(inner: R, method: Method, unpacked_size: u64, key: u16) -> Self {
         DecodeReader::from_stream(inner, StreamDecoder::new(method, unpacked_size, key))
     }
