@@ -4,6 +4,7 @@
 use axum::http::request::Parts;
 use axum::http::{Version, header};
 
+use super::paths;
 use super::validators::{NotOneLine, one_line};
 
 /// Why a request's `Host` is refused, if it is (a 400 for any method).
@@ -41,22 +42,11 @@ fn is_host_and_port(value: &str) -> bool {
     host_ok && port_ok
 }
 
-/// RFC 3986's `reg-name`.
+/// RFC 3986's `reg-name`: its characters, each `%` starting two hex digits (as a path's
+/// percent-encoding is checked, [`paths::decode`]).
 fn is_name(name: &str) -> bool {
-    let mut bytes = name.bytes();
-    while let Some(b) = bytes.next() {
-        let ok = match b {
-            b'%' => {
-                bytes.next().is_some_and(|h| h.is_ascii_hexdigit())
-                    && bytes.next().is_some_and(|l| l.is_ascii_hexdigit())
-            }
-            b => b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=".contains(&b),
-        };
-        if !ok {
-            return false;
-        }
-    }
-    true
+    let allowed = |b: u8| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=%".contains(&b);
+    name.bytes().all(allowed) && paths::decode(name).is_ok()
 }
 
 #[cfg(test)]
