@@ -17,7 +17,7 @@ use ngi_core::{Method, OpenOptions};
 use ngi_tests::corpus::Rng;
 use ngi_tests::streams::{Stream, streams};
 use ngi_tests::tokio_io::{Dribble, Expected, Trickle, corpus_archives};
-use ngi_tokio::{Archive, DEFAULT_STREAM_CHUNK, DecodeReader};
+use ngi_tokio::{Archive, DEFAULT_STREAM_CHUNK, DecodeReader, EntryStream};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt};
 
 /// Entries up to this size are also read a byte at a time through every path; larger
@@ -170,6 +170,14 @@ async fn every_entry_reads_the_same_from_any_offset() {
                         buffered.consume(n);
                     }
                     assert!(got == want, "{what}: fill_buf");
+                    let stream = EntryStream::from(archive.reader_from(i, start).unwrap());
+                    let chunks: Vec<_> = stream
+                        .with_chunk_len(1000)
+                        .map(|c| c.expect("a chunk"))
+                        .collect()
+                        .await;
+                    assert!(chunks.iter().rev().skip(1).all(|c| c.len() == 1000));
+                    assert!(chunks.concat() == want, "{what}: stream");
                 }
                 let past = archive.reader_from(i, size + 1).unwrap_err();
                 assert_eq!(past.kind(), std::io::ErrorKind::InvalidInput, "{}", e.name);
@@ -231,6 +239,30 @@ async fn every_entry_streams_the_same_in_chunks() {
                         e.name
                     );
                 }
+            }
+        }
+    }
+}
+
+/// A reader part of whose bytes were read, some of them held by `fill_buf` and not
+/// consumed, streams on from the first byte not consumed: nothing is lost or repeated.
+#[tokio::test]
+async fn a_reader_partly_read_streams_the_rest() {
+    let mut rng = Rng::new(0x57E4);
+    for f in fixtures() {
+        for (how, archive) in opened(f).await {
+            for (i, e) in f.expected.iter().enumerate() {
+                let mut reader = archive.reader(i).unwrap();
+                let mut got = vec![0u8; rng.below(e.plain.len() + 1)];
+                reader.read_exact(&mut got).await.unwrap();
+                let held = reader.fill_buf().await.unwrap().len();
+                let consumed = rng.below(held + 1);
+                got.extend_from_slice(&reader.fill_buf().await.unwrap()[..consumed]);
+                reader.consume(consumed);
+                let stream = EntryStream::from(reader);
+                let chunks: Vec<_> = stream.map(|c| c.expect("a chunk")).collect().await;
+                got.extend(chunks.concat());
+                assert!(got == e.plain, "{} {how} {}", f.name, e.name);
             }
         }
     }

@@ -162,6 +162,27 @@ impl AsyncBufRead for EntryReader {
 /// transient error (`Interrupted`, `WouldBlock`), which a reader passes on for its
 /// caller to retry, ends the stream too: a stream cannot be told to try again.
 ///
+/// Any [`EntryReader`] becomes a stream with [`From`]: one from
+/// [`Archive::reader_from`](crate::Archive::reader_from) streams an entry from an offset
+/// (an HTTP range, a resumed download), and one partly read streams what it has not given
+/// yet, the bytes a `poll_fill_buf` holds first.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// use futures::TryStreamExt;
+/// use ngi_tokio::EntryStream;
+///
+/// let archive = ngi_tokio::Archive::open("../samples/sample.nres").await?;
+/// let index = archive.find(b"readme.txt").expect("the sample has it");
+/// let whole = archive.read(index).await?;
+/// let tail = EntryStream::from(archive.reader_from(index, 4)?).with_chunk_len(16);
+/// let chunks: Vec<_> = tail.try_collect().await?;
+/// assert_eq!(chunks.concat(), whole[4..]);
+/// # Ok(())
+/// # }
+/// ```
+///
 /// # Cancel safety
 /// `poll_next` may be abandoned at any point: a partly filled chunk stays in the stream
 /// and is completed by the next poll. Dropping the stream frees it (as dropping its
@@ -222,6 +243,14 @@ impl EntryStream {
     fn take_chunk(&mut self) -> Bytes {
         self.target = 0;
         Bytes::from(std::mem::take(&mut self.chunk))
+    }
+}
+
+impl From<EntryReader> for EntryStream {
+    /// The reader's bytes still to come, in chunks of
+    /// [`DEFAULT_STREAM_CHUNK`] bytes.
+    fn from(reader: EntryReader) -> EntryStream {
+        EntryStream::new(reader)
     }
 }
 

@@ -13,7 +13,8 @@
 //!   the entry's packed range, by positional reads: in place when the page cache holds
 //!   the chunk (Linux, `preadv2` with `RWF_NOWAIT`, which refuses rather than block),
 //!   else on tokio's blocking pool.
-//! * [`EntryStream`] ([`Archive::stream`]): the same as 64 KiB `Bytes` chunks.
+//! * [`EntryStream`] ([`Archive::stream`], or `From` any `EntryReader`, one from
+//!   [`Archive::reader_from`] say): the same as 64 KiB `Bytes` chunks.
 //! * [`DecodeReader`]: any packed stream read from a caller's `AsyncBufRead`.
 //! * [`Cache`]: the engine's archive cache (SPEC 1.7) for servers: one shared `Archive`
 //!   per path, opened once for concurrent requests, closed after 10 s unheld unless
