@@ -2070,3 +2070,41 @@ fn a_payload_added_after_an_unaligned_end_is_padded_by_its_size() {
     assert_eq!(&out[16..29], b"12345abc\0\0\0\0\0");
     assert_eq!(edited.payload(0).unwrap(), b"12345");
 }
+
+/// A Deflate entry whose one packed byte is the byte past the end of the file has no
+/// byte to decode (a stream needs at least one), so no reader takes it. Laid out
+/// elsewhere it would read the byte found there (`0x03` alone is a whole, empty stream),
+/// so the editor keeps it where it is and refuses to move it, as any other entry reading
+/// past the end. SPEC 2.7's quirk forgives the last byte of a stream, not its only one.
+#[test]
+fn a_deflate_entry_whose_only_byte_is_past_the_end_is_not_moved() {
+    let mut builder = rsli::Builder::new();
+    builder.add(b"A.TXT", Method::Stored, b"first").unwrap();
+    builder.add(b"D.TEX", Method::Stored, b"").unwrap();
+    let mut file = builder.build().unwrap();
+    let len = file.len() as u32;
+    ngi_tests::hostile::patch_rsli(&mut file, |i, e| {
+        if i == 1 {
+            (e.flags, e.packed_size, e.data_offset) = (0x100, 1, len);
+        }
+    });
+    let lib = Library::open(&file).unwrap();
+    assert!(lib.unpack_to_vec(1, &Limits::DEFAULT).is_err());
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    assert_eq!(
+        editor.canonicalize(),
+        Err(rsli::BuildError::PayloadOutside {
+            entry: 1,
+            offset: u64::from(len)
+        })
+    );
+    // Untouched, it saves as it was; an edit that would move it is refused.
+    assert_eq!(saved(&editor.plan().unwrap(), &file), file);
+    editor
+        .add(b"NEW.TXT", Method::Stored, b"new entry")
+        .unwrap();
+    assert!(matches!(
+        editor.plan(),
+        Err(rsli::BuildError::OutsideChanged { entry: 1, .. })
+    ));
+}
