@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 
 use ngi_core::codec::XorStream;
-use ngi_core::edit::{Piece, Plan, write_plan};
+use ngi_core::edit::{Piece, Plan, SourceMismatch, ToVecError, write_plan};
 use ngi_core::nres::{self, Archive, NewEntry, SortMode, Writer};
 use ngi_core::rsli::{self, Builder, Library};
 use ngi_core::{Limits, Method, OpenOptions};
@@ -1037,6 +1037,138 @@ fn an_empty_entry_in_padding_does_not_move_later_payloads() {
         [(b"b".to_vec(), b"bbbb".to_vec()), (b"z".to_vec(), vec![])]
     );
     assert!(a.problems().next().is_none());
+}
+
+/// A plan written from another file than the one its editor read, or from that file
+/// saved again by someone else since, is refused before a byte is written: the copies'
+/// offsets were read from the old header and directory (or table), and over other bytes
+/// they made a well-formed archive of the wrong payloads. A source that holds the file
+/// and more after it (payloads joined after the archive) is what it may be.
+#[test]
+fn a_plan_is_refused_over_a_source_that_is_not_its_file() {
+    // NRes: the editor opened the file; another tool replaced entry 0 since.
+    let old = samples::nres();
+    let archive = Archive::open(&old).unwrap();
+    let mut other = nres::Editor::open(&archive).unwrap();
+    other.replace(0, vec![b'#'; 300]).unwrap();
+    let newer = saved(&other.plan().unwrap(), &old);
+    let mut mine = nres::Editor::open(&archive).unwrap();
+    mine.rename(1, b"renamed.tex").unwrap();
+    let plan = mine.plan().unwrap();
+    // RsLi: the table differs, as the newer file's sizes and offsets do.
+    let old_lib = samples::rsli();
+    let lib = Library::open(&old_lib).unwrap();
+    let mut other = rsli::Editor::open(&lib).unwrap();
+    other.add(b"NEW.TXT", Method::Stored, b"new").unwrap();
+    let newer_lib = saved(&other.plan().unwrap(), &old_lib);
+    let mut mine_lib = rsli::Editor::open(&lib).unwrap();
+    mine_lib.remove(0).unwrap();
+    let lib_plan = mine_lib.plan().unwrap();
+    for (plan, old, newer) in [(&plan, &old, &newer), (&lib_plan, &old_lib, &newer_lib)] {
+        assert!(!plan.source_holds.is_empty());
+        let first_difference = old.iter().zip(newer).position(|(a, b)| a != b);
+        let mut cases: Vec<(&str, Vec<u8>)> = vec![
+            ("saved again since", newer.clone()),
+            ("another file of the same length", vec![0xAA; old.len()]),
+            ("empty", Vec::new()),
+        ];
+        // An NRes directory ends the file, so a file cut short lacks its last byte. An
+        // RsLi library without a trailer is checked by its head alone: cut short, it is
+        // refused when a copy reaches its end.
+        if plan
+            .source_holds
+            .iter()
+            .any(|h| h.offset + h.bytes.len() as u64 == old.len() as u64)
+        {
+            cases.push(("cut short", old[..old.len() - 1].to_vec()));
+        } else {
+            let short = &old[..old.len() - 1];
+            assert_eq!(plan.check_source(short), Ok(()));
+            assert!(matches!(
+                plan.to_vec(short),
+                Err(ToVecError::SourceShort { .. })
+            ));
+        }
+        for (what, source) in cases {
+            let at = plan.check_source(&source).expect_err(what).offset;
+            let want = match what {
+                "saved again since" => first_difference.unwrap() as u64,
+                "another file of the same length" | "empty" => 0,
+                _ => old.len() as u64 - 1,
+            };
+            assert_eq!(at, want, "{what}");
+            assert_eq!(
+                plan.to_vec(&source),
+                Err(ToVecError::SourceMismatch(SourceMismatch { offset: at })),
+                "{what}"
+            );
+            let mut out = Vec::new();
+            let e = write_plan(plan, &source, &mut out).expect_err(what);
+            assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{what}");
+            let inner = e.get_ref().and_then(|e| e.downcast_ref::<SourceMismatch>());
+            assert_eq!(inner, Some(&SourceMismatch { offset: at }), "{what}");
+            assert!(e.to_string().contains(&format!("offset {at}")), "{e}");
+            assert!(out.is_empty(), "{what}: nothing written");
+        }
+        // Its own file, and its own file with bytes joined after it, write.
+        let own = saved(plan, old);
+        let mut longer = old.clone();
+        longer.extend_from_slice(b"payloads joined after the archive");
+        assert_eq!(saved(plan, &longer), own);
+    }
+    // The NRes header and directory are what is checked, wherever the directory lies.
+    let mut moved = nres::Editor::open(&archive).unwrap();
+    moved.canonicalize().unwrap();
+    let plan = moved.plan().unwrap();
+    let directory_offset = archive.directory_offset() as usize;
+    let mut touched = old.clone();
+    touched[directory_offset + 1] ^= 1;
+    assert_eq!(
+        plan.check_source(&touched),
+        Err(SourceMismatch {
+            offset: directory_offset as u64 + 1
+        })
+    );
+    // An editor of nothing copies nothing, and checks nothing.
+    let mut fresh = nres::Editor::new();
+    fresh
+        .add(
+            NewEntry {
+                name: b"a",
+                ..NewEntry::default()
+            },
+            b"a".to_vec(),
+        )
+        .unwrap();
+    assert!(fresh.plan().unwrap().source_holds.is_empty());
+    let mut fresh = rsli::Editor::new();
+    fresh.add(b"A", Method::Stored, b"a").unwrap();
+    assert!(fresh.plan().unwrap().source_holds.is_empty());
+}
+
+/// An RsLi trailer the editor keeps apart is part of what the source must hold: a file
+/// whose trailer changed (its offsets read with another overlay) is not the same file.
+#[test]
+fn an_rsli_plan_checks_the_trailer_it_keeps() {
+    let mut builder = rsli::Builder::new();
+    builder.add(b"A.TXT", Method::Stored, b"first").unwrap();
+    builder.media_trailer(Some(0));
+    let old = builder.build().unwrap();
+    let lib = Library::open(&old).unwrap();
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    editor.rename(0, b"B.TXT").unwrap();
+    let plan = editor.plan().unwrap();
+    let trailer_at = old.len() as u64 - 6;
+    assert!(plan.source_holds.iter().any(|h| h.offset == trailer_at));
+    let mut other = old.clone();
+    *other.last_mut().unwrap() = 1;
+    assert_eq!(
+        plan.check_source(&other),
+        Err(SourceMismatch {
+            offset: old.len() as u64 - 1
+        })
+    );
+    saved(&plan, &old);
 }
 
 /// SPEC 2.7's retail quirk: a Deflate entry whose `packed_size` runs one byte past the end

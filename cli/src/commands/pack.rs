@@ -118,7 +118,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     // A record left outside the payloads is one whose manifest fields no longer point at
     // its bytes (as `check_written` says of others), or one that lay outside them in the
     // archive unpacked already.
-    let plan = match &editor {
+    let mut plan = match &editor {
         Built::Nres(e) => e.plan().map_err(|e| {
             let outside = matches!(e, nres::WriteError::OutsideNowInside { .. });
             (e.to_string(), e.entry(), outside)
@@ -141,6 +141,12 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
         };
         Failure::Bad(format!("{}: not written: {named}{hint}", output.shown()))
     })?;
+    // The editor's header and directory (or table) come from the manifest, and the
+    // source is the data region put back together from the folder's files (`Virtual`),
+    // which holds no header nor directory: there is no file of the editor's to check it
+    // against (`Plan::source_holds`). The files are checked as they are read, and the
+    // archive written by `check_written`.
+    plan.source_holds.clear();
     let media_trailer = manifest.media_overlay.is_some();
     let rebuilt = std::cell::Cell::new(0);
     save_plan_checked(&plan, &source, output, |written| {

@@ -33,7 +33,7 @@ mod plan;
 #[cfg(feature = "std")]
 mod write;
 
-pub use plan::{Piece, Plan, Rekey, Rekeying, ToVecError};
+pub use plan::{Held, Piece, Plan, Rekey, Rekeying, SourceMismatch, ToVecError};
 #[cfg(feature = "std")]
 pub use write::{COPY_CHUNK, write_plan};
 

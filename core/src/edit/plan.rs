@@ -59,8 +59,19 @@ pub struct Rekey {
     pub to: u16,
 }
 
-/// A whole file to write: the pieces in order, and the re-keying to apply to the bytes
-/// they produce. `len` is the sum of the pieces.
+/// Bytes a plan's source must hold at `offset`: bytes of the file its editor was made
+/// from ([`Plan::source_holds`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Held<'a> {
+    /// Where they start in the source.
+    pub offset: u64,
+    /// The bytes.
+    pub bytes: &'a [u8],
+}
+
+/// A whole file to write: the pieces in order, the re-keying to apply to the bytes they
+/// produce, and what the source must hold for its copies to take the bytes they were
+/// planned for. `len` is the sum of the pieces.
 ///
 /// ```
 /// use ngi_core::edit::{Piece, Plan};
@@ -74,6 +85,16 @@ pub struct Plan<'a> {
     pub pieces: Vec<Piece<'a>>,
     /// Output ranges to re-key, sorted by `at` and not overlapping.
     pub rekeys: Vec<Rekey>,
+    /// The bytes of the file the editor was made from that tell it from another file and
+    /// from its own older or newer versions: its header and its directory (NRes) or
+    /// encrypted table (RsLi), and an RsLi trailer the editor keeps apart. The offsets of
+    /// the copies were read from them, so a source that does not hold them is not the
+    /// file the copies were planned over: [`to_vec`](Plan::to_vec) and `edit::write_plan`
+    /// refuse it before writing anything, where they would otherwise write a well-formed
+    /// archive of the wrong bytes. Empty for a plan that copies nothing (an editor of
+    /// nothing) and for [`Plan::new`]; a caller who puts a source together itself (the
+    /// payloads of an unpacked archive in files, say) may empty it.
+    pub source_holds: Vec<Held<'a>>,
 }
 
 impl<'a> Plan<'a> {
@@ -82,7 +103,54 @@ impl<'a> Plan<'a> {
         Plan {
             pieces,
             rekeys: Vec::new(),
+            source_holds: Vec::new(),
         }
+    }
+
+    /// Whether `source` holds what [`source_holds`](Plan::source_holds) says, as
+    /// [`to_vec`](Plan::to_vec) checks it: the way to check a source in memory before
+    /// running the plan without `std` (see [`rekeying`](Plan::rekeying)).
+    ///
+    /// ```
+    /// use ngi_core::edit::SourceMismatch;
+    /// use ngi_core::{Method, rsli::{Builder, Editor, Library}};
+    ///
+    /// let mut builder = Builder::new();
+    /// builder.add(b"A.TXT", Method::Stored, b"version 1")?;
+    /// let old = builder.build()?;
+    /// let mut editor = Editor::open(&Library::open(&old)?)?;
+    /// editor.rename(0, b"B.TXT")?;
+    /// let plan = editor.plan()?;
+    /// assert_eq!(plan.check_source(&old), Ok(()));
+    ///
+    /// // The file was saved again by someone else since it was read.
+    /// let mut builder = Builder::new();
+    /// builder.add(b"A.TXT", Method::Stored, b"version 2, longer")?;
+    /// let newer = builder.build()?;
+    /// assert_eq!(plan.check_source(&newer), Err(SourceMismatch { offset: 52 }));
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`SourceMismatch`] at the first offset where `source` differs from what it must
+    /// hold, or ends before it.
+    pub fn check_source(&self, source: &[u8]) -> Result<(), SourceMismatch> {
+        for held in &self.source_holds {
+            let start = usize::try_from(held.offset).unwrap_or(usize::MAX);
+            let there = source.get(start..).unwrap_or_default();
+            let same = there
+                .iter()
+                .zip(held.bytes)
+                .take_while(|(a, b)| a == b)
+                .count();
+            if same < held.bytes.len() {
+                return Err(SourceMismatch {
+                    offset: held.offset.saturating_add(same as u64),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Bytes the plan writes.
@@ -119,10 +187,15 @@ impl<'a> Plan<'a> {
     /// * [`ToVecError::TooLarge`] when the plan's whole [`len`](Plan::len) cannot be
     ///   reserved. It is reserved first, so a plan larger than memory can hold is an
     ///   error, not a shorter output or an abort.
+    /// * [`ToVecError::SourceMismatch`] when `source` does not hold what
+    ///   [`source_holds`](Plan::source_holds) says ([`check_source`](Plan::check_source)),
+    ///   checked before anything else: it is not the file the plan was made from.
     /// * [`ToVecError::SourceShort`] for the first [`Piece::Copy`] that reaches past the
     ///   end of `source`: a save never pads a missing payload with anything (as
     ///   `edit::write_plan` refuses it too).
     pub fn to_vec(&self, source: &[u8]) -> Result<Vec<u8>, ToVecError> {
+        self.check_source(source)
+            .map_err(ToVecError::SourceMismatch)?;
         let mut out = Vec::new();
         out.try_reserve_exact(usize::try_from(self.len()).unwrap_or(usize::MAX))
             .map_err(ToVecError::TooLarge)?;
@@ -156,9 +229,11 @@ impl<'a> Plan<'a> {
     }
 
     /// The re-keying of this plan, to apply to its output as it is made: the way to run
-    /// a plan without `std` (into flash, say) in bounded memory. Put each piece's bytes
-    /// in a buffer (a copy read from the source), hand each chunk to
-    /// [`Rekeying::apply`] in order, then write it.
+    /// a plan without `std` (into flash, say) in bounded memory. Check the source
+    /// ([`check_source`](Plan::check_source), or compare
+    /// [`source_holds`](Plan::source_holds) with it yourself), then put each piece's
+    /// bytes in a buffer (a copy read from the source), hand each chunk to
+    /// [`Rekeying::apply`] in order, and write it.
     ///
     /// ```
     /// use ngi_core::edit::Piece;
@@ -172,7 +247,8 @@ impl<'a> Plan<'a> {
     /// let plan = editor.plan()?;
     /// assert_eq!(plan.rekeys.len(), 1, "B's bytes are copied and re-keyed, not packed again");
     ///
-    /// // A flash writer that takes 16 bytes at a time.
+    /// // A flash writer that takes 16 bytes at a time, from the file the plan was made from.
+    /// plan.check_source(&old)?;
     /// let mut flash = Vec::new();
     /// let mut rekeying = plan.rekeying();
     /// let (mut at, mut buf) = (0u64, [0u8; 16]);
@@ -223,6 +299,10 @@ pub enum ToVecError {
         /// The source's length.
         source_len: u64,
     },
+    /// The source does not hold what the plan's
+    /// [`source_holds`](Plan::source_holds) says: it is not the file the plan was made
+    /// from.
+    SourceMismatch(SourceMismatch),
 }
 
 impl fmt::Display for ToVecError {
@@ -238,11 +318,36 @@ impl fmt::Display for ToVecError {
                 "a copy of {len} bytes at offset {offset} runs past the end of the \
                  {source_len}-byte source"
             ),
+            ToVecError::SourceMismatch(e) => e.fmt(f),
         }
     }
 }
 
 impl core::error::Error for ToVecError {}
+
+/// A plan's source does not hold what its [`source_holds`](Plan::source_holds) says,
+/// from `offset` on (a byte that differs, or the end of the source): it is another file
+/// than the one the plan was made from, or that file changed since its editor read it.
+/// Written from it, the plan would copy other bytes than those it was planned over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceMismatch {
+    /// The first offset where the source differs.
+    pub offset: u64,
+}
+
+impl fmt::Display for SourceMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the source differs at offset {} from the archive the plan was made from (its \
+             header, directory or table): another file, or the archive changed since it was \
+             read",
+            self.offset
+        )
+    }
+}
+
+impl core::error::Error for SourceMismatch {}
 
 /// Applies a plan's re-keying ([`Plan::rekeying`]) to its output chunks, which must
 /// arrive in order, without gaps (chunks out of order come out wrong, never a panic).

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::vec;
 
-use super::plan::{Piece, Plan};
+use super::plan::{Piece, Plan, SourceMismatch};
 use crate::io::ReadAt;
 
 /// Bytes copied from the source per read: what a save holds of the old payloads at once.
@@ -32,6 +32,11 @@ pub const COPY_CHUNK: usize = 1 << 20;
 ///
 /// What was written before the error stays written.
 ///
+/// * [`io::ErrorKind::InvalidInput`] with a [`SourceMismatch`] inside when `source` does
+///   not hold what the plan's [`source_holds`](Plan::source_holds) says: it is not the
+///   file the plan was made from (or it changed since its editor read it). Checked
+///   before anything is written; a source longer than that file (payloads joined after
+///   it) is what it may be.
 /// * [`io::ErrorKind::UnexpectedEof`], naming the offset, when `source` ends inside a
 ///   [`Piece::Copy`]: a save never pads a missing payload with anything.
 /// * Any other error of `source` (an [`io::ErrorKind::Interrupted`] read is retried) or
@@ -41,9 +46,10 @@ pub fn write_plan<S: ReadAt + ?Sized, W: Write + ?Sized>(
     source: &S,
     out: &mut W,
 ) -> io::Result<u64> {
+    let mut buffer = vec::Vec::new();
+    check_source(plan, source, &mut buffer)?;
     let mut rekeying = plan.rekeying();
     let mut at = 0u64;
-    let mut buffer = vec::Vec::new();
     let mut emit = |bytes: &mut [u8], at: &mut u64, out: &mut W| -> io::Result<()> {
         rekeying.apply(bytes, *at);
         out.write_all(bytes)?;
@@ -100,21 +106,61 @@ pub fn write_plan<S: ReadAt + ?Sized, W: Write + ?Sized>(
     Ok(at)
 }
 
-fn read_exact_at<S: ReadAt + ?Sized>(source: &S, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    let mut done = 0;
-    while done < buf.len() {
-        let at = offset + done as u64;
-        match source.read_at(buf.get_mut(done..).unwrap_or_default(), at) {
-            Ok(0) => {
+/// Compares what `source` holds with the plan's [`source_holds`](Plan::source_holds), a
+/// [`COPY_CHUNK`] at a time through `buffer`.
+fn check_source<S: ReadAt + ?Sized>(
+    plan: &Plan<'_>,
+    source: &S,
+    buffer: &mut vec::Vec<u8>,
+) -> io::Result<()> {
+    for held in &plan.source_holds {
+        for (i, part) in held.bytes.chunks(COPY_CHUNK).enumerate() {
+            let offset = held.offset.saturating_add((i * COPY_CHUNK) as u64);
+            buffer.clear();
+            buffer.resize(part.len(), 0);
+            let read = read_up_to(source, buffer, offset)?;
+            let same = part
+                .iter()
+                .zip(buffer.get(..read).unwrap_or_default())
+                .take_while(|(a, b)| a == b)
+                .count();
+            if same < part.len() {
+                let offset = offset.saturating_add(same as u64);
                 return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    std::format!("the source ends at offset {at}, inside a payload to copy"),
+                    io::ErrorKind::InvalidInput,
+                    SourceMismatch { offset },
                 ));
             }
+        }
+    }
+    Ok(())
+}
+
+/// Fills `buf` from `offset`, or as much of it as the source holds: the bytes read. An
+/// `Interrupted` read is made again.
+fn read_up_to<S: ReadAt + ?Sized>(source: &S, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        let at = offset.saturating_add(done as u64);
+        match source.read_at(buf.get_mut(done..).unwrap_or_default(), at) {
+            Ok(0) => break,
             Ok(n) => done += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
+    }
+    // A count past the buffer is taken as the buffer full.
+    Ok(done.min(buf.len()))
+}
+
+fn read_exact_at<S: ReadAt + ?Sized>(source: &S, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    let read = read_up_to(source, buf, offset)?;
+    if read < buf.len() {
+        let at = offset.saturating_add(read as u64);
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            std::format!("the source ends at offset {at}, inside a payload to copy"),
+        ));
     }
     Ok(())
 }

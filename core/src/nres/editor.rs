@@ -18,7 +18,7 @@ use super::{
 };
 use crate::archive::{Catalog, EntryStore, Header as CatalogHeader, Native};
 use crate::edit::layout::{Event, Slot, lay_out};
-use crate::edit::{NewBytes, Piece, Plan};
+use crate::edit::{Held, NewBytes, Piece, Plan};
 
 /// The engine's twelve directory orders (SPEC 1.9). Each is a stable sort: entries with
 /// equal keys keep their current order. Numbers and names as [`SortMode::from_number`]
@@ -244,6 +244,18 @@ pub struct Editor {
     data_end: u64,
     /// Whether the save computes `sort_index` rather than keeping the stored values.
     reindex: bool,
+    /// The header and directory of the file the editor was made from, which the plan's
+    /// source must hold ([`Plan::source_holds`]); `None` for an archive of nothing.
+    read_from: Option<ReadFrom>,
+}
+
+/// The bytes that tell the source archive from another file: its header and its
+/// directory, where it lay.
+#[derive(Debug, Clone)]
+struct ReadFrom {
+    header: [u8; HEADER_LEN],
+    directory_offset: u64,
+    directory: Vec<u8>,
 }
 
 impl Default for Editor {
@@ -260,6 +272,7 @@ impl Editor {
             starts: Vec::new(),
             data_end: HEADER_LEN as u64,
             reindex: false,
+            read_from: None,
         }
     }
 
@@ -279,7 +292,8 @@ impl Editor {
 
     /// Edits the archive `catalog` describes, from what the catalog holds (its header and
     /// directory; no payload is read), so that an archive opened from a file of any size
-    /// is edited without reading it whole. The plan is then written from that file.
+    /// is edited without reading it whole. The plan is then written from that file, and
+    /// refuses another ([`Plan::source_holds`]: the header and directory read here).
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -333,7 +347,8 @@ impl Editor {
 
     /// Edits the archive whose header is `header` and whose directory is `directory`
     /// (the last `64 * entry_count` bytes of the file), without the payloads: the source
-    /// must hold them when the plan is written.
+    /// must hold them when the plan is written, and hold this header and directory, which
+    /// the plan checks ([`Plan::source_holds`]).
     ///
     /// # Errors
     ///
@@ -379,6 +394,11 @@ impl Editor {
             starts,
             data_end,
             reindex: false,
+            read_from: Some(ReadFrom {
+                header: header.to_bytes(),
+                directory_offset: data_end,
+                directory: directory.to_vec(),
+            }),
         })
     }
 
@@ -862,7 +882,20 @@ impl Editor {
             directory.extend_from_slice(&record);
         }
         pieces.push(Piece::Owned(directory));
-        Ok(Plan::new(pieces))
+        let mut plan = Plan::new(pieces);
+        if let Some(read) = &self.read_from {
+            plan.source_holds.extend([
+                Held {
+                    offset: 0,
+                    bytes: &read.header,
+                },
+                Held {
+                    offset: read.directory_offset,
+                    bytes: &read.directory,
+                },
+            ]);
+        }
+        Ok(plan)
     }
 
     /// Refuses a plan whose new data region, ending at `data_end`, would take in a

@@ -14,7 +14,7 @@ use crate::archive::{Catalog, EntryStore, Header as CatalogHeader, Native};
 use crate::codec::xor::XorStream;
 use crate::codec::{self, Method, PackOptions};
 use crate::edit::layout::{Event, Slot, lay_out};
-use crate::edit::{NewBytes, Piece, Plan, Rekey};
+use crate::edit::{Held, NewBytes, Piece, Plan, Rekey};
 
 /// The method bits of `flags` (SPEC 2.6).
 const METHOD_MASK: u16 = 0x1E0;
@@ -111,6 +111,9 @@ pub struct Editor {
     /// The source's header and encrypted table, as the file holds them: what an entry
     /// whose offset points into them reads there.
     source_head: Vec<u8>,
+    /// Whether the plan's source must hold `source_head` (and the trailer kept apart):
+    /// not for a library of nothing ([`Plan::source_holds`]).
+    read_from_source: bool,
     /// The source's length.
     source_len: u64,
     /// What the stored `data_offset`s are relative to: the media overlay when the
@@ -152,6 +155,7 @@ impl Editor {
             starts: Vec::new(),
             region: end..end,
             source_head: header.to_vec(),
+            read_from_source: false,
             source_len: end,
             overlay: 0,
             trailer: None,
@@ -181,7 +185,8 @@ impl Editor {
     /// table and trailer; no payload is read), with the offsets as it reads them (with or
     /// without the media overlay, as it was opened), so that a library opened from a
     /// file of any size is edited without reading it whole. The plan is then written
-    /// from that file.
+    /// from that file, and refuses another ([`Plan::source_holds`]: the header and table
+    /// read here, and a trailer kept apart).
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -254,7 +259,9 @@ impl Editor {
     /// `tail` is read by its last 6 bytes; a shorter one, such as an empty one, says the
     /// file has no trailer). `overlay` is the media overlay the offsets are read with
     /// (`Some` only when the trailer is honoured, as [`Library::overlay`] gives it). The
-    /// source must hold the payloads when the plan is written.
+    /// source must hold the payloads when the plan is written, and hold this header and
+    /// table (and `tail`, when the editor keeps it as a trailer), which the plan checks
+    /// ([`Plan::source_holds`]).
     ///
     /// The header's [`raw`](Header::raw) bytes are what the editor reads its count, flag
     /// and key from and what it writes back; a `Header` built by hand whose fields say
@@ -299,7 +306,10 @@ impl Editor {
 
     /// [`from_table`](Editor::from_table) with the table already decrypted: `entries`
     /// as [`Entry::from_bytes`] reads them, one per entry the header counts (its
-    /// [`raw`](Header::raw) bytes are what counts, as there).
+    /// [`raw`](Header::raw) bytes are what counts, as there). The plan checks that its
+    /// source holds the header and the table these entries encrypt to; a caller whose
+    /// source is put together otherwise (`ngi pack`'s, from an unpacked folder) empties
+    /// [`Plan::source_holds`].
     ///
     /// # Errors
     ///
@@ -412,6 +422,7 @@ impl Editor {
             starts,
             region,
             source_head,
+            read_from_source: true,
             source_len: file_len,
             overlay: overlay_value,
             trailer,
@@ -993,7 +1004,20 @@ impl Editor {
         if let Some(trailer) = self.trailer {
             pieces.push(Piece::Owned(trailer.to_vec()));
         }
-        let plan = Plan { pieces, rekeys };
+        let mut plan = Plan::new(pieces);
+        plan.rekeys = rekeys;
+        if self.read_from_source {
+            plan.source_holds.push(Held {
+                offset: 0,
+                bytes: &self.source_head,
+            });
+            if let Some(trailer) = &self.trailer {
+                plan.source_holds.push(Held {
+                    offset: self.source_len.saturating_sub(TRAILER_LEN as u64),
+                    bytes: trailer,
+                });
+            }
+        }
         // Nothing edited and nothing re-keyed: the plan is the source itself.
         if edited || !plan.rekeys.is_empty() {
             self.check_outside(&entries, &plan)?;
