@@ -48,6 +48,30 @@ impl ArchiveFile {
         media_trailer: bool,
         limits: &Limits,
     ) -> Result<Self, Failure> {
+        let hint = "use --raw to read it as one resource";
+        ArchiveFile::open_hinting(path, raw, media_trailer, limits, hint)
+    }
+
+    /// [`open`](ArchiveFile::open) for a command that edits or unpacks it, which raw
+    /// mode cannot serve (there is no directory to edit), so a file of no format is not
+    /// told to try it.
+    pub fn open_to_edit(
+        path: &Path,
+        media_trailer: bool,
+        limits: &Limits,
+    ) -> Result<Self, Failure> {
+        let hint = "there is no directory to edit or unpack";
+        ArchiveFile::open_hinting(path, false, media_trailer, limits, hint)
+    }
+
+    /// `hint`: what to say of a file of no format.
+    fn open_hinting(
+        path: &Path,
+        raw: bool,
+        media_trailer: bool,
+        limits: &Limits,
+        hint: &str,
+    ) -> Result<Self, Failure> {
         let shown = path.shown();
         let file = crate::regular::open(path).map_err(|e| Failure::about(&shown, e))?;
         let options = OpenOptions::DEFAULT
@@ -63,7 +87,7 @@ impl ArchiveFile {
                     _ => format!("starts with {}", crate::names::display(start)),
                 };
                 Err(Failure::Bad(format!(
-                    "{shown}: not an NRes or RsLi archive ({starts}); use --raw to read it as one resource"
+                    "{shown}: not an NRes or RsLi archive ({starts}); {hint}"
                 )))
             }
             Err(OpenError::Archive(e)) => Err(Failure::about(&shown, with_flag(&e))),

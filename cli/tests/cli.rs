@@ -1283,9 +1283,25 @@ fn an_empty_file_and_a_partial_extract_are_said_plainly() {
     let empty = write(&dir, "empty.nres", b"");
     let err = assert_bad(&ngi(&["list", &empty]));
     assert!(
-        err.contains("empty.nres: not an NRes or RsLi archive (it is empty)"),
+        err.contains("empty.nres: not an NRes or RsLi archive (it is empty); use --raw"),
         "{err}"
     );
+    // The commands that edit or unpack take no --raw, and do not send the user to it.
+    let folder = dir.join("unpacked");
+    let folder = folder.to_str().unwrap();
+    let commands = [
+        &["rm", &empty, "A"][..],
+        &["repack", &empty],
+        &["unpack", &empty, "-o", folder],
+    ];
+    for command in commands {
+        let err = assert_bad(&ngi(command));
+        assert!(
+            err.contains("(it is empty); there is no directory to edit or unpack")
+                && !err.contains("--raw"),
+            "{command:?}: {err}"
+        );
+    }
     let archive = sample("sample.nres");
     let out = dir.join("out");
     let o = ngi(&[

@@ -35,8 +35,7 @@ pub fn run(options: &Options) -> Result<(), Failure> {
 /// Runs an editing command: the archive opened as the read commands open it (never in raw
 /// mode: a file with no directory is nothing to edit or unpack), then edited.
 pub fn edit(source: &Source, edit: &Edit) -> Result<(), Failure> {
-    let raw = false;
-    let archive = ArchiveFile::open(&source.archive, raw, source.media_trailer, &source.limits)?;
+    let archive = ArchiveFile::open_to_edit(&source.archive, source.media_trailer, &source.limits)?;
     match edit {
         Edit::Unpack { output, force } => unpack::run(source, &archive, output, *force),
         _ => edit::run(source, &archive, edit),
