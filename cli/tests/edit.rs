@@ -575,6 +575,36 @@ fn shared_bytes_through_every_edit(dir: &Path, bytes: &[u8]) {
     assert!(!out.exists(), "nothing written");
 }
 
+/// A canonical rebuild gives every entry bytes of its own, so entries that shared theirs
+/// each get a copy, and a line says how many bytes were written again: a hostile archive
+/// of records sharing one payload grows by their number, and nothing said why.
+#[test]
+fn repack_says_how_many_shared_bytes_it_writes_again() {
+    let dir = Scratch::new("edit-repack-shared");
+    let (bytes, shared) = hostile::shared_bytes_library();
+    let archive = dir.join("shared.rsli");
+    fs::write(&archive, &bytes).unwrap();
+    let names = ["A.TXT", "B.TXT", "C.TXT", "D.TXT", "E.TXT"];
+    let before: Vec<Vec<u8>> = names.iter().map(|n| cat(&archive, n)).collect();
+    let o = ok(&["repack", s(&archive)]);
+    let said = String::from_utf8_lossy(&o.stderr);
+    // B, C and E read the shared bytes: two of them get copies.
+    let again = 2 * shared.len();
+    assert!(
+        said.contains(&format!(
+            "note: {again} bytes that entries shared in the archive are written again"
+        )),
+        "{said}"
+    );
+    ok(&["verify", s(&archive)]);
+    for (name, was) in names.iter().zip(&before) {
+        assert_eq!(&cat(&archive, name), was, "{name}");
+    }
+    // Nothing is shared any more, nor said.
+    let o = ok(&["repack", s(&archive)]);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("shared"));
+}
+
 /// The file of the manifest's entry `index`.
 fn ngi_name_file(folder: &Path, index: usize) -> String {
     let manifest: toml::Table = fs::read_to_string(folder.join("ngi.toml"))

@@ -145,6 +145,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
     save_plan(&plan, &source, &target)?;
     drop(held_output);
     super::pack::note_gaps_dropped(&shown.to_string(), &gaps, &plan, |_| "a gap".into());
+    note_shared_bytes_copied(&target, &plan);
     note_lookups_moved(archive, &editor, &target, source_trailer);
     done(format_args!(
         "{}: {what}; {} (was {before}), {} bytes",
@@ -196,6 +197,32 @@ fn note_lookups_moved(before: &ArchiveFile, editor: &AnyEditor, written: &Path, 
             written.shown(),
             names::display(name),
             named(before, was)
+        ));
+    }
+}
+
+/// Says how many bytes the plan copied more than once: bytes entries shared in the
+/// archive (records that point at one payload, or overlap), which a canonical rebuild
+/// gives each entry a copy of. An archive of 100 000 records sharing one 10 KB payload,
+/// 6.4 MB, comes out at 1 GB, and nothing else would say why.
+fn note_shared_bytes_copied(written: &Path, plan: &ngi_core::edit::Plan<'_>) {
+    let copied: u64 = plan
+        .pieces
+        .iter()
+        .map(|piece| match *piece {
+            ngi_core::edit::Piece::Copy { len, .. } => len,
+            _ => 0,
+        })
+        .sum();
+    let distinct: u64 = super::pack::copied_ranges(plan)
+        .iter()
+        .map(|(start, end)| end - start)
+        .sum();
+    let repeated = copied.saturating_sub(distinct);
+    if repeated > 0 {
+        crate::report::say(format_args!(
+            "{}: note: {repeated} bytes that entries shared in the archive are written again              for each entry that reads them ({distinct} bytes of the archive copied,              {copied} written)",
+            written.shown()
         ));
     }
 }

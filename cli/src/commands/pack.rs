@@ -305,23 +305,8 @@ pub(super) fn note_gaps_dropped(
     if gaps.is_empty() {
         return;
     }
-    let mut copied: Vec<(u64, u64)> = plan
-        .pieces
-        .iter()
-        .filter_map(|piece| match *piece {
-            ngi_core::edit::Piece::Copy { offset, len } => Some((offset, offset + len)),
-            _ => None,
-        })
-        .collect();
-    copied.sort_unstable();
-    // The copied ranges merged, so that a gap is covered when one of them holds it.
-    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(copied.len());
-    for (start, end) in copied {
-        match merged.last_mut() {
-            Some(last) if start <= last.1 => last.1 = last.1.max(end),
-            _ => merged.push((start, end)),
-        }
-    }
+    // Merged, so that a gap is covered when one of the copies holds it.
+    let merged = copied_ranges(plan);
     for (i, &(start, end)) in gaps.iter().enumerate() {
         let at = merged.partition_point(|&(_, e)| e <= start);
         let kept = merged.get(at).is_some_and(|&(s, e)| s <= start && end <= e);
@@ -334,6 +319,27 @@ pub(super) fn note_gaps_dropped(
             ));
         }
     }
+}
+
+/// The source ranges `plan` copies, sorted and merged: what of the source it keeps.
+pub(super) fn copied_ranges(plan: &ngi_core::edit::Plan<'_>) -> Vec<(u64, u64)> {
+    let mut copied: Vec<(u64, u64)> = plan
+        .pieces
+        .iter()
+        .filter_map(|piece| match *piece {
+            ngi_core::edit::Piece::Copy { offset, len } => Some((offset, offset + len)),
+            _ => None,
+        })
+        .collect();
+    copied.sort_unstable();
+    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(copied.len());
+    for (start, end) in copied {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    merged
 }
 
 /// Reads the archive `pack` wrote back before it takes the output's place: every entry
