@@ -605,6 +605,40 @@ fn repack_says_how_many_shared_bytes_it_writes_again() {
     assert!(!String::from_utf8_lossy(&o.stderr).contains("shared"));
 }
 
+/// An `AO` trailer inside an entry's packed bytes (a stored entry that reads nothing and
+/// whose `packed_size` covers the trailer) goes with them when the entry is removed: a
+/// line says so, where it went without a word.
+#[test]
+fn an_edit_that_takes_the_trailer_away_says_so() {
+    let dir = Scratch::new("edit-trailer-lost");
+    let mut builder = Builder::new();
+    builder.add(b"A", Method::Stored, b"hello").unwrap();
+    builder.add(b"E", Method::Stored, b"").unwrap();
+    builder.media_trailer(Some(0));
+    let mut bytes = builder.build().unwrap();
+    assert_eq!(&bytes[bytes.len() - 6..], b"AO\0\0\0\0");
+    hostile::patch_rsli(&mut bytes, |i, e| {
+        if i == 1 {
+            e.packed_size = 6;
+        }
+    });
+    let archive = dir.join("a.rsli");
+    fs::write(&archive, &bytes).unwrap();
+    let o = ok(&["rm", s(&archive), "E"]);
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        said.contains("note: the \"AO\" media trailer the archive ended with (value 0) is not at its end any more"),
+        "{said}"
+    );
+    let after = fs::read(&archive).unwrap();
+    assert_ne!(&after[after.len() - 6..], b"AO\0\0\0\0");
+    assert_eq!(cat(&archive, "A"), b"hello");
+    // An edit that keeps it says nothing of it.
+    fs::write(&archive, &bytes).unwrap();
+    let o = ok(&["rename", s(&archive), "A", "B"]);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("trailer"));
+}
+
 /// The file of the manifest's entry `index`.
 fn ngi_name_file(folder: &Path, index: usize) -> String {
     let manifest: toml::Table = fs::read_to_string(folder.join("ngi.toml"))

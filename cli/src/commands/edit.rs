@@ -146,7 +146,10 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
     drop(held_output);
     super::pack::note_gaps_dropped(&shown.to_string(), &gaps, &plan, |_| "a gap".into());
     note_shared_bytes_copied(&target, &plan);
-    note_lookups_moved(archive, &editor, &target, source_trailer);
+    if let Some(written) = ArchiveFile::reopen_written(&target, source_trailer) {
+        note_lookups_moved(archive, &editor, &written, &target);
+        note_trailer_lost(archive, &written, &target);
+    }
     done(format_args!(
         "{}: {what}; {} (was {before}), {} bytes",
         target.shown(),
@@ -163,10 +166,12 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
 /// adding an unrelated file can change which of two entries the game loads by a name, and
 /// removing one of the two makes the other the one loaded. Nothing is said when the file
 /// written cannot be read back; the edit is done by then.
-fn note_lookups_moved(before: &ArchiveFile, editor: &AnyEditor, written: &Path, trailer: bool) {
-    let Some(after) = ArchiveFile::reopen_written(written, trailer) else {
-        return;
-    };
+fn note_lookups_moved(
+    before: &ArchiveFile,
+    editor: &AnyEditor,
+    after: &ArchiveFile,
+    written: &Path,
+) {
     if after.len() != editor.len() {
         return;
     }
@@ -187,7 +192,7 @@ fn note_lookups_moved(before: &ArchiveFile, editor: &AnyEditor, written: &Path, 
         let gives = match now {
             Some(index) => format!(
                 "{} (the engine takes the names as one)",
-                named(&after, index)
+                named(after, index)
             ),
             None => "no entry".to_string(),
         };
@@ -222,6 +227,22 @@ fn note_shared_bytes_copied(written: &Path, plan: &ngi_core::edit::Plan<'_>) {
     if repeated > 0 {
         crate::report::say(format_args!(
             "{}: note: {repeated} bytes that entries shared in the archive are written again              for each entry that reads them ({distinct} bytes of the archive copied,              {copied} written)",
+            written.shown()
+        ));
+    }
+}
+
+/// Says when the archive ended with an RsLi `AO` media trailer and the file written does
+/// not: its 6 bytes lay inside an entry's packed bytes (a stored entry's `packed_size`
+/// past what it reads, say), which went where the edit put that entry's bytes, or went
+/// with them when it was removed. The editor keeps a trailer apart only when no entry's
+/// bytes reach into it.
+fn note_trailer_lost(before: &ArchiveFile, after: &ArchiveFile, written: &Path) {
+    if let (Some(value), None) = (before.catalog.trailer(), after.catalog.trailer()) {
+        crate::report::say(format_args!(
+            "{}: note: the \"AO\" media trailer the archive ended with (value {value}) is not \
+             at its end any more: its bytes lay inside an entry's packed bytes, which this \
+             edit moved or removed",
             written.shown()
         ));
     }
