@@ -639,6 +639,55 @@ fn an_edit_that_takes_the_trailer_away_says_so() {
     assert!(!String::from_utf8_lossy(&o.stderr).contains("trailer"));
 }
 
+/// A library whose last entry reads from the payloads into the `AO` trailer after them
+/// (read with the trailer's overlay): the manifest keeps the trailer apart, so `pack`
+/// refused the folder `unpack` had written. `unpack` now refuses it first, naming the
+/// entry, and writes nothing.
+#[test]
+fn unpack_refuses_an_entry_that_reads_into_the_trailer() {
+    let dir = Scratch::new("edit-into-trailer");
+    let mut builder = Builder::new();
+    builder.add(b"A", Method::Stored, b"hello").unwrap();
+    builder.add(b"B", Method::Stored, b"world").unwrap();
+    builder.media_trailer(Some(50));
+    let mut bytes = builder.build().unwrap();
+    let trailer_at = bytes.len() - 6;
+    hostile::patch_rsli(&mut bytes, |i, e| {
+        if i == 1 {
+            (e.unpacked_size, e.packed_size) = (11, 11);
+        }
+    });
+    let archive = dir.join("a.rsli");
+    fs::write(&archive, &bytes).unwrap();
+    let mut read = b"world".to_vec();
+    read.extend_from_slice(&bytes[trailer_at..]);
+    assert_eq!(
+        ok(&["cat", "--media-trailer", s(&archive), "B"]).stdout,
+        read
+    );
+    let folder = dir.join("d");
+    let err = fails(&["unpack", "--media-trailer", s(&archive), "-o", s(&folder)]);
+    assert!(
+        err.contains(&format!(
+            "entry 1 (\"B\"): the 11 bytes it reads at offset 101 run past the payloads' end \
+             ({trailer_at}) into the \"AO\" media trailer"
+        )),
+        "{err}"
+    );
+    assert!(!folder.exists());
+    // One whose packed_size alone runs into it reads inside the payloads, and packs back.
+    hostile::patch_rsli(&mut bytes, |i, e| {
+        if i == 1 {
+            e.unpacked_size = 5;
+        }
+    });
+    fs::write(&archive, &bytes).unwrap();
+    ok(&["unpack", "--media-trailer", s(&archive), "-o", s(&folder)]);
+    let packed = dir.join("packed.rsli");
+    ok(&["pack", s(&folder), "-o", s(&packed)]);
+    assert_eq!(fs::read(&packed).unwrap(), bytes);
+}
+
 /// The file of the manifest's entry `index`.
 fn ngi_name_file(folder: &Path, index: usize) -> String {
     let manifest: toml::Table = fs::read_to_string(folder.join("ngi.toml"))

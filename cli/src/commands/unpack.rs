@@ -504,6 +504,9 @@ fn refused_up_front(
     layout: &Layout,
     limits: ngi_core::limits::Limits,
 ) -> Option<(usize, String)> {
+    if let Some(refused) = into_the_trailer(archive, layout) {
+        return Some(refused);
+    }
     let mut budget = Budget::new(limits);
     (0..archive.len()).find_map(|index| match archive.admit_entry(index, &mut budget) {
         Err(EntryError::Total(message)) => Some((index, message)),
@@ -513,6 +516,35 @@ fn refused_up_front(
             layout.inside(start, len).map(|_| (index, message))
         }
         _ => None,
+    })
+}
+
+/// An RsLi entry whose bytes run from the payloads into the `AO` trailer after them: the
+/// manifest keeps the trailer apart, after the payloads, and `pack` would find the
+/// entry's bytes cut short at the payloads' end and refuse the folder. (The edits refuse
+/// such a library too; `extract` reads its entries.)
+fn into_the_trailer(archive: &ArchiveFile, layout: &Layout) -> Option<(usize, String)> {
+    let file_len = archive.catalog.file_len();
+    if layout.is_nres || layout.region.end >= file_len {
+        return None;
+    }
+    archive.entries().iter().enumerate().find_map(|(index, entry)| {
+        // What the engine reads: a stored entry's `packed_size` past its `unpacked_size`
+        // is no read, and packs back as it was.
+        let len = u64::from(entry.as_rsli()?.stream_len());
+        let (start, _) = span_of(entry, layout.overlay);
+        let end = start.saturating_add(len);
+        (layout.inside(start, len).is_some() && end > layout.region.end).then(|| {
+            (
+                index,
+                format!(
+                    "the {len} bytes it reads at offset {start} run past the payloads' end ({}) into \
+                     the \"AO\" media trailer, which the manifest keeps apart: pack could \
+                     not rebuild the library from the folder (extract reads its entries)",
+                    layout.region.end
+                ),
+            )
+        })
     })
 }
 
