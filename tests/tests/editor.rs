@@ -1882,6 +1882,30 @@ fn reorder_saves_what_moving_one_entry_at_a_time_saves() {
     }
 }
 
+/// A replacing payload is checked against the whole directory, whichever entry it
+/// replaces: it was checked against the directory of the entries up to it, so a payload
+/// one byte too large passed for entry 0 of eight and not for entry 7 (the plan refused
+/// it later).
+#[test]
+fn a_replacing_payload_too_large_is_refused_for_any_entry() {
+    let old = samples::nres();
+    let archive = Archive::open(&old).unwrap();
+    let count = archive.len() as u64;
+    // The largest payload that fits: 16 + len, padded, + the directory <= u32::MAX.
+    let room = (u64::from(u32::MAX) - 64 * count) / 8 * 8 - 16;
+    for index in [0, archive.len() - 1] {
+        let mut editor = nres::Editor::open(&archive).unwrap();
+        assert_eq!(
+            editor.replace_from_source(index, 0, room + 1),
+            Err(nres::WriteError::TooLarge {
+                entry: index as u32
+            }),
+            "entry {index}"
+        );
+        editor.replace_from_source(index, 0, room).unwrap();
+    }
+}
+
 /// A payload taken from the source (`add_from_source`, `replace_from_source`) saves what
 /// the same bytes held by the editor save, byte for byte; the source may run past the
 /// archive, and a source that ends before the range fails the write.

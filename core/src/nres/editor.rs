@@ -563,8 +563,8 @@ impl Editor {
     /// # Errors
     ///
     /// * [`WriteError::NoSuchEntry`] when there is no entry `index`, whatever the payload.
-    /// * [`WriteError::TooLarge`] when the payload alone would take the archive past
-    ///   4 GiB, as [`add`](Editor::add) checks it.
+    /// * [`WriteError::TooLarge`] when the payload alone, with the header and the whole
+    ///   directory, would take the archive past 4 GiB, whichever entry it replaces.
     pub fn replace(&mut self, index: usize, payload: impl Into<Vec<u8>>) -> Result<(), WriteError> {
         self.replace_bytes(index, NewBytes::Held(payload.into()))
     }
@@ -587,7 +587,16 @@ impl Editor {
     fn replace_bytes(&mut self, index: usize, bytes: NewBytes) -> Result<(), WriteError> {
         // An index past the end is that, whatever the payload: checked first.
         self.item_mut(index)?;
-        fits(HEADER_LEN as u64, bytes.len(), index)?;
+        // Against the whole directory, whichever entry it is: checked as entry `index`,
+        // a payload that fit beside the directory of entries 0..=index passed for entry 0
+        // and not for the last.
+        let last = self.items.len().saturating_sub(1);
+        fits(HEADER_LEN as u64, bytes.len(), last).map_err(|e| match e {
+            WriteError::TooLarge { .. } => WriteError::TooLarge {
+                entry: u32::try_from(index).unwrap_or(u32::MAX),
+            },
+            other => other,
+        })?;
         let item = self.item_mut(index)?;
         let was = match item.payload {
             Payload::Original { start, len } => Some((start, len)),

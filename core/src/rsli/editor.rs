@@ -541,8 +541,12 @@ impl Editor {
         self.items.is_empty()
     }
 
-    /// Entry `index` as it stands. `data_offset` is the source's until the save lays the
-    /// library out; `sort_index` is the key the save would use if nothing else changed.
+    /// Entry `index` as it stands: its name and fields as edited. `data_offset` and
+    /// `sort_index` are the source's (0 for an added entry) until the save lays the
+    /// library out: an add, a removal or a rename that moves names in the table's order
+    /// gives entries other `sort_index` values, and with them other XOR keys, which
+    /// [`plan`](Editor::plan) works out (its [`Plan::rekeys`] says which payloads it
+    /// re-keys) and the saved table holds.
     pub fn entry(&self, index: usize) -> Option<&Entry> {
         self.items.get(index).map(|item| &item.entry)
     }
