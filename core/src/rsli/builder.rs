@@ -158,7 +158,30 @@ impl Builder {
         self
     }
 
-    /// Appends an `AO` media trailer with this overlay, or none.
+    /// Appends an `AO` media trailer with this overlay, or none. The entries' offsets are
+    /// then written less the overlay, as the engine reads them with flag 2 (SPEC 2.6): the
+    /// library is meant to be opened with the trailer honoured
+    /// ([`OpenOptions::with_media_trailer`](crate::OpenOptions::with_media_trailer)).
+    /// Opened without, its offsets point `overlay` bytes before the payloads, into the
+    /// header and table for a small one, and reading gives those bytes, as the engine
+    /// without the flag would; no error says so, the format having no rule against it
+    /// (`ngi verify` notes entries whose bytes lie in the header or table).
+    ///
+    /// ```
+    /// use ngi_core::rsli::{Builder, Library};
+    /// use ngi_core::{Limits, Method, OpenOptions};
+    ///
+    /// let mut builder = Builder::new();
+    /// builder.media_trailer(Some(16));
+    /// builder.add(b"ONE", Method::Stored, b"plain text one")?;
+    /// let bytes = builder.build()?;
+    /// let with = OpenOptions::DEFAULT.with_media_trailer(true);
+    /// let honoured = Library::open_with(&bytes, with)?;
+    /// assert_eq!(honoured.unpack_to_vec(0, &Limits::DEFAULT)?, b"plain text one");
+    /// let ignored = Library::open(&bytes)?;
+    /// assert_ne!(ignored.unpack_to_vec(0, &Limits::DEFAULT)?, b"plain text one");
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
+    /// ```
     pub fn media_trailer(&mut self, overlay: Option<u32>) -> &mut Builder {
         self.overlay = overlay;
         self
