@@ -132,7 +132,9 @@ impl core::error::Error for PackError {}
 ///   feature.
 /// * [`PackError::OutOfMemory`] when the packed stream cannot be allocated: its memory is
 ///   reserved without aborting the process (as a `Vec` that cannot grow would), so a
-///   large entry where memory is short is an error of that entry.
+///   large entry where memory is short is an error of that entry (where the allocator
+///   refuses it: a system that overcommits memory may grant it and end the process
+///   later, when the pages are filled).
 pub fn pack(
     method: Method,
     key: u16,

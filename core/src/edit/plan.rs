@@ -186,7 +186,9 @@ impl<'a> Plan<'a> {
     ///
     /// * [`ToVecError::TooLarge`] when the plan's whole [`len`](Plan::len) cannot be
     ///   reserved. It is reserved first, so a plan larger than memory can hold is an
-    ///   error, not a shorter output or an abort.
+    ///   error, not a shorter output or an abort, where the allocator refuses it: a
+    ///   system that overcommits memory (Linux by default) may grant the reservation and
+    ///   end the process when the pages are filled.
     /// * [`ToVecError::SourceMismatch`] when `source` does not hold what
     ///   [`source_holds`](Plan::source_holds) says ([`check_source`](Plan::check_source)),
     ///   checked before anything else: it is not the file the plan was made from.
