@@ -688,6 +688,35 @@ fn unpack_refuses_an_entry_that_reads_into_the_trailer() {
     assert_eq!(fs::read(&packed).unwrap(), bytes);
 }
 
+/// A name beyond ASCII given to `add` or `rename` goes in as its UTF-8 bytes, and a line
+/// says so, as `pack` says it of a manifest's; one given as `\xNN` escapes is no news.
+#[test]
+fn names_beyond_ascii_are_said_by_add_and_rename() {
+    let dir = Scratch::new("edit-non-ascii");
+    let archive = dir.join("a.nres");
+    fs::write(&archive, samples::nres()).unwrap();
+    let file = dir.join("\u{fc}ber.txt");
+    fs::write(&file, b"over").unwrap();
+    let said = |o: Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    let note = "written as the UTF-8 bytes of its characters beyond ASCII";
+    let added = said(ok(&["add", s(&archive), s(&file)]));
+    assert!(
+        added.contains(&format!("note: name \"\\xc3\\xbcber.txt\" {note}")),
+        "{added}"
+    );
+    let renamed = said(ok(&[
+        "rename",
+        s(&archive),
+        "\\xc3\\xbcber.txt",
+        "caf\u{e9}",
+    ]));
+    assert!(renamed.contains(note), "{renamed}");
+    assert_eq!(cat(&archive, "caf\\xc3\\xa9"), b"over");
+    let escaped = said(ok(&["rename", s(&archive), "caf\\xc3\\xa9", "caf\\xe9"]));
+    assert!(!escaped.contains(note), "{escaped}");
+    assert_eq!(cat(&archive, "caf\\xe9"), b"over");
+}
+
 /// The file of the manifest's entry `index`.
 fn ngi_name_file(folder: &Path, index: usize) -> String {
     let manifest: toml::Table = fs::read_to_string(folder.join("ngi.toml"))

@@ -146,6 +146,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
     drop(held_output);
     super::pack::note_gaps_dropped(&shown.to_string(), &gaps, &plan, |_| "a gap".into());
     note_shared_bytes_copied(&target, &plan);
+    note_names_beyond_ascii(&target, edit);
     if let Some(written) = ArchiveFile::reopen_written(&target, source_trailer) {
         note_lookups_moved(archive, &editor, &written, &target);
         note_trailer_lost(archive, &written, &target);
@@ -202,6 +203,30 @@ fn note_lookups_moved(
             written.shown(),
             names::display(name),
             named(before, was)
+        ));
+    }
+}
+
+/// Says of each name `add` or `rename` took with characters beyond ASCII that it went in
+/// as their UTF-8 bytes, as `pack` says it of a manifest's: the engine reads single bytes,
+/// in the game's code page, and the name would show as other letters there.
+fn note_names_beyond_ascii(written: &Path, edit: &Edit) {
+    let given: Vec<Vec<u8>> = match edit {
+        Edit::Add { name: Some(n), .. } | Edit::Rename { new: n, .. } => vec![os_bytes(n)],
+        Edit::Add {
+            name: None, files, ..
+        } => files
+            .iter()
+            .filter_map(|f| f.file_name().map(os_bytes))
+            .collect(),
+        _ => Vec::new(),
+    };
+    for name in given.iter().filter(|n| !n.is_ascii()) {
+        crate::report::say(format_args!(
+            "{}: note: name \"{}\" written as the UTF-8 bytes of its characters beyond ASCII \
+             (the engine reads single bytes, in the game's code page; write others as \\xNN)",
+            written.shown(),
+            names::display(&names::parse_argument(name))
         ));
     }
 }
