@@ -592,7 +592,8 @@ fn repack_says_how_many_shared_bytes_it_writes_again() {
     let again = 2 * shared.len();
     assert!(
         said.contains(&format!(
-            "note: {again} bytes that entries shared in the archive are written again"
+            "note: {again} bytes that entries shared in the archive are written again for \
+             each entry that reads them"
         )),
         "{said}"
     );

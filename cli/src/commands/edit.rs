@@ -251,7 +251,9 @@ fn note_shared_bytes_copied(written: &Path, plan: &ngi_core::edit::Plan<'_>) {
     let repeated = copied.saturating_sub(distinct);
     if repeated > 0 {
         crate::report::say(format_args!(
-            "{}: note: {repeated} bytes that entries shared in the archive are written again              for each entry that reads them ({distinct} bytes of the archive copied,              {copied} written)",
+            "{}: note: {repeated} bytes that entries shared in the archive are written again \
+             for each entry that reads them ({distinct} bytes of the archive copied, \
+             {copied} written)",
             written.shown()
         ));
     }

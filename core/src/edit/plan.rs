@@ -138,12 +138,7 @@ impl<'a> Plan<'a> {
     pub fn check_source(&self, source: &[u8]) -> Result<(), SourceMismatch> {
         for held in &self.source_holds {
             let start = usize::try_from(held.offset).unwrap_or(usize::MAX);
-            let there = source.get(start..).unwrap_or_default();
-            let same = there
-                .iter()
-                .zip(held.bytes)
-                .take_while(|(a, b)| a == b)
-                .count();
+            let same = same_prefix(held.bytes, source.get(start..).unwrap_or_default());
             if same < held.bytes.len() {
                 return Err(SourceMismatch {
                     offset: held.offset.saturating_add(same as u64),
@@ -283,6 +278,15 @@ impl<'a> Plan<'a> {
     pub fn rekeying(&self) -> Rekeying<'_> {
         Rekeying::new(&self.rekeys)
     }
+}
+
+/// How many bytes `expected` and `found` begin with alike.
+pub(crate) fn same_prefix(expected: &[u8], found: &[u8]) -> usize {
+    expected
+        .iter()
+        .zip(found)
+        .take_while(|(a, b)| a == b)
+        .count()
 }
 
 /// Why [`Plan::to_vec`] gave no bytes.

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::vec;
 
-use super::plan::{Piece, Plan, SourceMismatch};
+use super::plan::{Piece, Plan, SourceMismatch, same_prefix};
 use crate::io::ReadAt;
 
 /// Bytes copied from the source per read: what a save holds of the old payloads at once.
@@ -119,11 +119,7 @@ fn check_source<S: ReadAt + ?Sized>(
             buffer.clear();
             buffer.resize(part.len(), 0);
             let read = read_up_to(source, buffer, offset)?;
-            let same = part
-                .iter()
-                .zip(buffer.get(..read).unwrap_or_default())
-                .take_while(|(a, b)| a == b)
-                .count();
+            let same = same_prefix(part, buffer.get(..read).unwrap_or_default());
             if same < part.len() {
                 let offset = offset.saturating_add(same as u64);
                 return Err(io::Error::new(
