@@ -37,3 +37,36 @@ fn every_entry_consumes_under_64_bits() {
     assert!(dist.iter().all(|&e| e & 0xC0 == 0));
     assert!(dist.iter().any(|&e| consumed(e) == 5 + 13));
 }
+
+/// A call that stops inside a stored block keeps its output in the window unless the
+/// stored blocks seen ahead in its input are sure to push it out. The look-ahead must stop
+/// at the first header that is not a stored one: here the next block is a final fixed one
+/// whose next four bytes happen to read as a matching LEN/NLEN (0xD508 / 0x2AF7). Read as
+/// a final stored block, it would leave the first call's bytes out of the window, which
+/// the fixed block's match (80 back) reads. (A mutation run found the look-ahead's test
+/// of the block type untested.)
+#[test]
+fn stored_look_ahead_stops_at_a_huffman_block() {
+    let stored: [u8; 100] = core::array::from_fn(|i| (i * 37 + 11) as u8);
+    // BFINAL 1, BTYPE 01, literals 56 85 47 74 116, a match of 3 from 80 back, EOB.
+    let fixed = [0xb3, 0x08, 0xd5, 0xf7, 0x2a, 0x01, 0x9a, 0x07, 0x00];
+    let mut stream = alloc::vec![0x00, 100, 0, !100, 0xFF];
+    stream.extend_from_slice(&stored);
+    stream.extend_from_slice(&fixed);
+    let mut want = stored.to_vec();
+    want.extend_from_slice(&[56, 85, 47, 74, 116]);
+    let p = want.len();
+    want.extend_from_within(p - 80..p - 77);
+
+    let mut d = InflateDecoder::new(want.len() as u64);
+    let mut got = alloc::vec![0u8; want.len()];
+    // The first call has room for half the stored block only: its rest shows the next
+    // header.
+    let first = d.decode(&stream, &mut got[..50], false).unwrap();
+    assert_eq!(first.produced, 50);
+    let second = d
+        .decode(&stream[first.consumed..], &mut got[50..], true)
+        .unwrap();
+    assert_eq!(50 + second.produced, want.len());
+    assert_eq!(got, want);
+}
