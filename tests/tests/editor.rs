@@ -958,16 +958,7 @@ fn rsli_canonicalize_lays_out_an_empty_entry_pointing_anywhere() {
             e.data_offset = len + 1;
         }
     });
-    let lib = Library::open(&past).unwrap();
-    assert!(lib.unpack_to_vec(1, &Limits::DEFAULT).is_err());
-    let mut editor = rsli::Editor::open(&lib).unwrap();
-    assert_eq!(
-        editor.canonicalize(),
-        Err(rsli::BuildError::PayloadOutside {
-            entry: 1,
-            offset: u64::from(len) + 1
-        })
-    );
+    canonicalize_refused(&past, 1, u64::from(len) + 1);
     // One with bytes there is still refused: they would be lost.
     ngi_tests::hostile::patch_rsli(&mut odd, |i, e| {
         if i == 0 {
@@ -983,6 +974,20 @@ fn rsli_canonicalize_lays_out_an_empty_entry_pointing_anywhere() {
             offset: 0
         })
     );
+}
+
+/// Opens the library `file`, whose entry `entry` no reader takes, and checks that a
+/// canonical rebuild refuses it as lying outside the payloads at `offset`: the editor,
+/// unchanged by the refusal.
+fn canonicalize_refused(file: &[u8], entry: u32, offset: u64) -> rsli::Editor {
+    let lib = Library::open(file).unwrap();
+    assert!(lib.unpack_to_vec(entry as usize, &Limits::DEFAULT).is_err());
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    assert_eq!(
+        editor.canonicalize(),
+        Err(rsli::BuildError::PayloadOutside { entry, offset })
+    );
+    editor
 }
 
 #[test]
@@ -2244,16 +2249,7 @@ fn a_deflate_entry_whose_only_byte_is_past_the_end_is_not_moved() {
             (e.flags, e.packed_size, e.data_offset) = (0x100, 1, len);
         }
     });
-    let lib = Library::open(&file).unwrap();
-    assert!(lib.unpack_to_vec(1, &Limits::DEFAULT).is_err());
-    let mut editor = rsli::Editor::open(&lib).unwrap();
-    assert_eq!(
-        editor.canonicalize(),
-        Err(rsli::BuildError::PayloadOutside {
-            entry: 1,
-            offset: u64::from(len)
-        })
-    );
+    let mut editor = canonicalize_refused(&file, 1, u64::from(len));
     // Untouched, it saves as it was; an edit that would move it is refused.
     assert_eq!(saved(&editor.plan().unwrap(), &file), file);
     editor
