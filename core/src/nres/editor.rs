@@ -342,7 +342,7 @@ impl Editor {
                 directory.extend_from_slice(&record.bytes);
             }
         }
-        Ok(Editor::from_directory(&header, &directory)?)
+        Ok(Editor::from_owned_directory(&header, directory)?)
     }
 
     /// Edits the archive whose header is `header` and whose directory is `directory`
@@ -357,6 +357,12 @@ impl Editor {
     /// * [`NresError::DirectoryLength`] when `directory` is not exactly the header's
     ///   `64 * entry_count` bytes.
     pub fn from_directory(header: &Header, directory: &[u8]) -> Result<Editor, NresError> {
+        Editor::from_owned_directory(header, directory.to_vec())
+    }
+
+    /// [`from_directory`](Editor::from_directory), keeping `directory` for the plan's
+    /// check of its source rather than a copy of it.
+    fn from_owned_directory(header: &Header, directory: Vec<u8>) -> Result<Editor, NresError> {
         let data_end = header.directory_offset()?;
         let count = usize::try_from(header.entry_count).unwrap_or(usize::MAX);
         let needed = (count as u64).saturating_mul(ENTRY_LEN as u64);
@@ -369,7 +375,7 @@ impl Editor {
         let mut items = Vec::with_capacity(count);
         let mut starts = Vec::with_capacity(count);
         for index in 0..count {
-            let Some(record) = record_at(directory, index) else {
+            let Some(record) = record_at(&directory, index) else {
                 break;
             };
             let entry = Entry::parse(index as u32, record);
@@ -397,7 +403,7 @@ impl Editor {
             read_from: Some(ReadFrom {
                 header: header.to_bytes(),
                 directory_offset: data_end,
-                directory: directory.to_vec(),
+                directory,
             }),
         })
     }
