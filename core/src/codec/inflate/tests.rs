@@ -50,16 +50,17 @@ fn stored_look_ahead_stops_at_a_huffman_block() {
     let stored: [u8; 100] = core::array::from_fn(|i| (i * 37 + 11) as u8);
     // BFINAL 1, BTYPE 01, literals 56 85 47 74 116, a match of 3 from 80 back, EOB.
     let fixed = [0xb3, 0x08, 0xd5, 0xf7, 0x2a, 0x01, 0x9a, 0x07, 0x00];
-    let mut stream = alloc::vec![0x00, 100, 0, !100, 0xFF];
-    stream.extend_from_slice(&stored);
-    stream.extend_from_slice(&fixed);
-    let mut want = stored.to_vec();
-    want.extend_from_slice(&[56, 85, 47, 74, 116]);
-    let p = want.len();
-    want.extend_from_within(p - 80..p - 77);
+    let mut stream = [0u8; 5 + 100 + 9];
+    stream[..5].copy_from_slice(&[0x00, 100, 0, !100, 0xFF]);
+    stream[5..105].copy_from_slice(&stored);
+    stream[105..].copy_from_slice(&fixed);
+    let mut want = [0u8; 108];
+    want[..100].copy_from_slice(&stored);
+    want[100..105].copy_from_slice(&[56, 85, 47, 74, 116]);
+    want.copy_within(105 - 80..105 - 77, 105);
 
     let mut d = InflateDecoder::new(want.len() as u64);
-    let mut got = alloc::vec![0u8; want.len()];
+    let mut got = [0u8; 108];
     // The first call has room for half the stored block only: its rest shows the next
     // header.
     let first = d.decode(&stream, &mut got[..50], false).unwrap();
