@@ -779,6 +779,15 @@ fn editors_from_a_catalog_save_what_editors_of_the_whole_file_save() {
                     "trailer {trailer:?}, honoured {honour}: the trailer stays last"
                 );
             }
+            if let Err(e) = &whole {
+                // The refusal says how the user most likely got there.
+                assert!(
+                    matches!(e, rsli::BuildError::OutsideChanged { .. })
+                        && e.to_string().contains("AO media trailer")
+                        && e.to_string().contains("open it the other way"),
+                    "trailer {trailer:?}, honoured {honour}: {e}"
+                );
+            }
             saves += usize::from(whole.is_ok());
         }
     }

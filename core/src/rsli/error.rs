@@ -644,7 +644,9 @@ impl fmt::Display for BuildError {
                 f,
                 "entry {entry}: its packed bytes at offset {offset} lie outside the \
                  payloads (in the header or table, or reaching past their end or the \
-                 file's), where this edit may change what it reads"
+                 file's), where this edit may change what it reads (when all entries lie \
+                 outside, the library was likely built for its AO media trailer and opened \
+                 without it honoured, or the other way round: open it the other way)"
             ),
             BuildError::PayloadOutside { entry, offset } => write!(
                 f,
