@@ -70,13 +70,14 @@ fn open_with(path: &Path, no_link: bool) -> io::Result<File> {
     Ok(file)
 }
 
-/// The whole regular file at `path`, refused before a byte is read if it holds more than
-/// `max` bytes (and if it grows past them while it is read).
+/// The whole regular file at `path`, not a link (as [`open_no_link`]), refused before a
+/// byte is read if it holds more than `max` bytes (and if it grows past them while it is
+/// read).
 pub fn read(path: &Path, max: u64) -> io::Result<Vec<u8>> {
-    read_open(open(path)?, max)
+    read_open(open_no_link(path)?, max)
 }
 
-/// [`read`] of a file already open (by [`open`]).
+/// [`read`] of a file already open (by [`open`] or [`open_no_link`]).
 pub fn read_open(file: File, max: u64) -> io::Result<Vec<u8>> {
     let len = file.metadata()?.len();
     let too_large = |len: u64| {

@@ -2534,7 +2534,8 @@ fn links_and_limits_are_handled_as_a_user_expects() {
     ok(&["unpack", s(&real), "-o", s(&folder)]);
     let secret = dir.join("secret");
     fs::write(&secret, b"not for the archive").unwrap();
-    fs::remove_file(folder.join("LZSS.TXT")).unwrap();
+    let entry_file = dir.join("lzss");
+    fs::rename(folder.join("LZSS.TXT"), &entry_file).unwrap();
     std::os::unix::fs::symlink(&secret, folder.join("LZSS.TXT")).unwrap();
     let out = dir.join("out.rsli");
     let err = fails(&["pack", s(&folder), "-o", s(&out)]);
@@ -2543,6 +2544,23 @@ fn links_and_limits_are_handled_as_a_user_expects() {
         "{err}"
     );
     assert!(!out.exists());
+    // Nor one in place of the manifest (the entry file put back, so that only the
+    // manifest is in the way).
+    fs::remove_file(folder.join("LZSS.TXT")).unwrap();
+    fs::rename(&entry_file, folder.join("LZSS.TXT")).unwrap();
+    let manifest = dir.join("manifest.toml");
+    fs::rename(folder.join("ngi.toml"), &manifest).unwrap();
+    std::os::unix::fs::symlink(&manifest, folder.join("ngi.toml")).unwrap();
+    let err = fails(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(
+        err.contains("ngi.toml") && err.contains("links are not followed"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    fs::remove_file(folder.join("ngi.toml")).unwrap();
+    fs::rename(&manifest, folder.join("ngi.toml")).unwrap();
+    ok(&["pack", s(&folder), "-o", s(&out)]);
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&real).unwrap());
 
     // An NRes payload unpack cannot write out fails the unpack instead of coming back as
     // zeros.

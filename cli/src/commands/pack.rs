@@ -41,8 +41,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     let manifest_path = dir.join(FILE_NAME);
     let at = manifest_path.shown().to_string();
     let bad = |m: String| Failure::Bad(format!("{at}: {m}"));
-    let bytes = crate::regular::read(&manifest_path, crate::manifest::MAX_LEN as u64)
-        .map_err(|e| bad(e.to_string()))?;
+    let bytes = read_manifest(&manifest_path).map_err(&bad)?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let line = 1 + e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count();
@@ -813,6 +812,16 @@ impl Planned {
             packed_size: size,
         }
     }
+}
+
+/// The manifest's bytes. Like the files it names, it must be a regular file of the
+/// folder, not a link to one elsewhere: a folder from someone else decides nothing by
+/// files of this machine.
+fn read_manifest(path: &Path) -> Result<Vec<u8>, String> {
+    if std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink()) {
+        return Err("is a link, not a regular file (links are not followed)".to_string());
+    }
+    crate::regular::read(path, crate::manifest::MAX_LEN as u64).map_err(|e| e.to_string())
 }
 
 /// `file`, named by the manifest's `field`, a regular file directly inside `dir`: no separators, no `..`, no link (a
