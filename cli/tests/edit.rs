@@ -1473,7 +1473,11 @@ fn records_that_no_longer_fit_their_files_are_refused() {
             2,
             "unpacked_size",
             10.into(),
-            &["entry 2 (\"MISSION.DAT\")", "other bytes"],
+            &[
+                "entry 2 (\"MISSION.DAT\")",
+                "other bytes",
+                "did its file change while pack ran",
+            ],
         ),
         // A field left out, once filled with 0 (README.TXT decoded as 0 bytes).
         (

@@ -371,7 +371,8 @@ fn check_written(
     let wrong = |pos: usize, p: &Planned, what: String| {
         std::io::Error::other(format!(
             "{}: {what} (are {fields} as unpack wrote them? an entry whose bytes lie in the \
-             table or header reads what an edit of the others rewrites)",
+             table or header reads what an edit of the others rewrites; or did its file change \
+             while pack ran? then run it again)",
             entry_label(pos, &p.name)
         ))
     };
