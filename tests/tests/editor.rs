@@ -2269,3 +2269,97 @@ fn a_deflate_entry_whose_only_byte_is_past_the_end_is_not_moved() {
         Err(rsli::BuildError::OutsideChanged { entry: 1, .. })
     ));
 }
+
+/// Three XOR entries whose presorted table is a permutation but not the engine's (the
+/// names sort A, B, C; the stored values reversed), each payload keyed by its stored
+/// value as the engine reads it with the flag.
+fn custom_presorted_library() -> Vec<u8> {
+    let datas: [&[u8]; 3] = [b"ay, ay", b"bee bee", b"sea"];
+    let (mut entries, mut payload) = (Vec::new(), Vec::new());
+    for (i, (name, data)) in [b"A", b"B", b"C"].iter().zip(datas).enumerate() {
+        let key = 2 - i as u16;
+        let offset = 32 + 3 * 32 + payload.len() as u32;
+        let len = data.len() as u32;
+        entries.push(hostile::rentry(&name[..], 0x020, key, len, offset, len));
+        let mut keyed = data.to_vec();
+        XorStream::new(key).apply(&mut keyed);
+        payload.extend(keyed);
+    }
+    hostile::rsli_file(0x0BAD_5EED, true, &entries, &payload, None)
+}
+
+/// `set_seed` re-encrypts the table alone; `set_presorted` changes the flag and writes the
+/// engine's permutation, re-keying the XOR payloads it moves, so every entry decodes as
+/// before and is found by its name. Setting what the header already has changes nothing.
+#[test]
+fn rsli_seed_and_presorted_flag_can_be_changed() {
+    let custom = custom_presorted_library();
+    let want = rsli_decoded(&custom, false);
+    assert_eq!(want[2].1, b"sea");
+    let table_end = 32 + 3 * 32;
+
+    let open = |bytes: &[u8]| rsli::Editor::open(&Library::open(bytes).unwrap()).unwrap();
+    let mut editor = open(&custom);
+    assert_eq!((editor.seed(), editor.is_presorted()), (0x0BAD_5EED, true));
+    editor.set_seed(0x0BAD_5EED).set_presorted(true);
+    assert_eq!(
+        saved(&editor.plan().unwrap(), &custom),
+        custom,
+        "nothing changed"
+    );
+
+    editor.set_seed(0x1357_9BDF);
+    let reseeded = saved(&editor.plan().unwrap(), &custom);
+    let library = Library::open(&reseeded).unwrap();
+    assert_eq!(library.header().seed, 0x1357_9BDF);
+    assert_eq!(
+        reseeded[table_end..],
+        custom[table_end..],
+        "no payload moves"
+    );
+    assert_ne!(reseeded[32..table_end], custom[32..table_end]);
+    assert_eq!(rsli_decoded(&reseeded, false), want);
+
+    // An entry reading the table's bytes would read others: refused, unless the seed is
+    // set back.
+    let in_table = hostile::rentry(b"T", 0, 0, 8, 40, 8);
+    let odd = hostile::rsli_file(0x0BAD_5EED, false, &[in_table], b"", None);
+    let mut editor = open(&odd);
+    editor.set_seed(1);
+    assert_eq!(
+        editor.plan().unwrap_err(),
+        rsli::BuildError::OutsideChanged {
+            entry: 0,
+            offset: 40
+        }
+    );
+    editor.set_seed(0x0BAD_5EED);
+    assert_eq!(saved(&editor.plan().unwrap(), &odd), odd);
+
+    // Without the flag the engine sorts the names itself: A's key goes from 2 to 0, C's
+    // from 0 to 2, and their payloads are re-keyed.
+    let mut editor = open(&custom);
+    editor.set_presorted(false);
+    let unsorted = saved(&editor.plan().unwrap(), &custom);
+    let library = Library::open(&unsorted).unwrap();
+    assert!(!library.header().is_presorted());
+    let stored: Vec<u16> = (0..3)
+        .map(|i| library.entry(i).unwrap().file_sort_index)
+        .collect();
+    assert_eq!(stored, [0, 1, 2]);
+    assert_eq!(rsli_decoded(&unsorted, false), want);
+    assert_ne!(unsorted[table_end..], custom[table_end..]);
+    for (i, name) in [b"A", b"B", b"C"].iter().enumerate() {
+        assert_eq!(library.find(&name[..]), Some(i));
+    }
+
+    // And back: the flag set over the values the engine computed keeps every key.
+    let mut editor = open(&unsorted);
+    assert!(!editor.is_presorted());
+    editor.set_presorted(true);
+    let presorted = saved(&editor.plan().unwrap(), &unsorted);
+    assert!(Library::open(&presorted).unwrap().header().is_presorted());
+    assert_eq!(presorted[..14], unsorted[..14]);
+    assert_eq!(presorted[16..], unsorted[16..]);
+    assert_eq!(rsli_decoded(&presorted, false), want);
+}

@@ -54,7 +54,9 @@ struct Item {
 /// the source. [`plan`](Editor::plan) describes the new file:
 ///
 /// * The header is kept as it was (seed, the presorted flag, reserved bytes) but for the
-///   entry count; the table is encrypted again with the same seed; an `AO` media trailer
+///   entry count and what [`set_seed`](Editor::set_seed) and
+///   [`set_presorted`](Editor::set_presorted) change; the table is encrypted again with
+///   the header's seed; an `AO` media trailer
 ///   at the end of the file stays at the end. Each entry keeps its 32 bytes (reserved
 ///   bytes, flags, the stored `sort_index`) but for the sizes and offset the layout
 ///   gives it.
@@ -520,6 +522,80 @@ impl Editor {
         self
     }
 
+    /// The header's XOR seed (its low 16 bits key the table's cipher).
+    pub fn seed(&self) -> u32 {
+        Header::parse(&self.header).map_or(0, |h| h.seed)
+    }
+
+    /// Sets the header's XOR seed. The save encrypts the table with it; no payload is
+    /// keyed by the seed, so none changes. An entry whose bytes lie in the table reads
+    /// other bytes then, and the save is refused ([`BuildError::OutsideChanged`]).
+    ///
+    /// ```
+    /// use ngi_core::{Limits, Method, rsli::{Builder, Editor, Library}};
+    ///
+    /// let mut builder = Builder::new();
+    /// builder.add(b"A.TXT", Method::XorLzss, b"secret, secret, secret")?;
+    /// let old = builder.build()?;
+    ///
+    /// let mut editor = Editor::open(&Library::open(&old)?)?;
+    /// editor.set_seed(0x1234_5678);
+    /// let new = editor.plan()?.to_vec(&old)?;
+    /// let library = Library::open(&new)?;
+    /// assert_eq!(library.header().seed, 0x1234_5678);
+    /// assert_eq!(library.unpack_to_vec(0, &Limits::DEFAULT)?, b"secret, secret, secret");
+    /// assert_eq!(new[64..], old[64..], "the payload stays as it was");
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
+    /// ```
+    pub fn set_seed(&mut self, seed: u32) -> &mut Editor {
+        if let Some(field) = self.header.get_mut(20..24) {
+            field.copy_from_slice(&seed.to_le_bytes());
+        }
+        self
+    }
+
+    /// Whether the header's presorted flag is `0xABBA` (the stored `sort_index` values
+    /// are the lookup table).
+    pub fn is_presorted(&self) -> bool {
+        Header::parse(&self.header).is_ok_and(|h| h.is_presorted())
+    }
+
+    /// Sets the presorted flag (`0xABBA`) or clears it. A change makes the save write
+    /// every `sort_index` as the engine's permutation, as
+    /// [`rebuild_sort_index`](Editor::rebuild_sort_index) does: without the flag the
+    /// engine computes it and keys XOR payloads by it, and with the flag newly set the
+    /// stored values must be the ones the engine used until then. XOR payloads whose key
+    /// that moves are re-keyed. Setting the flag the header already has changes nothing.
+    ///
+    /// ```
+    /// use ngi_core::{Limits, Method, rsli::{Builder, Editor, Library}};
+    ///
+    /// let mut builder = Builder::new();
+    /// builder.presorted(false);
+    /// builder.add(b"B.TXT", Method::Xor, b"bee")?;
+    /// builder.add(b"A.TXT", Method::Xor, b"ay")?;
+    /// let old = builder.build()?;
+    ///
+    /// let mut editor = Editor::open(&Library::open(&old)?)?;
+    /// editor.set_presorted(true);
+    /// let new = editor.plan()?.to_vec(&old)?;
+    /// let library = Library::open(&new)?;
+    /// assert!(library.header().is_presorted());
+    /// assert_eq!(library.unpack_to_vec(0, &Limits::DEFAULT)?, b"bee");
+    /// assert_eq!(library.entry(0).unwrap().file_sort_index, 1, "A.TXT sorts first");
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
+    /// ```
+    pub fn set_presorted(&mut self, on: bool) -> &mut Editor {
+        if on != self.is_presorted() {
+            let flag = if on { super::PRESORTED } else { 0 };
+            if let Some(field) = self.header.get_mut(14..16) {
+                field.copy_from_slice(&flag.to_le_bytes());
+            }
+            self.reindex = true;
+        }
+        self
+    }
+
     /// The number of entries.
     pub fn len(&self) -> usize {
         self.items.len()
@@ -916,7 +992,13 @@ impl Editor {
             }
         }
         let copied = shared_rekeys(&self.items, &entries);
+        // The count aside, a header of the editor's is the source's but for a new seed
+        // or flag, which rewrites the table too.
+        let header_set = self.source_head.get(..HEADER_LEN).is_some_and(|source| {
+            source.get(..4) != self.header.get(..4) || source.get(6..) != self.header.get(6..)
+        });
         let edited = self.reindex
+            || header_set
             || copied.iter().any(|&c| c)
             || self
                 .items

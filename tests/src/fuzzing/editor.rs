@@ -374,6 +374,13 @@ fn edit_rsli(archive: &[u8], steps: &[[u8; 4]], options: OpenOptions) {
                 let m = model.remove(pick(a));
                 model.insert(pick(b), m);
             }
+            // The header's seed and flag: every entry decodes as before all the same.
+            5 if c & 0x80 != 0 && a & 1 == 0 => {
+                editor.set_seed(u32::from_le_bytes([a, b, c, kind]));
+            }
+            5 if c & 0x80 != 0 => {
+                editor.set_presorted(b & 1 != 0);
+            }
             5 => {
                 let _ = editor.canonicalize();
             }
