@@ -957,6 +957,11 @@ pub fn opener(data: &[u8]) {
     let Some(catalog) = fed else {
         return;
     };
+    // One reader pointed at each entry in turn, over a source of its own.
+    let mut reused = Box::new(ngi_core::io::embedded::SeekEntryReader::idle(Hiccups {
+        source: ngi_core::io::embedded::SliceSource::new(archive),
+        rng: crate::corpus::Rng::new(u64::from(*seed) ^ 0x5EED),
+    }));
     for (i, entry) in catalog.entries().iter().enumerate() {
         if entry.size > MAX_ENTRY as u64 {
             continue;
@@ -974,6 +979,14 @@ pub fn opener(data: &[u8]) {
             .seek_reader(i, &mut hiccups)
             .expect("reader() took it");
         let (embedded_got, embedded_read) = read_embedded(seek_reader);
+        catalog
+            .reuse_seek_reader(i, &mut reused)
+            .expect("reader() took it");
+        let reused_read = read_embedded(&mut *reused);
+        assert!(
+            reused_read == (embedded_got.clone(), embedded_read),
+            "entry {i}: a reused reader reads as a new one"
+        );
         match (&embedded_read, &read) {
             (Ok(()), Ok(_)) => assert!(embedded_got == got, "entry {i}: embedded bytes"),
             (Err(a), Err(b)) => {

@@ -174,6 +174,13 @@ impl LzhufDecoder {
             tally: Tally::new(unpacked_size),
         }
     }
+
+    /// The state [`new`](LzhufDecoder::new) gives, written in place.
+    pub(crate) fn reset(&mut self, unpacked_size: u64, key: Option<u16>) {
+        self.ring.reset();
+        self.cursor.reset(key, Top::new());
+        self.tally = Tally::new(unpacked_size);
+    }
 }
 
 impl Decoder for LzhufDecoder {

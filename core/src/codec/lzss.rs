@@ -135,6 +135,13 @@ impl LzssDecoder {
             cursor: Cursor::new(key),
         }
     }
+
+    /// The state [`new`](LzssDecoder::new) gives, written in place.
+    pub(crate) fn reset(&mut self, unpacked_size: u64, key: Option<u16>) {
+        self.ring.reset();
+        self.tally = Tally::new(unpacked_size);
+        self.cursor = Cursor::new(key);
+    }
 }
 
 impl Decoder for LzssDecoder {

@@ -309,7 +309,7 @@ impl Unpacker {
     /// Every method the format defines is decoded, so this cannot fail. (Every
     /// constructor takes the size, then the key: a single decoder's, this one's, and
     /// those of the readers over it.)
-    pub fn new(method: Method, unpacked_size: u64, key: u16) -> Self {
+    pub const fn new(method: Method, unpacked_size: u64, key: u16) -> Self {
         let n = unpacked_size;
         match method {
             Method::Stored => Unpacker::Stored(StoredDecoder::new(n)),
@@ -319,6 +319,57 @@ impl Unpacker {
             Method::Lzhuf => Unpacker::Lzhuf(LzhufDecoder::new(n, None)),
             Method::XorLzhuf => Unpacker::Lzhuf(LzhufDecoder::new(n, Some(key))),
             Method::Deflate => Unpacker::Inflate(InflateDecoder::new(n)),
+        }
+    }
+
+    /// Makes this the decoder [`new`](Unpacker::new) gives for these arguments, in place.
+    /// `*self = Unpacker::new(..)` builds the new state apart and moves it in, which can
+    /// take as much stack again as the state (42 648 bytes for Deflate); this writes it
+    /// where it is. A decoder of another method is first set to an idle one of the
+    /// method's: for Deflate a state of zero bytes (a memset), for LZSS and LZHUF a copy
+    /// of a constant the program then holds (4 152 and 9 792 bytes), which may pass
+    /// through a temporary of its size (it does on thumbv7em: `reset` takes 9.8 KiB of
+    /// stack there, against 42 KiB and more for a new Deflate state).
+    ///
+    /// ```
+    /// use ngi_core::{Decoder, Method, Unpacker};
+    ///
+    /// let mut unpacker = Unpacker::new(Method::Deflate, 3, 0);
+    /// unpacker.reset(Method::Stored, 5, 0);
+    /// let mut out = [0u8; 8];
+    /// let p = unpacker.decode(b"hello, world", &mut out, true).unwrap();
+    /// assert_eq!(&out[..p.produced], b"hello");
+    /// ```
+    pub fn reset(&mut self, method: Method, unpacked_size: u64, key: u16) {
+        let n = unpacked_size;
+        let keyed = |xor: bool| xor.then_some(key);
+        match method {
+            Method::Stored => *self = Unpacker::Stored(StoredDecoder::new(n)),
+            Method::Xor => *self = Unpacker::Xor(XorDecoder::new(n, key)),
+            Method::Lzss | Method::XorLzss => {
+                if !matches!(self, Unpacker::Lzss(_)) {
+                    *self = Unpacker::Lzss(const { LzssDecoder::new(0, None) });
+                }
+                if let Unpacker::Lzss(d) = self {
+                    d.reset(n, keyed(method == Method::XorLzss));
+                }
+            }
+            Method::Lzhuf | Method::XorLzhuf => {
+                if !matches!(self, Unpacker::Lzhuf(_)) {
+                    *self = Unpacker::Lzhuf(const { LzhufDecoder::new(0, None) });
+                }
+                if let Unpacker::Lzhuf(d) = self {
+                    d.reset(n, keyed(method == Method::XorLzhuf));
+                }
+            }
+            Method::Deflate => {
+                if !matches!(self, Unpacker::Inflate(_)) {
+                    *self = Unpacker::Inflate(InflateDecoder::ZEROED);
+                }
+                if let Unpacker::Inflate(d) = self {
+                    d.reset(n);
+                }
+            }
         }
     }
 

@@ -38,6 +38,11 @@ impl<const LEN: usize, const MIRROR: usize, const FILL: u8> Ring<LEN, MIRROR, FI
         Ring { bytes: [FILL; LEN] }
     }
 
+    /// Every byte `FILL` again, as [`new`](Ring::new) makes it, written in place.
+    pub(crate) fn reset(&mut self) {
+        self.bytes.fill(FILL);
+    }
+
     /// The ring and its mirror, for loops that read it by whole words.
     #[inline(always)]
     pub(crate) fn bytes(&self) -> &[u8; LEN] {

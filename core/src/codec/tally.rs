@@ -76,6 +76,23 @@ pub(crate) struct Tally<K = Truncation> {
     kept: K,
 }
 
+impl Tally<Option<DecodeError>> {
+    /// A tally whose every byte is zero (an empty entry kept as truncated, the first
+    /// variant with zero counts), for a decoder state built only to be reset: a constant
+    /// of zeros is written with a memset, where any other byte would have the program
+    /// hold and copy the whole constant.
+    pub(crate) const fn zeroed() -> Self {
+        Tally {
+            expected: 0,
+            produced: 0,
+            kept: Some(DecodeError::Truncated {
+                produced: 0,
+                expected: 0,
+            }),
+        }
+    }
+}
+
 impl<K: Kept> Tally<K> {
     /// An entry that must produce exactly `expected` bytes.
     pub(crate) const fn new(expected: u64) -> Self {

@@ -14,13 +14,16 @@ use crate::codec::Decoder;
 use crate::options::OpenOptions;
 
 /// Why a [`DecodeReader`] over an `embedded_io` source failed: the stream (sticky), or the
-/// source (its error `E`, passed through).
+/// source (its error `E`, passed through; the reader's
+/// [`decoder`](DecodeReader::decoder) says which entry and where:
+/// [`entry`](super::StreamDecoder::entry) and [`offset`](super::StreamDecoder::offset)).
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReadError<E> {
     /// The packed stream is truncated or corrupt; names the entry and the file offset.
     Stream(StreamError),
-    /// The source failed.
+    /// The source failed, with this error of its own, which says nothing of the entry:
+    /// `reader.decoder().entry()` and `reader.decoder().offset()` do.
     Source(E),
 }
 
@@ -194,7 +197,7 @@ impl<R: fmt::Debug, const N: usize> fmt::Debug for SeekRange<R, N> {
 
 impl<R: Read + Seek, const N: usize> SeekRange<R, N> {
     /// A reader of `range` of `source`.
-    pub fn new(source: R, range: core::ops::Range<u64>) -> Self {
+    pub const fn new(source: R, range: core::ops::Range<u64>) -> Self {
         const { assert!(N > 0, "a SeekRange's buffer holds at least one byte") };
         SeekRange {
             source,
@@ -206,6 +209,11 @@ impl<R: Read + Seek, const N: usize> SeekRange<R, N> {
     /// The source back.
     pub fn into_inner(self) -> R {
         self.source
+    }
+
+    /// Reads `range` of the same source from now on; buffered bytes are dropped.
+    fn aim(&mut self, range: core::ops::Range<u64>) {
+        self.span = Span::new(range);
     }
 }
 
@@ -245,28 +253,118 @@ impl<R: Read + Seek, const N: usize> Read for SeekRange<R, N> {
 
 /// An entry of a catalog read from an `embedded_io::Read + Seek` source and decoded:
 /// `embedded_io::Read + BufRead`, fixed state, no allocation ([`Catalog::seek_reader`]).
+///
+/// Its state is some 47 KiB (most of it the Deflate decoder's window), and building one
+/// by value moves it, so [`Catalog::seek_reader`] needs stack for more than one of them.
+/// A program that reads entry after entry holds one reader (in a `static`, say: see
+/// [`idle`](DecodeReader::idle)) and points it at each entry in turn with
+/// [`Catalog::reuse_seek_reader`], which writes the new state in place.
 pub type SeekEntryReader<R> = DecodeReader<SeekRange<R>>;
+
+impl<R: Read + Seek> DecodeReader<SeekRange<R>> {
+    /// A reader of nothing over `source` (it reads 0 bytes), to be pointed at entries with
+    /// [`Catalog::reuse_seek_reader`]. A `const fn`, so that the reader can be built at
+    /// compile time in a `static` rather than on the stack:
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use embedded_io::Read;
+    /// use ngi_core::archive::{Catalog, Entry, Slots};
+    /// use ngi_core::io::embedded::{SeekEntryReader, SliceSource};
+    /// use ngi_core::OpenOptions;
+    ///
+    /// static ARCHIVE: &[u8] = include_bytes!("../../../samples/sample.rsli");
+    /// // On a device without std, a critical-section mutex does the same.
+    /// static READER: Mutex<SeekEntryReader<SliceSource<'static>>> =
+    ///     Mutex::new(SeekEntryReader::idle(SliceSource::new(ARCHIVE)));
+    ///
+    /// let mut slots = [Entry::EMPTY; 8];
+    /// let catalog = Catalog::open_in(ARCHIVE, Slots::new(&mut slots), OpenOptions::DEFAULT)?;
+    /// let mut reader = READER.lock().unwrap();
+    /// let mut total = 0;
+    /// for index in 0..catalog.len() {
+    ///     catalog.reuse_seek_reader(index, &mut reader)?;
+    ///     let mut chunk = [0u8; 64];
+    ///     loop {
+    ///         let n = reader.read(&mut chunk)?;
+    ///         if n == 0 {
+    ///             break;
+    ///         }
+    ///         total += n as u64;
+    ///     }
+    /// }
+    /// let sizes: u64 = (0..catalog.len()).map(|i| catalog.entry(i).unwrap().size).sum();
+    /// assert_eq!(total, sizes);
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
+    /// ```
+    pub const fn idle(source: R) -> Self {
+        DecodeReader::for_entry_stream(
+            SeekRange::new(source, 0..0),
+            crate::codec::Method::Stored,
+            0,
+            0,
+            None,
+            0,
+        )
+    }
+}
 
 impl<S: EntryStore> Catalog<S> {
     /// Entry `index` of `source` (the file this catalog was opened from, positioned
     /// anywhere: the reader seeks), decoded as it is read, never outside the entry's
-    /// packed range; errors name the entry and the file offset. Pass `&mut source` to keep
-    /// it.
+    /// packed range; stream errors name the entry and the file offset, and the source's
+    /// errors come as it gave them ([`ReadError::Source`], where the reader's decoder
+    /// tells the entry and offset). Pass `&mut source` to keep it.
+    ///
+    /// The reader is returned by value, and its state is some 47 KiB: building it takes
+    /// stack for more than one of them (135 to 145 KiB in a release build, measured on
+    /// x86-64 and thumbv7em). To read entry after entry with little stack, hold one
+    /// reader and point it at each with [`reuse_seek_reader`](Catalog::reuse_seek_reader)
+    /// (about 10 KiB on thumbv7em).
     ///
     /// # Errors
     ///
     /// [`packed_range`](Catalog::packed_range)'s. The source is not read here: its errors,
     /// and the stream's, come from the reader.
+    #[inline(always)]
     pub fn seek_reader<R: Read + Seek>(
         &self,
         index: usize,
         source: R,
     ) -> Result<SeekEntryReader<R>, Error> {
-        let (range, core) = self.entry_stream(index)?;
-        Ok(DecodeReader::from_stream(
+        let (range, entry, method) = self.decoding_method(index)?;
+        let (size, key, entry, start) = (entry.size, entry.key, entry.index, range.start);
+        Ok(DecodeReader::for_entry_stream(
             SeekRange::new(source, range),
-            core,
+            method,
+            size,
+            key,
+            Some(entry),
+            start,
         ))
+    }
+
+    /// Points `reader` (a [`seek_reader`](Catalog::seek_reader) or an
+    /// [`idle`](DecodeReader::idle) one, over the file this catalog was opened from) at
+    /// entry `index`, as if it were `seek_reader(index, source)` of its source, but with
+    /// the decoder's state written where the reader is: no new state is built on the
+    /// stack and moved (see [`Unpacker::reset`](crate::codec::Unpacker::reset) for the
+    /// little it takes when the method changes). What the reader had not read of its last
+    /// entry is dropped, and so is a fault it stopped on.
+    ///
+    /// # Errors
+    ///
+    /// [`packed_range`](Catalog::packed_range)'s; the reader is then left as it was.
+    pub fn reuse_seek_reader<R: Read + Seek>(
+        &self,
+        index: usize,
+        reader: &mut SeekEntryReader<R>,
+    ) -> Result<(), Error> {
+        let (range, entry, method) = self.decoding_method(index)?;
+        let start = range.start;
+        reader.get_mut().aim(range);
+        reader.restart(method, entry.size, entry.key, Some(entry.index), start);
+        Ok(())
     }
 }
 
@@ -283,7 +381,7 @@ pub struct SliceSource<'a> {
 
 impl<'a> SliceSource<'a> {
     /// A source over `bytes`, positioned at 0.
-    pub fn new(bytes: &'a [u8]) -> Self {
+    pub const fn new(bytes: &'a [u8]) -> Self {
         SliceSource { bytes, position: 0 }
     }
 }

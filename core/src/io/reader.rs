@@ -103,6 +103,46 @@ impl<R, const N: usize> DecodeReader<R, N> {
     }
 }
 
+impl<R, const N: usize> DecodeReader<R, N> {
+    /// A reader of an entry's stream of `method`, built in one expression rather than by
+    /// functions that each return the state by value: fewer copies of the 42 KiB Deflate
+    /// state on the stack (how many is the compiler's choice; `restart` makes none).
+    #[inline(always)]
+    #[cfg_attr(not(feature = "embedded-io"), allow(dead_code))]
+    pub(crate) const fn for_entry_stream(
+        inner: R,
+        method: Method,
+        unpacked_size: u64,
+        key: u16,
+        entry: Option<u32>,
+        offset: u64,
+    ) -> Self {
+        DecodeReader {
+            inner,
+            core: StreamDecoder::placed(Unpacker::new(method, unpacked_size, key), entry, offset),
+            buffer: [0; N],
+            pos: 0,
+            filled: 0,
+        }
+    }
+
+    /// [`for_entry_stream`](DecodeReader::for_entry_stream) of the same source, written
+    /// in place: the decoder is reset ([`Unpacker::reset`]) and decoded bytes not read
+    /// yet are dropped; the source is the caller's to point at the new range.
+    #[cfg_attr(not(feature = "embedded-io"), allow(dead_code))]
+    pub(crate) fn restart(
+        &mut self,
+        method: Method,
+        unpacked_size: u64,
+        key: u16,
+        entry: Option<u32>,
+        offset: u64,
+    ) {
+        self.core.restart(method, unpacked_size, key, entry, offset);
+        (self.pos, self.filled) = (0, 0);
+    }
+}
+
 #[cfg_attr(not(any(feature = "std", feature = "embedded-io")), allow(dead_code))]
 impl<R, const N: usize, D: Decoder> DecodeReader<R, N, D> {
     /// A reader over `inner` driving `core`: a

@@ -16,10 +16,14 @@ pub(super) struct Span {
 
 #[cfg_attr(not(any(feature = "std", feature = "embedded-io")), allow(dead_code))]
 impl Span {
-    pub(super) fn new(range: Range<u64>) -> Span {
+    pub(super) const fn new(range: Range<u64>) -> Span {
         Span {
             next: range.start,
-            end: range.end.max(range.start),
+            end: if range.end > range.start {
+                range.end
+            } else {
+                range.start
+            },
             pos: 0,
             filled: 0,
         }

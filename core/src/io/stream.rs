@@ -55,6 +55,30 @@ pub struct StreamDecoder<D = Unpacker> {
 }
 
 impl StreamDecoder {
+    /// What [`placed`](StreamDecoder::placed) of `Unpacker::new(method, unpacked_size,
+    /// key)` gives, written in place ([`Unpacker::reset`]).
+    pub(crate) fn restart(
+        &mut self,
+        method: Method,
+        unpacked_size: u64,
+        key: u16,
+        entry: Option<u32>,
+        offset: u64,
+    ) {
+        let StreamDecoder {
+            codec,
+            entry: named,
+            start,
+            consumed,
+            fault,
+            done,
+            room_first,
+        } = self;
+        codec.reset(method, unpacked_size, key);
+        (*named, *start, *consumed) = (entry, offset, 0);
+        (*fault, *done, *room_first) = (None, false, true);
+    }
+
     /// A decoder of `method` that must produce exactly `unpacked_size` bytes, keyed by
     /// `key` (the XOR methods use it); faults are placed from offset 0 until
     /// [`at`](StreamDecoder::at) says otherwise.
@@ -73,6 +97,22 @@ impl<D> StreamDecoder<D> {
             codec,
             entry: None,
             start: 0,
+            consumed: 0,
+            fault: None,
+            done: false,
+            room_first: true,
+        }
+    }
+
+    /// [`from_decoder`](StreamDecoder::from_decoder) and [`at`](StreamDecoder::at) in
+    /// one value, for constructions that must not move the codec.
+    #[inline(always)]
+    #[cfg_attr(not(feature = "embedded-io"), allow(dead_code))]
+    pub(crate) const fn placed(codec: D, entry: Option<u32>, offset: u64) -> StreamDecoder<D> {
+        StreamDecoder {
+            codec,
+            entry,
+            start: offset,
             consumed: 0,
             fault: None,
             done: false,
@@ -173,6 +213,19 @@ impl<D> StreamDecoder<D> {
     /// follows is not part of it).
     pub fn consumed(&self) -> u64 {
         self.consumed
+    }
+
+    /// The entry its faults name ([`at`](StreamDecoder::at)), if any.
+    pub fn entry(&self) -> Option<u32> {
+        self.entry
+    }
+
+    /// The file offset of the next packed byte it needs: where the stream starts
+    /// ([`at`](StreamDecoder::at)) plus what it consumed. A reader asks its source for
+    /// more only once the codec has consumed all it was given, so when the source fails,
+    /// this is where the read that failed was to start.
+    pub fn offset(&self) -> u64 {
+        self.start.saturating_add(self.consumed)
     }
 
     /// The error it failed with, if it did.

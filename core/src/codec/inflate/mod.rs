@@ -196,11 +196,30 @@ pub struct InflateDecoder {
 
 impl InflateDecoder {
     /// A decoder that must produce exactly `unpacked_size` bytes.
-    pub fn new(unpacked_size: u64) -> InflateDecoder {
+    pub const fn new(unpacked_size: u64) -> InflateDecoder {
         InflateDecoder {
             core: Inflater::new(unpacked_size),
             window: InflateRing::new(),
         }
+    }
+
+    /// A state of zero bytes only, to be [`reset`](InflateDecoder::reset) before use
+    /// (its tally holds an error): written where it goes with a memset, where
+    /// [`new`](InflateDecoder::new)'s state, which is not all zeros, would be copied from
+    /// a 42 KiB constant the program holds.
+    pub(crate) const ZEROED: InflateDecoder = InflateDecoder {
+        core: Inflater {
+            tally: Tally::zeroed(),
+            ..Inflater::new(0)
+        },
+        window: InflateRing::new(),
+    };
+
+    /// The state [`new`](InflateDecoder::new) gives, written in place: no 42 KiB value is
+    /// built on the stack to be moved here.
+    pub(crate) fn reset(&mut self, unpacked_size: u64) {
+        self.core.reset(unpacked_size);
+        self.window.reset();
     }
 }
 
@@ -266,7 +285,7 @@ struct Run {
 }
 
 impl Inflater {
-    fn new(expected: u64) -> Inflater {
+    const fn new(expected: u64) -> Inflater {
         Inflater {
             lit: [0; LIT_SIZE],
             dist: [0; DIST_SIZE],
@@ -281,6 +300,31 @@ impl Inflater {
             consumed: 0,
             tally: Tally::new(expected),
         }
+    }
+
+    /// [`new`](Inflater::new)'s state, written in place (a new value would be built on
+    /// the stack first). Every field is named, so a field added later must be reset here.
+    fn reset(&mut self, expected: u64) {
+        let Inflater {
+            lit,
+            dist,
+            lens,
+            bits,
+            nbits,
+            phase,
+            last,
+            hlit,
+            hdist,
+            hclen,
+            consumed,
+            tally,
+        } = self;
+        lit.fill(0);
+        dist.fill(0);
+        lens.fill(0);
+        (*bits, *nbits, *phase, *last) = (0, 0, Phase::Header, false);
+        (*hlit, *hdist, *hclen, *consumed) = (0, 0, 0, 0);
+        *tally = Tally::new(expected);
     }
 
     /// Turns a run into the call's outcome.

@@ -51,6 +51,20 @@ impl<L: Lookup> Cursor<L> {
         }
     }
 
+    /// The state [`new`](Cursor::new) gives, written in place (the tree is 5 648 bytes).
+    pub(super) fn reset(&mut self, key: Option<u16>, top: L) {
+        let Cursor {
+            tree,
+            bits,
+            nbits,
+            phase,
+            xor,
+        } = self;
+        tree.reset(top);
+        (*bits, *nbits, *phase) = (0, 0, Phase::Symbol);
+        *xor = key.map(XorStream::new);
+    }
+
     /// Loads packed bytes (decrypted) until at least `n` bits are held; `false` when
     /// `input` runs out first. Loads no byte it does not need a bit of.
     #[inline(always)]

@@ -101,6 +101,25 @@ impl<L: Lookup> Tree<L> {
         }
     }
 
+    /// [`new`](Tree::new)'s tree, written in place: each array is copied from its
+    /// constant where it goes.
+    pub(super) fn reset(&mut self, top: L) {
+        let Tree {
+            freq,
+            son,
+            prnt,
+            top: lookup,
+        } = self;
+        *freq = Self::START_FREQ;
+        *son = Self::START_SON;
+        *prnt = Self::START_PRNT;
+        *lookup = top;
+    }
+
+    const START_FREQ: [u16; FREQ_LEN] = Self::START.0;
+    const START_SON: [u16; T] = Self::START.1;
+    const START_PRNT: [u16; T + 2 * N_CHAR] = Self::START.2;
+
     const START: Start = {
         let mut freq = SENTINELS;
         let mut son = [0; T];
