@@ -152,12 +152,10 @@ pub async fn respond(
     response
         .headers_mut()
         .insert(header::CONTENT_LENGTH, HeaderValue::from(end - start));
+    // HEAD decodes what GET decodes before its status line (a small entry whole, a
+    // large one's first chunk), so that it says what GET would: a fault there is a 500
+    // to both (a later one is only found out while streaming).
     let buffered = size <= shared.settings.buffer_up_to;
-    // A small entry is decoded for HEAD too, so that HEAD says what GET would: a corrupt
-    // one is a 500 either way (a large one is only found out while streaming).
-    if head && !buffered {
-        return response;
-    }
     let Ok(permit) = Arc::clone(&shared.streams).try_acquire_owned() else {
         let mut busy = error_response(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -209,6 +207,7 @@ pub async fn respond(
             about,
         };
         match streamed.body(permit).await {
+            Ok(_) if head => Body::empty(),
             Ok(body) => body,
             Err(refused) => return refused,
         }
