@@ -1565,6 +1565,7 @@ fn max_total_counts_the_packed_bytes_read() {
 
 /// An entry the engine's lookup cannot reach by its own name (an RsLi name in lower case:
 /// `rsFind` upper-cases the query) is named in the refusal, with the index that reaches it.
+/// A NAME with a NUL finds no entry (the lookup stopped at it and found another).
 #[test]
 fn a_name_the_lookup_cannot_reach_is_pointed_to_by_index() {
     let mut b = Builder::new();
@@ -1588,5 +1589,34 @@ fn a_name_the_lookup_cannot_reach_is_pointed_to_by_index() {
         stderr(&o).ends_with("no entry named \"other\"\n"),
         "{}",
         stderr(&o)
+    );
+    // The engine's lookup stops at a NUL: a name with one would find another entry.
+    let original = std::fs::read(sample("sample.rsli")).unwrap();
+    let sample = write(&dir, "sample.rsli", &original);
+    for args in [
+        &["cat", &sample, "README.TXT\\x00zz"][..],
+        &[
+            "extract",
+            &sample,
+            "-o",
+            &dir.join("x").to_string_lossy(),
+            "README.TXT\\x00",
+        ],
+        &["rm", &sample, "README.TXT\\x00zz"],
+    ] {
+        let o = ngi(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+        assert!(
+            stderr(&o).contains("no entry named \"README.TXT\\x00") && stderr(&o).contains("NUL"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    assert!(!dir.join("x").exists());
+    assert_eq!(
+        std::fs::read(&sample).unwrap(),
+        original,
+        "rm removed nothing"
     );
 }

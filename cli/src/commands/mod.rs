@@ -110,8 +110,15 @@ pub fn entry_at(archive: &ArchiveFile, index: usize) -> Result<usize, String> {
 /// The entry a NAME argument means, by the format's engine rules.
 pub fn entry_named(archive: &ArchiveFile, name: &std::ffi::OsStr) -> Result<usize, String> {
     let query = crate::names::parse_argument(&os_bytes(name));
+    let shown = crate::names::display(&query);
+    // The engine's lookup stops at a NUL, which no name holds: "A.TXT\x00x" would find
+    // A.TXT, a mistyped name giving another entry (serve answers 404 to it too).
+    if query.contains(&0) {
+        return Err(format!(
+            "no entry named \"{shown}\": no name holds a NUL byte (\\x00)"
+        ));
+    }
     archive.find(&query).ok_or_else(|| {
-        let shown = crate::names::display(&query);
         // An entry may bear the very name and still be out of the lookup's reach (an
         // RsLi name in lower case, which rsFind's upper-cased query never matches).
         match archive.entries().iter().position(|e| e.name() == query) {
