@@ -84,7 +84,7 @@ pub fn resolve(root: &Path, raw: &str) -> Result<Target, Refusal> {
     let mut shown = Vec::new();
     for (i, segment) in segments.iter().enumerate() {
         let name = decode(segment)?;
-        shown.push(String::from_utf8_lossy(&name).into_owned());
+        shown.push(shown_name(&name));
         let missing =
             |shown: &[String]| Refusal::NotFound(format!("no archive at /{}", shown.join("/")));
         if !is_plain_name(&name) {
@@ -213,10 +213,36 @@ fn os_bytes(name: &OsStr) -> Vec<u8> {
     name.to_string_lossy().into_owned().into_bytes()
 }
 
+/// A file or folder name under the folder as messages and the index show it (README,
+/// "Names"): UTF-8 kept, a byte that is not UTF-8 and a control character as `\xNN`, a
+/// backslash as `\\`, so that no two names are shown alike (`String::from_utf8_lossy`
+/// showed every byte that is not UTF-8 as the same U+FFFD).
+fn shown_name(name: &[u8]) -> String {
+    let mut shown = String::with_capacity(name.len());
+    for chunk in name.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => shown.push_str("\\\\"),
+                c if c.is_control() => {
+                    let mut utf8 = [0; 4];
+                    for byte in c.encode_utf8(&mut utf8).bytes() {
+                        shown.push_str(&format!("\\x{byte:02x}"));
+                    }
+                }
+                c => shown.push(c),
+            }
+        }
+        for byte in chunk.invalid() {
+            shown.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    shown
+}
+
 /// One archive under the folder, for the index.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Listed {
-    /// Its path under the folder, `/`-separated (a name that is not UTF-8 shown lossily).
+    /// Its path under the folder, `/`-separated, each name as [`shown_name`] shows it.
     pub path: String,
     /// Its exact URL: `/` + percent-encoded segments + `/`.
     pub href: String,
@@ -330,7 +356,7 @@ impl Walk<'_> {
         } else if meta.is_file() && self.ok(archive_magic(self.folder, &resolved)) == Some(true) {
             let path = trail
                 .iter()
-                .map(|n| String::from_utf8_lossy(n).into_owned())
+                .map(|n| shown_name(n))
                 .collect::<Vec<_>>()
                 .join("/");
             let href: Vec<String> = trail.iter().map(|n| encode(n)).collect();
@@ -392,6 +418,21 @@ mod tests {
         let refused = resolve(&root, &path(MAX_SEGMENTS - 1));
         assert!(matches!(refused, Err(Refusal::NotFound(_))), "{refused:?}");
         std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// Names that are not UTF-8 are told apart in messages and the index (both were
+    /// "lat\u{fffd}.nres"), a control character is escaped, UTF-8 is kept.
+    #[test]
+    fn names_are_shown_as_readme_says() {
+        assert_eq!(shown_name(b"lat\xe9.nres"), "lat\\xe9.nres");
+        assert_eq!(shown_name(b"lat\xe8.nres"), "lat\\xe8.nres");
+        assert_eq!(shown_name(b"a\x00b\x1b"), "a\\x00b\\x1b");
+        assert_eq!(shown_name(b"back\\slash"), "back\\\\slash");
+        assert_eq!(
+            shown_name("\u{e9}t\u{e9}.rsli".as_bytes()),
+            "\u{e9}t\u{e9}.rsli"
+        );
+        assert_eq!(shown_name("\u{85}".as_bytes()), "\\xc2\\x85");
     }
 
     #[test]
