@@ -520,6 +520,21 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Str
     }
 }
 
+/// Where the options of the command `words` give are listed: `ngi COMMAND --help` for a
+/// command named (an alias too), else `ngi --help`, which lists no command's options.
+pub fn help_for(words: &[OsString]) -> String {
+    use clap::CommandFactory;
+    let named = words
+        .iter()
+        .find(|w| !w.as_encoded_bytes().starts_with(b"-"))
+        .and_then(|w| w.to_str())
+        .filter(|w| Cli::command().find_subcommand(w).is_some());
+    match named {
+        Some(command) => format!("ngi {command} --help"),
+        None => "ngi --help".to_string(),
+    }
+}
+
 /// clap's message as one line: the paragraph after `error: `, before the usage and tips,
 /// its lines joined (a list of missing arguments, a value holding a newline).
 fn one_line(rendered: &str) -> String {
@@ -984,6 +999,20 @@ mod tests {
         );
         let e = run(&["\x1b]0;x\x07"]).unwrap_err();
         assert_eq!(e, "unrecognized subcommand '\x1b]0;x\x07'");
+    }
+
+    /// A usage error points to the help that lists the options of the command given.
+    #[test]
+    fn a_usage_error_points_to_its_command_s_help() {
+        let words = |w: &[&str]| w.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            help_for(&words(&["cat", "--force", "A", "B"])),
+            "ngi cat --help"
+        );
+        assert_eq!(help_for(&words(&["x", "A"])), "ngi x --help");
+        assert_eq!(help_for(&words(&["--bogus", "list"])), "ngi list --help");
+        assert_eq!(help_for(&words(&["nope", "A"])), "ngi --help");
+        assert_eq!(help_for(&words(&[])), "ngi --help");
     }
 
     /// Usage errors of `rename` and `add` are found before an archive is opened: they

@@ -30,11 +30,12 @@ use report::{Failure, say};
 
 fn main() -> ExitCode {
     survive_file_size_limit();
-    let action = match args::parse(std::env::args_os().skip(1)) {
+    let words: Vec<_> = std::env::args_os().skip(1).collect();
+    let action = match args::parse(words.iter().cloned()) {
         Ok(Invocation::Print(text)) => return print_or_fail(text.as_bytes()),
         Ok(Invocation::Run(action)) => action,
         Err(message) => {
-            say(format_args!("{message} (see 'ngi --help')"));
+            say(format_args!("{message} (see '{}')", args::help_for(&words)));
             return ExitCode::from(2);
         }
     };
