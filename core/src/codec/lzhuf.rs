@@ -175,6 +175,15 @@ impl LzhufDecoder {
         }
     }
 
+    /// A state of zero bytes, to be [`reset`](LzhufDecoder::reset) before use: written
+    /// where it goes with a memset, where [`new`](LzhufDecoder::new)'s (its ring of
+    /// spaces, its tree) would be copied from a 9.6 KiB constant, through a temporary.
+    pub(crate) const ZEROED: LzhufDecoder = LzhufDecoder {
+        ring: LzhufRing::zeroed(),
+        cursor: Cursor::zeroed(Top::zeroed()),
+        tally: Tally::new(0),
+    };
+
     /// The state [`new`](LzhufDecoder::new) gives, written in place.
     pub(crate) fn reset(&mut self, unpacked_size: u64, key: Option<u16>) {
         self.ring.reset();

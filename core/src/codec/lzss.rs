@@ -136,6 +136,19 @@ impl LzssDecoder {
         }
     }
 
+    /// A state of zero bytes, to be [`reset`](LzssDecoder::reset) before use: written
+    /// with a memset, where [`new`](LzssDecoder::new)'s ring of spaces would be copied
+    /// from a constant.
+    pub(crate) const ZEROED: LzssDecoder = LzssDecoder {
+        ring: LzssRing::zeroed(),
+        tally: Tally::new(0),
+        cursor: Cursor {
+            flags: 0,
+            phase: Phase::Unit,
+            xor: None,
+        },
+    };
+
     /// The state [`new`](LzssDecoder::new) gives, written in place.
     pub(crate) fn reset(&mut self, unpacked_size: u64, key: Option<u16>) {
         self.ring.reset();

@@ -325,11 +325,11 @@ impl Unpacker {
     /// Makes this the decoder [`new`](Unpacker::new) gives for these arguments, in place.
     /// `*self = Unpacker::new(..)` builds the new state apart and moves it in, which can
     /// take as much stack again as the state (42 648 bytes for Deflate); this writes it
-    /// where it is. A decoder of another method is first set to an idle one of the
-    /// method's: for Deflate a state of zero bytes (a memset), for LZSS and LZHUF a copy
-    /// of a constant the program then holds (4 152 and 9 792 bytes), which may pass
-    /// through a temporary of its size (it does on thumbv7em: `reset` takes 9.8 KiB of
-    /// stack there, against 42 KiB and more for a new Deflate state).
+    /// where it is. A decoder of another method is first set to a state of zero bytes of
+    /// that method's (a memset, no constant held by the program), then reset in place.
+    /// The compiler may still build a smaller state apart before it moves it (on
+    /// thumbv7em it does for LZSS and LZHUF: `reset` takes 9.8 KiB of stack there,
+    /// against 42 KiB and more for a new Deflate state).
     ///
     /// ```
     /// use ngi_core::{Decoder, Method, Unpacker};
@@ -348,7 +348,7 @@ impl Unpacker {
             Method::Xor => *self = Unpacker::Xor(XorDecoder::new(n, key)),
             Method::Lzss | Method::XorLzss => {
                 if !matches!(self, Unpacker::Lzss(_)) {
-                    *self = Unpacker::Lzss(const { LzssDecoder::new(0, None) });
+                    *self = Unpacker::Lzss(LzssDecoder::ZEROED);
                 }
                 if let Unpacker::Lzss(d) = self {
                     d.reset(n, keyed(method == Method::XorLzss));
@@ -356,7 +356,7 @@ impl Unpacker {
             }
             Method::Lzhuf | Method::XorLzhuf => {
                 if !matches!(self, Unpacker::Lzhuf(_)) {
-                    *self = Unpacker::Lzhuf(const { LzhufDecoder::new(0, None) });
+                    *self = Unpacker::Lzhuf(LzhufDecoder::ZEROED);
                 }
                 if let Unpacker::Lzhuf(d) = self {
                     d.reset(n, keyed(method == Method::XorLzhuf));

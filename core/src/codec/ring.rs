@@ -38,6 +38,13 @@ impl<const LEN: usize, const MIRROR: usize, const FILL: u8> Ring<LEN, MIRROR, FI
         Ring { bytes: [FILL; LEN] }
     }
 
+    /// A ring of zero bytes, whatever `FILL`: only for a state to be reset before use
+    /// (see `InflateDecoder::ZEROED`).
+    pub(crate) const fn zeroed() -> Self {
+        let () = Self::SHAPE;
+        Ring { bytes: [0; LEN] }
+    }
+
     /// Every byte `FILL` again, as [`new`](Ring::new) makes it, written in place.
     pub(crate) fn reset(&mut self) {
         self.bytes.fill(FILL);

@@ -51,6 +51,17 @@ impl<L: Lookup> Cursor<L> {
         }
     }
 
+    /// A cursor of zero bytes around `top`: only for a state to be reset before use.
+    pub(super) const fn zeroed(top: L) -> Cursor<L> {
+        Cursor {
+            tree: Tree::zeroed(top),
+            bits: 0,
+            nbits: 0,
+            phase: Phase::Symbol,
+            xor: None,
+        }
+    }
+
     /// The state [`new`](Cursor::new) gives, written in place (the tree is 5 648 bytes).
     pub(super) fn reset(&mut self, key: Option<u16>, top: L) {
         let Cursor {

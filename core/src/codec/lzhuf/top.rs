@@ -122,6 +122,16 @@ impl Top {
         }
     }
 
+    /// A table of zero bytes, not stale: only for a state to be reset before use (see
+    /// `LzhufDecoder::ZEROED`), which puts [`new`](Top::new)'s in its place.
+    pub(super) const fn zeroed() -> Top {
+        Top {
+            entry: [Descent::EMPTY; ENTRIES],
+            read: [0; T.div_ceil(64)],
+            stale: false,
+        }
+    }
+
     /// Builds the table from `son` (the tree's), breadth first from the root over the
     /// heap of prefixes: slot `1 << d | p` is where the `d` bits `p` lead, and `ends` the
     /// level where that walk ended (at a leaf), [`TOP_BITS`] for one that did not. A

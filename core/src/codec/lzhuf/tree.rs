@@ -101,6 +101,16 @@ impl<L: Lookup> Tree<L> {
         }
     }
 
+    /// A tree of zero bytes around `top`: only for a state to be reset before use.
+    pub(super) const fn zeroed(top: L) -> Tree<L> {
+        Tree {
+            freq: [0; FREQ_LEN],
+            son: [0; T],
+            prnt: [0; T + 2 * N_CHAR],
+            top,
+        }
+    }
+
     /// [`new`](Tree::new)'s tree, written in place: each array is copied from its
     /// constant where it goes.
     pub(super) fn reset(&mut self, top: L) {
