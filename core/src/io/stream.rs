@@ -662,6 +662,12 @@ mod tests {
         let mut buf = [0u8; 8];
         let p = d.decode_in_place(&packed, true, &mut buf[..0], 0).unwrap();
         assert_eq!((p.produced, p.status), (0, Status::OutputFull));
+        // Again: the codec consumes nothing more either, which is no stall while it has
+        // no room (the first call consumed the block header).
+        let rest = &packed[p.consumed..];
+        let p = d.decode_in_place(rest, true, &mut buf[..0], 0).unwrap();
+        assert_eq!((p.consumed, p.produced), (0, 0));
+        assert_eq!(d.fault(), None);
         // Room but no input once it has ended: the codec's own truncation.
         let mut d = StreamDecoder::from_decoder(InPlaceDecoder::new(6)).at(None, 7);
         let e = d.decode_in_place(&[], true, &mut buf, 0).unwrap_err();

@@ -120,6 +120,25 @@ fn presorted_out_of_range_searches_until_a_slot_is_out_of_range() {
     assert_eq!(library.entries()[4].data_key(), 0x8000);
 }
 
+/// The first value out of range is the entry count itself; one less is a slot.
+#[test]
+fn a_presorted_value_of_the_entry_count_is_out_of_range() {
+    for (value, out) in [(3, true), (2, false)] {
+        let mut file = library_of(&[b"A", b"B", b"C"], true);
+        patch_table(&mut file, |i, e| {
+            if i == 1 {
+                e.file_sort_index = value;
+            }
+        });
+        let table = open(&file, OpenOptions::default()).lookup_table();
+        let expected = LookupTable::PresortedOutOfRange {
+            entry: 1,
+            sort_index: value,
+        };
+        assert_eq!(table == expected, out, "{value}: {table:?}");
+    }
+}
+
 #[test]
 fn presorted_but_different_still_finds_everything() {
     let mut rng = Lcg(99);
