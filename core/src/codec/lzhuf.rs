@@ -176,8 +176,8 @@ impl LzhufDecoder {
     }
 
     /// A state of zero bytes, to be [`reset`](LzhufDecoder::reset) before use: written
-    /// where it goes with a memset, where [`new`](LzhufDecoder::new)'s (its ring of
-    /// spaces, its tree) would be copied from a 9.6 KiB constant, through a temporary.
+    /// with a memset, where [`new`](LzhufDecoder::new)'s (its ring of spaces, its tree)
+    /// would be copied from a 9.6 KiB constant the program holds.
     pub(crate) const ZEROED: LzhufDecoder = LzhufDecoder {
         ring: LzhufRing::zeroed(),
         cursor: Cursor::zeroed(Top::zeroed()),
