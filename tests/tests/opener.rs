@@ -111,3 +111,54 @@ fn empty_and_tiny_files() {
         }
     }
 }
+
+/// A store that promises room at `begin` and then has none past `room` entries.
+#[derive(Debug)]
+struct Lying {
+    entries: Vec<ngi_core::archive::Entry>,
+    room: usize,
+}
+
+impl ngi_core::archive::EntryStore for Lying {
+    fn begin(&mut self, _: usize) -> Result<(), usize> {
+        self.entries.clear();
+        Ok(())
+    }
+    fn push(&mut self, entry: ngi_core::archive::Entry) -> Result<(), ngi_core::archive::Entry> {
+        if self.entries.len() == self.room {
+            return Err(entry);
+        }
+        self.entries.push(entry);
+        Ok(())
+    }
+    fn entries(&self) -> &[ngi_core::archive::Entry] {
+        &self.entries
+    }
+    fn entries_mut(&mut self) -> &mut [ngi_core::archive::Entry] {
+        &mut self.entries
+    }
+}
+
+/// A store that takes fewer entries than it promised fails the open, saying how many it
+/// held and that it needed one more, for both formats.
+#[test]
+fn a_store_that_breaks_its_promise_is_too_small() {
+    for (name, bytes) in samples() {
+        for room in [0, 1, 2] {
+            let store = Lying {
+                entries: Vec::new(),
+                room,
+            };
+            let e = ngi_core::archive::Catalog::open_in(&bytes, store, OpenOptions::DEFAULT)
+                .unwrap_err();
+            assert_eq!(
+                e,
+                ngi_core::archive::Error::StorageTooSmall {
+                    needed: room as u64 + 1,
+                    capacity: room
+                },
+                "{name}, room {room}"
+            );
+        }
+    }
+}
