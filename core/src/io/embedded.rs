@@ -363,7 +363,9 @@ impl<S: EntryStore> Catalog<S> {
         let (range, entry, method) = self.decoding_method(index)?;
         let start = range.start;
         reader.get_mut().aim(range);
-        reader.restart(method, entry.size, entry.key, Some(entry.index), start);
+        reader.restart_with(|core| {
+            core.restart(method, entry.size, entry.key, Some(entry.index), start);
+        });
         Ok(())
     }
 }

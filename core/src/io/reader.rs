@@ -126,19 +126,12 @@ impl<R, const N: usize> DecodeReader<R, N> {
         }
     }
 
-    /// [`for_entry_stream`](DecodeReader::for_entry_stream) of the same source, written
-    /// in place: the decoder is reset ([`Unpacker::reset`]) and decoded bytes not read
-    /// yet are dropped; the source is the caller's to point at the new range.
+    /// The reader of another stream of the same source, in place: `reset` resets the
+    /// decoder (`StreamDecoder::restart`), and decoded bytes not read yet are dropped; the
+    /// source is the caller's to point at the new range.
     #[cfg_attr(not(feature = "embedded-io"), allow(dead_code))]
-    pub(crate) fn restart(
-        &mut self,
-        method: Method,
-        unpacked_size: u64,
-        key: u16,
-        entry: Option<u32>,
-        offset: u64,
-    ) {
-        self.core.restart(method, unpacked_size, key, entry, offset);
+    pub(crate) fn restart_with(&mut self, reset: impl FnOnce(&mut StreamDecoder)) {
+        reset(&mut self.core);
         (self.pos, self.filled) = (0, 0);
     }
 }

@@ -57,6 +57,7 @@ pub struct StreamDecoder<D = Unpacker> {
 impl StreamDecoder {
     /// What [`placed`](StreamDecoder::placed) of `Unpacker::new(method, unpacked_size,
     /// key)` gives, written in place ([`Unpacker::reset`]).
+    #[cfg_attr(not(feature = "embedded-io"), allow(dead_code))]
     pub(crate) fn restart(
         &mut self,
         method: Method,
