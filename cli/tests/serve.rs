@@ -1056,7 +1056,7 @@ async fn corrupt_entries_are_500_or_an_aborted_body_and_limits_refuse() {
     let message = error["error"].as_str().unwrap();
     // The entry named once: the core's "entry 0: " is not said again.
     assert!(
-        message.starts_with("bad.rsli: entry 0 \"BAD.SMALL\": at offset 224: "),
+        message.starts_with("bad.rsli: entry 0 (\"BAD.SMALL\"): at offset 224: "),
         "{message}"
     );
 
@@ -1136,7 +1136,7 @@ async fn corrupt_entries_are_500_or_an_aborted_body_and_limits_refuse() {
         let error: Value = near.json().await.unwrap();
         let message = error["error"].as_str().unwrap();
         assert!(
-            message.starts_with("bad.rsli: entry 4 \"BAD.NEAR\": ")
+            message.starts_with("bad.rsli: entry 4 (\"BAD.NEAR\"): ")
                 && !message.contains("entry 4: "),
             "{message}"
         );

@@ -108,7 +108,7 @@ pub async fn respond(
     // shows, so even a range that stops short of the entry's end decodes to there.
     let checked = !matches!(entry.method, Some(Method::Stored | Method::Xor));
     let about = format!(
-        "{}: entry {index} \"{}\"",
+        "{}: entry {index} (\"{}\")",
         located.shown,
         names::display(&name)
     );
