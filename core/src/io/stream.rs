@@ -94,21 +94,12 @@ impl<D> StreamDecoder<D> {
     /// in-place codec ([`InPlaceUnpacker`], or one of its decoders; driven by
     /// [`decode_in_place`](StreamDecoder::decode_in_place)).
     pub fn from_decoder(codec: D) -> StreamDecoder<D> {
-        StreamDecoder {
-            codec,
-            entry: None,
-            start: 0,
-            consumed: 0,
-            fault: None,
-            done: false,
-            room_first: true,
-        }
+        StreamDecoder::placed(codec, None, 0)
     }
 
     /// [`from_decoder`](StreamDecoder::from_decoder) and [`at`](StreamDecoder::at) in
     /// one value, for constructions that must not move the codec.
     #[inline(always)]
-    #[cfg_attr(not(feature = "embedded-io"), allow(dead_code))]
     pub(crate) const fn placed(codec: D, entry: Option<u32>, offset: u64) -> StreamDecoder<D> {
         StreamDecoder {
             codec,
