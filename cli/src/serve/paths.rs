@@ -17,6 +17,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::beneath::Beneath;
+use crate::report::{ShowPath, printable};
 
 /// What a request path names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -213,30 +214,14 @@ fn os_bytes(name: &OsStr) -> Vec<u8> {
     name.to_string_lossy().into_owned().into_bytes()
 }
 
-/// A file or folder name under the folder as messages and the index show it (README,
-/// "Names"): UTF-8 kept, a byte that is not UTF-8 and a control character as `\xNN`, a
-/// backslash as `\\`, so that no two names are shown alike (`String::from_utf8_lossy`
-/// showed every byte that is not UTF-8 as the same U+FFFD).
+/// A file or folder name under the folder as messages and the index show it, as the
+/// CLI's messages show a path (README, "Names"): [`ShowPath`]'s escapes of bytes that are
+/// not UTF-8 and of backslashes, then [`printable`]'s of control and reordering
+/// characters, which the CLI applies where it says a line and a JSON reply has no such
+/// step. `String::from_utf8_lossy` showed every byte that is not UTF-8 as U+FFFD.
 fn shown_name(name: &[u8]) -> String {
-    let mut shown = String::with_capacity(name.len());
-    for chunk in name.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '\\' => shown.push_str("\\\\"),
-                c if c.is_control() => {
-                    let mut utf8 = [0; 4];
-                    for byte in c.encode_utf8(&mut utf8).bytes() {
-                        shown.push_str(&format!("\\x{byte:02x}"));
-                    }
-                }
-                c => shown.push(c),
-            }
-        }
-        for byte in chunk.invalid() {
-            shown.push_str(&format!("\\x{byte:02x}"));
-        }
-    }
-    shown
+    let shown = Path::new(os_str(name)).shown().to_string();
+    printable(&shown).into_owned()
 }
 
 /// One archive under the folder, for the index.
@@ -432,7 +417,7 @@ mod tests {
             shown_name("\u{e9}t\u{e9}.rsli".as_bytes()),
             "\u{e9}t\u{e9}.rsli"
         );
-        assert_eq!(shown_name("\u{85}".as_bytes()), "\\xc2\\x85");
+        assert_eq!(shown_name("\u{85}".as_bytes()), "\\u{85}");
     }
 
     #[test]
