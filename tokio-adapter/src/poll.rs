@@ -31,8 +31,9 @@ pub(crate) const POLL_OUTPUT: usize = 32 * 1024;
 /// go.
 pub(crate) const CALL_INPUT: usize = 64 * 1024;
 
-/// The most time a reader spends decoding in the polls between two `Pending`s, whatever
-/// the codec: tokio's coop budget (one unit a poll, 128 a tick) alone let a task go on
+/// The most time a reader spends decoding in the polls between two `Pending`s that give
+/// the runtime its turn (a wait for the source, the coop budget, this yield; not the
+/// reader's own wake after a poll of nothing), whatever the codec: tokio's coop budget (one unit a poll, 128 a tick) alone let a task go on
 /// for 4 MiB of output, which an LZHUF stream of incompressible bytes takes 90 ms to
 /// decode (a probe's 1 ms ticker came 300 ms late beside four such streams on two
 /// workers). Counted over the polls' own time only, not the caller's between them.
@@ -294,7 +295,7 @@ impl<R> Decoding<R> {
 
 impl Engine {
     /// One poll's decoding ([`poll_decode_once`](Engine::poll_decode_once)), or a yield to
-    /// the runtime once the polls since the last `Pending` have taken [`POLL_TIME`].
+    /// the runtime once the polls since it last had its turn have taken [`POLL_TIME`].
     fn poll_decode<R: Input<V>, V>(
         &mut self,
         input: &mut R,
@@ -310,25 +311,41 @@ impl Engine {
             return Poll::Pending;
         }
         let started = Instant::now();
-        let polled = self.poll_decode_once(input, cx, out);
-        self.busy = match polled {
-            Poll::Pending => Duration::ZERO,
-            Poll::Ready(_) => self.busy + started.elapsed(),
+        let Poll::Ready(decoded) = self.poll_decode_once(input, cx, out) else {
+            // The source or the coop budget will wake the task: the runtime gets its turn.
+            self.busy = Duration::ZERO;
+            return Poll::Pending;
         };
-        polled
+        self.busy += started.elapsed();
+        match decoded {
+            Ok(Some(n)) => Poll::Ready(Ok(n)),
+            Err(e) => Poll::Ready(Err(e)),
+            Ok(None) => {
+                // Every call took input into the codec's state and none gave output yet:
+                // go on after the runtime has run the others. A plain wake, and this
+                // poll's time still counts: on tokio such a wake looks at timers and I/O
+                // only every 61st poll, and 200 MB of empty Deflate blocks held a 1 ms
+                // timer for 180 ms when it reset the count.
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+        }
     }
 
+    /// One poll's decoding: `Ok(Some(n))` for `n` bytes (0 at the end), `Ok(None)` when the
+    /// codec took input and gave nothing yet, `Pending` when the source or the coop budget
+    /// has registered the waker.
     fn poll_decode_once<R: Input<V>, V>(
         &mut self,
         input: &mut R,
         cx: &mut Context<'_>,
         out: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
+    ) -> Poll<io::Result<Option<usize>>> {
         if let Some(failed) = &self.failed {
             return Poll::Ready(Err(failed.to_io()));
         }
         if out.is_empty() || self.core.is_done() {
-            return Poll::Ready(Ok(0));
+            return Poll::Ready(Ok(Some(0)));
         }
         let coop = ready!(tokio::task::coop::poll_proceed(cx));
         let room = out.len().min(POLL_OUTPUT);
@@ -356,19 +373,17 @@ impl Engine {
             input.consume_input(progress.consumed);
             if progress.produced > 0 || progress.status == Status::Done {
                 coop.made_progress();
-                return Poll::Ready(Ok(progress.produced));
+                return Poll::Ready(Ok(Some(progress.produced)));
             }
             if waiting {
                 // The source's waker is registered: it wakes this task when it has more.
                 return Poll::Pending;
             }
         }
-        // Every call took input into the codec's state and none gave output yet: go on
-        // after the runtime has run the others (the core's no-progress rule guarantees
-        // each call consumed something, so this ends).
+        // The core's no-progress rule guarantees each call consumed something, so polls
+        // of nothing end.
         coop.made_progress();
-        cx.waker().wake_by_ref();
-        Poll::Pending
+        Poll::Ready(Ok(None))
     }
 
     fn fail(&mut self, error: Sticky) -> io::Error {
