@@ -1459,7 +1459,11 @@ async fn beyond_max_streams(dir: &Path, flags: &[&str]) {
     assert_eq!(busy.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(busy.headers()[header::RETRY_AFTER], "1");
     let error: Value = busy.json().await.unwrap();
-    assert!(error["error"].as_str().unwrap().contains("--max-streams"));
+    let error = error["error"].as_str().unwrap();
+    assert!(
+        error.ends_with(": the server is sending 2 entries already (--max-streams); try again"),
+        "{error}"
+    );
     assert_eq!(
         status_of(&http, &server).await["open_streams"],
         2,
@@ -1470,6 +1474,11 @@ async fn beyond_max_streams(dir: &Path, flags: &[&str]) {
     // status line (the whole entry, or its first chunk), so it takes a stream as GET does.
     let listing = fetch(&http, &server, "/huge.rsli/").await;
     assert_eq!(listing.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let error: Value = listing.json().await.unwrap();
+    assert_eq!(
+        error["error"],
+        "huge.rsli: the server is sending 2 bodies already (--max-streams); try again"
+    );
     let listing = http
         .head(format!("{}/huge.rsli/", server.url))
         .send()
@@ -1578,6 +1587,14 @@ async fn entries_are_sandboxed_and_an_index_is_digits() {
             .unwrap();
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "index={index}");
     }
+    // Two indices ask for two entries; serving either would hide the other.
+    let twice = fetch(&http, &server, "/x.rsli/?index=0&index=0").await;
+    assert_eq!(twice.status(), StatusCode::BAD_REQUEST);
+    let error: Value = twice.json().await.unwrap();
+    assert_eq!(
+        error["error"],
+        "index= is given more than once; give it once"
+    );
     assert!(server.stop().success());
 }
 

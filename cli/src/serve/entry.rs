@@ -157,16 +157,8 @@ pub async fn respond(
     // to both (a later one is only found out while streaming).
     let buffered = size <= shared.settings.buffer_up_to;
     let Ok(permit) = Arc::clone(&shared.streams).try_acquire_owned() else {
-        let mut busy = error_response(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "{about}: the server is sending {} entries already (--max-streams); try again",
-                shared.settings.max_streams
-            ),
-        );
-        busy.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-        return busy;
+        let max_streams = shared.settings.max_streams;
+        return super::busy(&about, ("entry", "entries"), max_streams);
     };
     if !head {
         shared.counters.streams.fetch_add(1, Ordering::Relaxed);

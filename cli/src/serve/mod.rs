@@ -101,6 +101,25 @@ pub fn error_response(status: StatusCode, message: String) -> Response {
     response
 }
 
+/// The 503 for a request beyond `--max-streams`: `about` names what was asked for,
+/// `what` is one of the bodies the streams are busy with ("entry"/"entries").
+pub fn busy(about: &str, what: (&str, &str), max_streams: usize) -> Response {
+    let mut busy = error_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        busy_message(about, what, max_streams),
+    );
+    busy.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    busy
+}
+
+fn busy_message(about: &str, (one, many): (&str, &str), max_streams: usize) -> String {
+    let shown = if max_streams == 1 { one } else { many };
+    format!(
+        "{about}: the server is sending {max_streams} {shown} already (--max-streams); try again"
+    )
+}
+
 /// tokio's multi-threaded runtime with at most `threads` threads in all. Its defaults (a
 /// worker per core, up to 512 on the blocking pool, where every request resolves its path
 /// and files are read) start threads as requests come, and under a limit on the address
@@ -380,7 +399,21 @@ async fn shutdown_signal() {
 
 #[cfg(test)]
 mod tests {
-    use super::runtime_threads;
+    use super::{busy_message, runtime_threads};
+
+    /// One stream is "1 entry", not "1 entries".
+    #[test]
+    fn a_busy_answer_counts_its_streams() {
+        let what = ("entry", "entries");
+        assert_eq!(
+            busy_message("a.rsli", what, 1),
+            "a.rsli: the server is sending 1 entry already (--max-streams); try again"
+        );
+        assert_eq!(
+            busy_message("a.rsli", what, 3),
+            "a.rsli: the server is sending 3 entries already (--max-streams); try again"
+        );
+    }
 
     /// Half the threads to the workers, one per core at most, the rest to the blocking
     /// pool; at least one of each, and never past tokio's own 512.

@@ -101,13 +101,23 @@ impl Drop for Abandoned {
     }
 }
 
-/// The query's `key=value` pairs, values percent-decoded (`None` for a bad encoding).
+/// The value of `key` in the query, percent-decoded; a bad encoding, or `key` given more
+/// than once (`?index=1&index=2` asks for two things, and answering one of them would
+/// hide that), is a malformed request.
 fn query(request: &Parts, key: &str) -> Option<Result<String, Refusal>> {
-    let pairs = request.uri.query()?.split('&');
-    let value = pairs
-        .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
-        .find(|(k, _)| *k == key)?
-        .1;
+    let mut values = request
+        .uri
+        .query()?
+        .split('&')
+        .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
+        .filter(|(k, _)| *k == key)
+        .map(|(_, value)| value);
+    let value = values.next()?;
+    if values.next().is_some() {
+        return Some(Err(Refusal::Malformed(format!(
+            "{key}= is given more than once; give it once"
+        ))));
+    }
     Some(paths::decode(value).map(|v| String::from_utf8_lossy(&v).into_owned()))
 }
 
@@ -451,16 +461,8 @@ async fn listing_body(
         }
     };
     let Ok(permit) = Arc::clone(&shared.streams).try_acquire_owned() else {
-        let mut busy = error_response(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "{}: the server is sending {} bodies already (--max-streams); try again",
-                located.shown, shared.settings.max_streams
-            ),
-        );
-        busy.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-        return Err(busy);
+        let max_streams = shared.settings.max_streams;
+        return Err(super::busy(&located.shown, ("body", "bodies"), max_streams));
     };
     Ok(Body::from_stream(Listing::new(
         archive.clone(),
