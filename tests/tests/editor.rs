@@ -2363,3 +2363,280 @@ fn rsli_seed_and_presorted_flag_can_be_changed() {
     assert_eq!(presorted[16..], unsorted[16..]);
     assert_eq!(rsli_decoded(&presorted, false), want);
 }
+
+// ------------------------------------------------------------------------------------
+// Checks no test above reached, each found by a mutation run (seed 20261209) where
+// breaking it left every other test passing.
+
+/// A canonical NRes of stored entries named and holding `names`.
+fn nres_of(names: &[&[u8]]) -> Vec<u8> {
+    let mut writer = Writer::new();
+    for name in names {
+        let entry = NewEntry {
+            name,
+            ..NewEntry::default()
+        };
+        writer.add(entry, name).unwrap();
+    }
+    writer.finish()
+}
+
+/// A rename alone, with no other edit, rebuilds `sort_index` (`removing_and_renaming`
+/// removes first, which rebuilds it anyway).
+#[test]
+fn nres_rename_alone_rebuilds_sort_index() {
+    let old = nres_of(&[b"a", b"b"]);
+    let mut editor = nres::Editor::open(&Archive::open(&old).unwrap()).unwrap();
+    editor.rename(0, b"c").unwrap();
+    let new = saved(&editor.plan().unwrap(), &old);
+    let a = Archive::open(&new).unwrap();
+    assert_eq!(a.lookup_table(), nres::LookupTable::Canonical);
+    assert_eq!(a.find(b"c"), Some(0));
+    assert_eq!(a.find(b"b"), Some(1));
+}
+
+/// `rebuild_sort_index` turns a table that is no permutation into the canonical one.
+#[test]
+fn nres_rebuild_sort_index_repairs_a_garbage_table() {
+    let mut old = nres_of(&[b"a", b"b", b"c"]);
+    let directory = old.len() - 3 * 64;
+    for (i, garbage) in [2u32, 1, 0].into_iter().enumerate() {
+        old[directory + 64 * i + 60..][..4].copy_from_slice(&garbage.to_le_bytes());
+    }
+    let archive = Archive::open(&old).unwrap();
+    assert_ne!(archive.lookup_table(), nres::LookupTable::Canonical);
+    let mut editor = nres::Editor::open(&archive).unwrap();
+    assert_eq!(saved(&editor.plan().unwrap(), &old), old, "untouched: kept");
+    editor.rebuild_sort_index();
+    let new = saved(&editor.plan().unwrap(), &old);
+    assert_eq!(
+        Archive::open(&new).unwrap().lookup_table(),
+        nres::LookupTable::Canonical
+    );
+}
+
+/// A move to past the end is `NoSuchEntry` and changes nothing (unchecked, it panicked in
+/// `Vec::insert`).
+#[test]
+fn nres_move_entry_to_past_the_end_is_refused() {
+    let old = nres_of(&[b"a", b"b"]);
+    let mut editor = nres::Editor::open(&Archive::open(&old).unwrap()).unwrap();
+    assert_eq!(
+        editor.move_entry(0, 2),
+        Err(nres::WriteError::NoSuchEntry { index: 2, count: 2 })
+    );
+    assert_eq!(saved(&editor.plan().unwrap(), &old), old);
+}
+
+/// A file of exactly `u32::MAX` bytes fits `total_size` and plans (from a directory
+/// alone, so no 4 GiB in memory).
+#[test]
+fn nres_plan_of_exactly_u32_max_bytes_is_accepted() {
+    let header = nres::Header {
+        entry_count: 1,
+        total_size: u32::MAX,
+    };
+    let mut record = [0u8; 64];
+    record[20] = b'a';
+    record[12..16].copy_from_slice(&(u32::MAX - 16 - 64).to_le_bytes());
+    record[56..60].copy_from_slice(&16u32.to_le_bytes());
+    let mut editor = nres::Editor::from_directory(&header, &record).unwrap();
+    editor.rename(0, b"b").unwrap();
+    let plan = editor
+        .plan()
+        .expect("u32::MAX bytes fit the 32-bit total_size");
+    assert_eq!(plan.len(), u64::from(u32::MAX));
+}
+
+/// A record outside the data whose range ends exactly where the new data ends would read
+/// the added payload: refused like one that ends inside it.
+#[test]
+fn nres_outside_record_ending_at_the_new_data_end_is_refused() {
+    let mut writer = Writer::new();
+    let entry = NewEntry {
+        name: b"a",
+        ..NewEntry::default()
+    };
+    writer.add(entry, b"").unwrap();
+    let mut old = writer.finish();
+    old[16 + 12..][..4].copy_from_slice(&8u32.to_le_bytes());
+    let archive = Archive::open(&old).unwrap();
+    let mut editor = nres::Editor::open(&archive).unwrap();
+    let new_entry = NewEntry {
+        name: b"b",
+        ..NewEntry::default()
+    };
+    editor.add(new_entry, vec![9; 8]).unwrap();
+    assert_eq!(
+        editor.plan().map(drop),
+        Err(nres::WriteError::OutsideNowInside {
+            entry: 0,
+            data_offset: 16,
+            size: 8
+        })
+    );
+}
+
+/// `from_entries` refuses a file length shorter than the table it was given.
+#[test]
+fn rsli_from_entries_refuses_a_file_shorter_than_its_table() {
+    let mut builder = Builder::new();
+    builder.add(b"A", Method::Stored, b"abc").unwrap();
+    let bytes = builder.build().unwrap();
+    let lib = Library::open(&bytes).unwrap();
+    let header = *lib.header();
+    let needed = header.table_end();
+    let e = rsli::Editor::from_entries(&header, lib.entries().to_vec(), needed - 1, &[], None)
+        .map(drop)
+        .unwrap_err();
+    assert_eq!(
+        e,
+        rsli::RsliError::Truncated {
+            len: needed - 1,
+            needed
+        }
+    );
+}
+
+/// Without `0xABBA` the stored `sort_index` values may be anything until a rebuild writes
+/// the engine's permutation.
+#[test]
+fn rsli_rebuild_sort_index_writes_the_permutation() {
+    let mut builder = Builder::new();
+    builder.presorted(false);
+    for name in [&b"C"[..], b"B", b"A"] {
+        builder.add(name, Method::Xor, name).unwrap();
+    }
+    let mut old = builder.build().unwrap();
+    let key = u16::from_le_bytes([old[20], old[21]]);
+    let table = &mut old[32..32 + 3 * 32];
+    XorStream::new(key).apply(table);
+    for i in 0..3 {
+        table[32 * i + 18..32 * i + 20].copy_from_slice(&(0x7000u16 + i as u16).to_le_bytes());
+    }
+    XorStream::new(key).apply(table);
+    let mut editor = rsli::Editor::open(&Library::open(&old).unwrap()).unwrap();
+    editor.rebuild_sort_index();
+    let new = saved(&editor.plan().unwrap(), &old);
+    let lib = Library::open(&new).unwrap();
+    for e in lib.entries() {
+        assert_eq!(e.file_sort_index, e.sort_index, "stored = computed");
+    }
+    for i in 0..3 {
+        let mut out = vec![0u8; 1];
+        lib.unpack_into(i, &mut out).unwrap();
+    }
+}
+
+/// An empty Deflate entry one byte past the end is unreadable
+/// (DataOutOfBounds: the one-byte allowance is for non-empty streams); an add that makes
+/// the file long enough to read it must be refused.
+#[test]
+fn rsli_empty_deflate_entry_one_past_the_end_stays_unreadable() {
+    let mut builder = Builder::new();
+    builder.add(b"A", Method::Stored, b"abc").unwrap();
+    builder.add(b"B", Method::Deflate, b"x").unwrap();
+    let bytes = builder.build().unwrap();
+    let lib = Library::open(&bytes).unwrap();
+    let header = *lib.header();
+    let len = bytes.len() as u64;
+    let mut entries = lib.entries().to_vec();
+    entries[1].packed_size = 0;
+    entries[1].data_offset = len as u32 + 1;
+    let tail = &bytes[bytes.len() - 6..];
+    let mut editor = rsli::Editor::from_entries(&header, entries, len, tail, None).unwrap();
+    editor.add(b"C", Method::Stored, &[7u8; 10][..]).unwrap();
+    assert!(
+        matches!(
+            editor.plan().map(drop),
+            Err(rsli::BuildError::OutsideChanged { entry: 1, .. })
+        ),
+        "an unreadable entry would become readable"
+    );
+}
+
+/// Shared bytes are found by offset, not by entry order. XOR "B.TXT" shares its bytes
+/// with the stored "E.TXT", and the stored "D.TXT" lies between them in entry order but
+/// after them in the file: an add that moves B's key must give B a copy of its own
+/// (sorted by entry, the sharing was missed, and the plan refused with
+/// `SharedKeyedPayload`).
+#[test]
+fn rsli_shared_payload_found_when_entry_order_is_not_offset_order() {
+    let mut builder = Builder::new();
+    builder.seed(0x0DD5_EED5);
+    builder.add(b"A.TXT", Method::Stored, b"A, first").unwrap();
+    builder
+        .add(b"B.TXT", Method::Xor, b"bytes two entries share")
+        .unwrap();
+    builder.add(b"D.TXT", Method::Stored, b"D, stored").unwrap();
+    builder
+        .add(b"E.TXT", Method::Stored, b"E's own, unused")
+        .unwrap();
+    let mut old = builder.build().unwrap();
+    let b = *Library::open(&old).unwrap().entry(1).unwrap();
+    hostile::patch_rsli(&mut old, |i, e| {
+        if i == 3 {
+            (e.data_offset, e.packed_size, e.unpacked_size) =
+                (b.data_offset, b.packed_size, b.unpacked_size);
+        }
+    });
+    let lib = Library::open(&old).unwrap();
+    let before: Vec<Vec<u8>> = (0..lib.len())
+        .map(|i| lib.unpack_to_vec(i, &Limits::DEFAULT).unwrap())
+        .collect();
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    editor.add(b"AA.TXT", Method::Stored, &b"new"[..]).unwrap();
+    let new = saved(&editor.plan().expect("B gets a copy of its own"), &old);
+    let relib = Library::open(&new).unwrap();
+    for (i, want) in before.iter().enumerate() {
+        assert_eq!(&relib.unpack_to_vec(i, &Limits::DEFAULT).unwrap(), want);
+    }
+}
+
+/// A stored entry reads `unpacked_size` bytes whatever `packed_size` says (SPEC 2.7), so
+/// the bytes it reads past its packed size, in the next payload's block, stay when that
+/// payload is removed.
+#[test]
+fn rsli_stored_entry_reading_past_its_packed_size_keeps_those_bytes() {
+    let mut builder = Builder::new();
+    builder.add(b"A", Method::Stored, b"0123456789").unwrap();
+    builder.add(b"B", Method::Stored, b"abcdef").unwrap();
+    builder.add(b"C", Method::Stored, b"xyz").unwrap();
+    let mut old = builder.build().unwrap();
+    hostile::patch_rsli(&mut old, |i, e| {
+        if i == 0 {
+            e.unpacked_size = 16;
+        }
+    });
+    let lib = Library::open(&old).unwrap();
+    let a = lib.unpack_to_vec(0, &Limits::DEFAULT).unwrap();
+    assert_eq!(a, b"0123456789abcdef");
+    let mut editor = rsli::Editor::open(&lib).unwrap();
+    editor.remove(1).unwrap();
+    let new = saved(&editor.plan().unwrap(), &old);
+    let relib = Library::open(&new).unwrap();
+    assert_eq!(relib.unpack_to_vec(0, &Limits::DEFAULT).unwrap(), a);
+    assert_eq!(relib.unpack_to_vec(1, &Limits::DEFAULT).unwrap(), b"xyz");
+}
+
+/// `SortMode::number` is `from_number`'s inverse.
+#[test]
+fn nres_sort_mode_number_inverts_from_number() {
+    for n in 0..12 {
+        assert_eq!(nres::SortMode::from_number(n).unwrap().number(), n);
+    }
+}
+
+/// A reorder alone rebuilds `sort_index` (the reorder test above adds an entry first,
+/// which rebuilds it anyway).
+#[test]
+fn nres_reorder_alone_rebuilds_sort_index() {
+    let old = nres_of(&[b"a", b"b", b"c"]);
+    let mut editor = nres::Editor::open(&Archive::open(&old).unwrap()).unwrap();
+    editor.reorder(&[2, 0, 1]).unwrap();
+    let new = saved(&editor.plan().unwrap(), &old);
+    let a = Archive::open(&new).unwrap();
+    assert_eq!(a.lookup_table(), nres::LookupTable::Canonical);
+    assert_eq!(a.find(b"c"), Some(0));
+    assert_eq!(a.find(b"a"), Some(1));
+}
