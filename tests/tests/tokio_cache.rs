@@ -1,7 +1,8 @@
 //! ngi-tokio's archive cache under tokio's paused clock: one open for many concurrent
 //! first requests, the idle close after 10 s of nobody holding an archive, pinned archives
-//! kept, a file replaced on disk opened afresh while the old archive still reads, and the
-//! bound on open archives.
+//! kept, a file replaced on disk opened afresh while the old archive still reads, the
+//! bound on open archives (a failed open's slot included), and a failed open's error
+//! copied, OS code and all, to the requests that waited for it.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -739,4 +740,123 @@ async fn requests_given_up_retry_no_failed_open() {
     let late = cache.get(&path).await;
     assert_eq!(late.err().and_then(|e| e.raw_os_error()), Some(13));
     assert_eq!(opens.load(Ordering::SeqCst), 2);
+}
+
+/// A slot whose open failed after every request for it was given up is in nobody's use:
+/// the bound evicts it at the next `get` of another path, without waiting for a sweep
+/// (here an hour away).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_slot_is_evicted_by_the_bound() {
+    use std::future::Future;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::task::{Context, Waker};
+    use std::time::Instant;
+    let (_dir, bad) = one_archive("cache-dead", b"a");
+    let (_dir2, good) = one_archive("cache-live", b"b");
+    let failed = Arc::new(AtomicBool::new(false));
+    let (bad2, failed2) = (bad.clone(), Arc::clone(&failed));
+    let cache = Cache::new()
+        .with_idle(Duration::from_secs(3600))
+        .with_max_open(1)
+        .with_opener(move |p| {
+            if p == bad2 {
+                std::thread::sleep(Duration::from_millis(20));
+                failed2.store(true, Ordering::SeqCst);
+                Err(std::io::Error::new(std::io::ErrorKind::NotFound, "refused"))
+            } else {
+                ngi_tokio::open_file(p)
+            }
+        });
+    let mut get = Box::pin(cache.get(&bad));
+    let mut cx = Context::from_waker(Waker::noop());
+    for _ in 0..10_000 {
+        assert!(
+            get.as_mut().poll(&mut cx).is_pending(),
+            "ended in the poll that made its slot"
+        );
+        if cache.contains(&bad) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(cache.contains(&bad));
+    drop(get);
+    // The failed open ends on the blocking pool and lets go of the slot; the bound may
+    // only take it once it has.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let archive = cache.get(&good).await.unwrap();
+        assert_eq!(read(&archive).await, b"b");
+        if failed.load(Ordering::SeqCst) && !cache.contains(&bad) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the dead slot stays past the bound"
+        );
+        drop(archive);
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(cache.len(), 1);
+}
+
+/// A `get` restarts the idle time, even when its archive is let go of before the next
+/// sweep sees it held.
+#[tokio::test(start_paused = true)]
+async fn a_get_restarts_the_idle_time() {
+    let (_dir, path) = one_archive("cache-idle-again", b"x");
+    let cache = Cache::new(); // 10 s idle, a sweep every 2.5 s
+    drop(cache.get(&path).await.unwrap());
+    wait(8).await; // sweeps have found it idle since at most 2.5 s
+    drop(cache.get(&path).await.unwrap()); // used again at 8 s, let go at once
+    wait(5).await; // 13 s: over 10 s since the first idle sweep, 5 s since the use
+    assert!(cache.contains(&path), "closed 5 s after its last use");
+    wait(10).await;
+    assert!(!cache.contains(&path), "idle past 10 s: closed");
+}
+
+/// A request that waited for an open another started, which failed, gets a copy of its
+/// error with the OS code, even when the request that started it ran first after the
+/// failure.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_request_gets_a_copy_with_the_os_code() {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+    let (_dir, path) = one_archive("cache-copies", b"x");
+    let cache = Cache::new().with_opener(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        Err(std::io::Error::from_raw_os_error(24)) // EMFILE
+    });
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut starter = Box::pin(cache.get(&path));
+    let mut waiter = Box::pin(cache.get(&path));
+    // The starter makes the slot and starts the open in the same poll.
+    for _ in 0..1000 {
+        assert!(starter.as_mut().poll(&mut cx).is_pending());
+        if cache.contains(&path) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(cache.contains(&path));
+    // The waiter joins it (its metadata comes from the blocking pool).
+    for _ in 0..30 {
+        assert!(waiter.as_mut().poll(&mut cx).is_pending());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let own = loop {
+        if let Poll::Ready(r) = starter.as_mut().poll(&mut cx) {
+            break r.unwrap_err();
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    assert_eq!(own.raw_os_error(), Some(24), "{own:?}");
+    let copy = loop {
+        if let Poll::Ready(r) = waiter.as_mut().poll(&mut cx) {
+            break r.unwrap_err();
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    assert_eq!(copy.raw_os_error(), Some(24), "{copy:?}");
 }

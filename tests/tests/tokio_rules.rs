@@ -1,9 +1,12 @@
 //! ngi-tokio's rules one at a time, where the conformance tests would not single them
 //! out: a poll's work is bounded even when the input in memory is megabytes of blocks that
 //! produce nothing; a source's `Interrupted` is passed on and not kept; `Debug` shows
-//! counts, not buffers; a failed read of the file is a `ReadError`.
+//! counts, not buffers; a failed read of the file is a `ReadError`; a file cut while read
+//! ends the entry there; `fill_buf`/`consume` of both trait families; a stream's chunks
+//! and its end.
 
 use std::io;
+use std::os::unix::fs::FileExt;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
@@ -409,4 +412,144 @@ fn a_failed_read_of_the_file_is_a_read_error() {
         }
         assert!(out.is_empty());
     });
+}
+
+/// `FusedStream::is_terminated` is false until the stream has ended (a `select!` skips a
+/// terminated stream), true after.
+#[tokio::test]
+async fn an_entry_stream_is_terminated_only_at_its_end() {
+    use futures::StreamExt;
+    use futures_core::FusedStream;
+    let mut builder = Builder::new();
+    builder.add(b"A", Method::Stored, b"hello").unwrap();
+    let archive = Archive::from_bytes(builder.build().unwrap().into()).unwrap();
+    let mut stream = archive.stream(0).unwrap();
+    assert!(!stream.is_terminated(), "a fresh stream is not terminated");
+    assert_eq!(&stream.next().await.unwrap().unwrap()[..], b"hello");
+    assert!(stream.next().await.is_none());
+    assert!(stream.is_terminated());
+}
+
+/// Each chunk is sized by what is left of the entry, so that the last, short chunk holds
+/// only its bytes, not a whole chunk's length.
+#[tokio::test]
+async fn the_last_chunk_of_a_stream_holds_only_its_bytes() {
+    use futures::StreamExt;
+    let data: Vec<u8> = (0..1005u32).map(|i| i as u8).collect();
+    let mut builder = Builder::new();
+    builder.add(b"A", Method::Stored, &data).unwrap();
+    let archive = Archive::from_bytes(builder.build().unwrap().into()).unwrap();
+    let mut stream = archive.stream(0).unwrap().with_chunk_len(1000);
+    let first = stream.next().await.unwrap().unwrap();
+    assert_eq!(first[..], data[..1000]);
+    let last = stream.next().await.unwrap().unwrap();
+    assert_eq!(last[..], data[1000..]);
+    let held = last
+        .try_into_mut()
+        .expect("the chunk is its own")
+        .capacity();
+    assert!(held < 1000, "a 5-byte chunk holds {held} bytes");
+    assert!(stream.next().await.is_none());
+}
+
+/// A file found cut while an entry is read on the blocking pool ends the entry there,
+/// even when the file grows back before the next read: reading on would give the bytes
+/// from further on, after a hole, as the entry's.
+#[tokio::test]
+async fn an_entry_cut_on_the_pool_ends_there_though_the_file_grows_back() {
+    use ngi_tests::tokio_io::TempFile;
+    let data: Vec<u8> = (0..65536u32).map(|i| (i * 7 % 251) as u8).collect();
+    let mut builder = Builder::new();
+    builder.add(b"A", Method::Stored, &data).unwrap();
+    let bytes = builder.build().unwrap();
+    let start = bytes.windows(256).position(|w| w == &data[..256]).unwrap();
+    let file = TempFile::new("cut-regrow", &bytes);
+    let archive = Archive::open(&file.0)
+        .await
+        .unwrap()
+        .with_read_chunk(4096)
+        .with_cached_reads_inline(false);
+    let mut reader = archive.reader(0).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file.0)
+        .unwrap()
+        .set_len((start + 6000) as u64)
+        .unwrap();
+    let (mut got, mut buf) = (Vec::new(), [0u8; 1000]);
+    while got.len() < 6000 {
+        let n = reader.read(&mut buf).await.unwrap();
+        assert!(n > 0);
+        got.extend_from_slice(&buf[..n]);
+    }
+    // Written again in place, whole.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file.0)
+        .unwrap()
+        .write_all_at(&bytes, 0)
+        .unwrap();
+    let e = loop {
+        match reader.read(&mut buf).await {
+            Ok(0) => panic!("a short Ok"),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof, "{e}");
+    assert!(
+        got == data[..got.len()],
+        "{} bytes, not the entry's",
+        got.len()
+    );
+    assert_eq!(got.len(), 6000);
+}
+
+/// A `DecodeReader` read through tokio's `fill_buf`/`consume` gives its stream once.
+#[tokio::test]
+async fn a_decode_reader_reads_the_same_through_async_buf_read() {
+    use tokio::io::AsyncBufReadExt;
+    let plain = b"hello, world ".repeat(1000);
+    let mut reader = DecodeReader::new(&plain[..], Method::Stored, plain.len() as u64, 0);
+    let mut got = Vec::new();
+    loop {
+        let buf = reader.fill_buf().await.unwrap();
+        if buf.is_empty() {
+            break;
+        }
+        let n = buf.len().min(100);
+        got.extend_from_slice(&buf[..n]);
+        reader.consume(n);
+        assert!(got.len() <= plain.len(), "more bytes than the stream holds");
+    }
+    assert!(got == plain);
+}
+
+/// A `DecodeReader` and an `EntryReader` read through futures-io's `fill_buf` and
+/// `consume` give their streams once.
+#[tokio::test]
+async fn futures_io_fill_buf_and_consume_give_the_stream_once() {
+    async fn drain<R: futures::io::AsyncBufRead + Unpin>(mut reader: R, len: usize) -> Vec<u8> {
+        let mut got = Vec::new();
+        loop {
+            let buf = futures::io::AsyncBufReadExt::fill_buf(&mut reader)
+                .await
+                .unwrap();
+            if buf.is_empty() {
+                return got;
+            }
+            let n = buf.len().min(100);
+            got.extend_from_slice(&buf[..n]);
+            futures::io::AsyncBufReadExt::consume_unpin(&mut reader, n);
+            assert!(got.len() <= len, "more bytes than the stream holds");
+        }
+    }
+    let plain = b"hello, world ".repeat(1000);
+    let source = futures::io::Cursor::new(&plain[..]);
+    let decode = DecodeReader::new(source, Method::Stored, plain.len() as u64, 0);
+    assert!(drain(decode, plain.len()).await == plain);
+    let mut builder = Builder::new();
+    builder.add(b"A", Method::Stored, &plain).unwrap();
+    let archive = Archive::from_bytes(builder.build().unwrap().into()).unwrap();
+    assert!(drain(archive.reader(0).unwrap(), plain.len()).await == plain);
 }
