@@ -1505,6 +1505,12 @@ pub fn patch_rsli(file: &mut [u8], mut patch: impl FnMut(usize, &mut rsli::Entry
 /// of the XOR entry "B.TXT" (a table may share bytes; each entry decodes them with its own
 /// key), after a stored "A.TXT". Returns it and the packed range the three share.
 pub fn shared_bytes_library() -> (Vec<u8>, std::ops::Range<usize>) {
+    library_sharing_bytes_of_b(&[2, 4])
+}
+
+/// The library of [`shared_bytes_library`] with only the entries `sharers` (of C.TXT = 2,
+/// D.TXT = 3 and E.TXT = 4) pointed at B.TXT's packed bytes.
+pub fn library_sharing_bytes_of_b(sharers: &[usize]) -> (Vec<u8>, std::ops::Range<usize>) {
     let mut builder = rsli::Builder::new();
     builder.seed(0x0DD5_EED5);
     builder.add(b"A.TXT", Method::Stored, b"A, first").unwrap();
@@ -1521,7 +1527,7 @@ pub fn shared_bytes_library() -> (Vec<u8>, std::ops::Range<usize>) {
     let mut old = builder.build().unwrap();
     let b = *rsli::Library::open(&old).unwrap().entry(1).unwrap();
     patch_rsli(&mut old, |i, e| {
-        if i == 2 || i == 4 {
+        if sharers.contains(&i) {
             (e.data_offset, e.packed_size, e.unpacked_size) =
                 (b.data_offset, b.packed_size, b.unpacked_size);
         }

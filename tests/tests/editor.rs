@@ -1645,7 +1645,8 @@ fn an_nres_record_outside_the_data_stays_unreadable_or_the_edit_is_refused() {
 
 /// The same at the first offset a payload can have: an archive with no payload bytes,
 /// whose one record claims 8 bytes at offset 16 (the directory's), takes them in as
-/// soon as an added payload lies there.
+/// soon as an added payload lies there: one that covers them, or one that ends exactly
+/// where they do.
 #[test]
 fn an_nres_record_outside_at_the_first_payload_offset_is_refused_too() {
     let mut writer = Writer::new();
@@ -1661,20 +1662,23 @@ fn an_nres_record_outside_at_the_first_payload_offset_is_refused_too() {
     assert_eq!(archive.entries().next().unwrap().data_offset, 16);
     assert!(archive.payload(0).is_err(), "outside: no payload");
 
-    let mut editor = nres::Editor::open(&archive).unwrap();
-    let new_entry = NewEntry {
-        name: b"b",
-        ..NewEntry::default()
-    };
-    editor.add(new_entry, vec![9; 300]).unwrap();
-    assert_eq!(
-        editor.plan().unwrap_err(),
-        nres::WriteError::OutsideNowInside {
-            entry: 0,
-            data_offset: 16,
-            size: 8
-        }
-    );
+    for added in [300, 8] {
+        let mut editor = nres::Editor::open(&archive).unwrap();
+        let new_entry = NewEntry {
+            name: b"b",
+            ..NewEntry::default()
+        };
+        editor.add(new_entry, vec![9; added]).unwrap();
+        assert_eq!(
+            editor.plan().unwrap_err(),
+            nres::WriteError::OutsideNowInside {
+                entry: 0,
+                data_offset: 16,
+                size: 8
+            },
+            "{added} bytes added"
+        );
+    }
 }
 
 /// A library with no payload bytes whose last 6 bytes, in its table, read as an `AO`
@@ -2448,35 +2452,6 @@ fn nres_plan_of_exactly_u32_max_bytes_is_accepted() {
     assert_eq!(plan.len(), u64::from(u32::MAX));
 }
 
-/// A record outside the data whose range ends exactly where the new data ends would read
-/// the added payload: refused like one that ends inside it.
-#[test]
-fn nres_outside_record_ending_at_the_new_data_end_is_refused() {
-    let mut writer = Writer::new();
-    let entry = NewEntry {
-        name: b"a",
-        ..NewEntry::default()
-    };
-    writer.add(entry, b"").unwrap();
-    let mut old = writer.finish();
-    old[16 + 12..][..4].copy_from_slice(&8u32.to_le_bytes());
-    let archive = Archive::open(&old).unwrap();
-    let mut editor = nres::Editor::open(&archive).unwrap();
-    let new_entry = NewEntry {
-        name: b"b",
-        ..NewEntry::default()
-    };
-    editor.add(new_entry, vec![9; 8]).unwrap();
-    assert_eq!(
-        editor.plan().map(drop),
-        Err(nres::WriteError::OutsideNowInside {
-            entry: 0,
-            data_offset: 16,
-            size: 8
-        })
-    );
-}
-
 /// `from_entries` refuses a file length shorter than the table it was given.
 #[test]
 fn rsli_from_entries_refuses_a_file_shorter_than_its_table() {
@@ -2556,30 +2531,13 @@ fn rsli_empty_deflate_entry_one_past_the_end_stays_unreadable() {
 }
 
 /// Shared bytes are found by offset, not by entry order. XOR "B.TXT" shares its bytes
-/// with the stored "E.TXT", and the stored "D.TXT" lies between them in entry order but
-/// after them in the file: an add that moves B's key must give B a copy of its own
+/// with the stored "E.TXT" alone, and "C.TXT" and "D.TXT" lie between them in entry order
+/// but after them in the file: an add that moves B's key must give B a copy of its own
 /// (sorted by entry, the sharing was missed, and the plan refused with
 /// `SharedKeyedPayload`).
 #[test]
 fn rsli_shared_payload_found_when_entry_order_is_not_offset_order() {
-    let mut builder = Builder::new();
-    builder.seed(0x0DD5_EED5);
-    builder.add(b"A.TXT", Method::Stored, b"A, first").unwrap();
-    builder
-        .add(b"B.TXT", Method::Xor, b"bytes two entries share")
-        .unwrap();
-    builder.add(b"D.TXT", Method::Stored, b"D, stored").unwrap();
-    builder
-        .add(b"E.TXT", Method::Stored, b"E's own, unused")
-        .unwrap();
-    let mut old = builder.build().unwrap();
-    let b = *Library::open(&old).unwrap().entry(1).unwrap();
-    hostile::patch_rsli(&mut old, |i, e| {
-        if i == 3 {
-            (e.data_offset, e.packed_size, e.unpacked_size) =
-                (b.data_offset, b.packed_size, b.unpacked_size);
-        }
-    });
+    let (old, _) = hostile::library_sharing_bytes_of_b(&[4]);
     let lib = Library::open(&old).unwrap();
     let before: Vec<Vec<u8>> = (0..lib.len())
         .map(|i| lib.unpack_to_vec(i, &Limits::DEFAULT).unwrap())
