@@ -52,19 +52,19 @@ const POLL_CHUNK: usize = DEFAULT_STREAM_CHUNK;
 /// LZHUF 59 528 / 10 120, Deflate 92 384 / 42 976.
 ///
 /// # Work per poll
-/// A poll decodes at most 32 KiB (a reader that starts inside a packed entry decodes
-/// its way there at most 32 KiB a poll too), offers the codec at most 64 KiB of packed
-/// bytes per call, and spends at least one unit of tokio's coop budget (the blocking
-/// pool's join handle spends its own). A reader also yields once its polls since it last
-/// waited (for the file, the budget or such a yield) have decoded for a millisecond,
-/// whatever the codec and whether or not they produced bytes: one unit a poll alone let a
-/// slow codec (LZHUF, 45 MiB/s on incompressible bytes) run 90 ms between yields, and
-/// polls that only parse empty Deflate blocks held a runtime's timers for 180 ms. So decoding a large entry from memory lets the other tasks of its
-/// runtime run, and its timers fire, under any executor (on tokio the yield waits for
-/// the worker to look at its timers and I/O, as `yield_now`'s does). An [`EntryStream`]
-/// decodes at most 64 KiB a `poll_next`, whatever its chunk length. (So a read inside a
-/// tokio task must be awaited, not run by another executor's `block_on`, which would
-/// wait for ever: see the [crate](crate) docs.)
+/// A poll decodes at most 32 KiB (a reader that starts inside a packed entry decodes its
+/// way there at most 32 KiB a poll too), offers the codec at most 64 KiB of packed bytes
+/// per call, and spends at least one unit of tokio's coop budget (the blocking pool's join
+/// handle spends its own). A reader also yields once its polls since it last waited (for
+/// the file, the budget or such a yield) have decoded for a millisecond, whatever the codec
+/// and whether or not they produced bytes: one unit a poll alone let a slow codec (LZHUF,
+/// 45 MiB/s on incompressible bytes) run 90 ms between yields, and polls that only parse
+/// empty Deflate blocks held a runtime's timers for 180 ms. So decoding a large entry from
+/// memory lets the other tasks of its runtime run, and its timers fire, under any executor
+/// (on tokio the yield waits for the worker to look at its timers and I/O, as `yield_now`'s
+/// does). An [`EntryStream`] decodes at most 64 KiB a `poll_next`, whatever its chunk
+/// length. (So a read inside a tokio task must be awaited, not run by another executor's
+/// `block_on`, which would wait for ever: see the [crate](crate) docs.)
 ///
 /// # Cancel safety
 /// Reads may be dropped at any point (`select!`, timeouts): every byte decoded is either

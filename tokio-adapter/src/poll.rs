@@ -31,12 +31,13 @@ pub(crate) const POLL_OUTPUT: usize = 32 * 1024;
 /// go.
 pub(crate) const CALL_INPUT: usize = 64 * 1024;
 
-/// The most time a reader spends decoding in the polls between two `Pending`s that give
-/// the runtime its turn (a wait for the source, the coop budget, this yield; not the
-/// reader's own wake after a poll of nothing), whatever the codec: tokio's coop budget (one unit a poll, 128 a tick) alone let a task go on
-/// for 4 MiB of output, which an LZHUF stream of incompressible bytes takes 90 ms to
-/// decode (a probe's 1 ms ticker came 300 ms late beside four such streams on two
-/// workers). Counted over the polls' own time only, not the caller's between them.
+/// The most time a reader spends decoding in the polls between two `Pending`s that give the
+/// runtime its turn (a wait for the source, the coop budget, this yield; not the reader's
+/// own wake after a poll of nothing), whatever the codec: tokio's coop budget (one unit a
+/// poll, 128 a tick) alone let a task go on for 4 MiB of output, which an LZHUF stream of
+/// incompressible bytes takes 90 ms to decode (a probe's 1 ms ticker came 300 ms late
+/// beside four such streams on two workers). Counted over the polls' own time only, not the
+/// caller's between them.
 pub(crate) const POLL_TIME: Duration = Duration::from_millis(1);
 
 /// The codec calls one poll makes that produce nothing (packed bytes going into the
