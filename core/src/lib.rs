@@ -81,6 +81,7 @@ extern crate std;
 
 pub mod archive;
 pub mod codec;
+mod count;
 #[cfg(feature = "alloc")]
 pub mod edit;
 pub mod error;

@@ -45,6 +45,7 @@
 //! # Ok::<(), LimitError>(())
 //! ```
 
+use crate::count::{bytes, entries};
 use core::fmt;
 
 /// The most a caller will act on: the decoded size of one entry, the bytes of a whole
@@ -334,11 +335,18 @@ impl fmt::Display for LimitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             LimitError::TooManyEntries { count, limit } => {
-                write!(f, "{count} entries exceed the limit of {limit} entries")
+                let verb = if count == 1 { "exceeds" } else { "exceed" };
+                write!(
+                    f,
+                    "{} {verb} the limit of {}",
+                    entries(count),
+                    entries(u64::from(limit))
+                )
             }
             LimitError::EntryTooLarge { entry, size, limit } => write!(
                 f,
-                "entry {entry}: decoded size {size} exceeds the entry size limit of {limit} bytes"
+                "entry {entry}: decoded size {size} exceeds the entry size limit of {}",
+                bytes(limit)
             ),
             LimitError::TotalTooLarge {
                 entry,
@@ -346,8 +354,9 @@ impl fmt::Display for LimitError {
                 limit,
             } => write!(
                 f,
-                "entry {entry}: would bring the run's total to {total} bytes, over the limit \
-                 of {limit} bytes"
+                "entry {entry}: would bring the run's total to {}, over the limit of {}",
+                bytes(total),
+                bytes(limit)
             ),
         }
     }

@@ -2,6 +2,7 @@
 
 use core::fmt;
 
+use crate::count::{bytes, decoded_bytes, entries};
 use crate::io::StreamError;
 use crate::limits::LimitError;
 use crate::nres::NresError;
@@ -162,12 +163,15 @@ impl fmt::Display for Error {
             }
             Error::StorageTooSmall { needed, capacity } => write!(
                 f,
-                "entry storage holds {capacity} entries, but the archive has {needed}"
+                "entry storage holds {}, but the archive has {needed}",
+                entries(*capacity as u64)
             ),
             Error::NoSuchEntry { index } => write!(f, "the archive has no entry {index}"),
             Error::FileLength { expected, got } => write!(
                 f,
-                "{got} bytes given as the archive's file, which is {expected} bytes long"
+                "{} given as the archive's file, which is {} long",
+                bytes(*got),
+                bytes(*expected)
             ),
             Error::OutputSize {
                 entry,
@@ -175,12 +179,15 @@ impl fmt::Display for Error {
                 got,
             } => write!(
                 f,
-                "entry {entry}: a buffer of {got} bytes given for its {expected} decoded bytes"
+                "entry {entry}: a buffer of {} given for its {}",
+                bytes(*got),
+                decoded_bytes(*expected)
             ),
             Error::Decode(e) => e.fmt(f),
             Error::Incomplete { offset, len } => write!(
                 f,
-                "opening stopped with {len} bytes at offset {offset} still to be read"
+                "opening stopped with {} at offset {offset} still to be read",
+                bytes(*len)
             ),
         }
     }

@@ -5,6 +5,7 @@
 //! above it; [`crate::error`] re-exports both, where users of the whole crate look for
 //! errors.
 
+use crate::count::{bytes, decoded_bytes};
 use core::fmt;
 
 /// Why a codec (a decoder of one packed stream) failed.
@@ -63,12 +64,13 @@ impl fmt::Display for DecodeError {
             // does; "after N of N" would read as output gone missing.
             DecodeError::Truncated { produced, expected } if produced == expected => write!(
                 f,
-                "packed stream ends before the end of its last block, after all {expected} \
-                 decoded bytes"
+                "packed stream ends before the end of its last block, after all {}",
+                decoded_bytes(*expected)
             ),
             DecodeError::Truncated { produced, expected } => write!(
                 f,
-                "packed stream ends after {produced} of {expected} decoded bytes"
+                "packed stream ends after {produced} of {}",
+                decoded_bytes(*expected)
             ),
             DecodeError::Inflate { error, offset } => {
                 write!(f, "corrupt Deflate stream at packed byte {offset}: {error}")
@@ -86,14 +88,15 @@ impl fmt::Display for DecodeError {
                 given, produced, ..
             } if given > produced => write!(
                 f,
-                "{given} bytes given before the output room, more than the {produced} \
-                 decoded so far"
+                "{} given before the output room, more than the {produced} decoded so far",
+                bytes(*given)
             ),
             DecodeError::HistoryMismatch { given, needed, .. } if *given < u64::from(*needed) => {
                 write!(
                     f,
-                    "{given} bytes given before the output room, fewer than the last \
-                     {needed} decoded, which later matches may reach"
+                    "{} given before the output room, fewer than the last {needed} decoded, \
+                     which later matches may reach",
+                    bytes(*given)
                 )
             }
             DecodeError::HistoryMismatch { given, .. } => write!(

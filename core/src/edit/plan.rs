@@ -1,5 +1,6 @@
 //! What a save writes, piece by piece.
 
+use crate::count::bytes;
 use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
 use core::fmt;
@@ -321,8 +322,9 @@ impl fmt::Display for ToVecError {
                 source_len,
             } => write!(
                 f,
-                "a copy of {len} bytes at offset {offset} runs past the end of the \
-                 {source_len}-byte source"
+                "a copy of {} at offset {offset} runs past the end of the {source_len}-byte \
+                 source",
+                bytes(*len)
             ),
             ToVecError::SourceMismatch(e) => e.fmt(f),
         }

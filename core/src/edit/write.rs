@@ -87,7 +87,8 @@ pub fn write_plan<S: ReadAt + ?Sized, W: Write + ?Sized>(
                     io::Error::new(
                         io::ErrorKind::UnexpectedEof,
                         std::format!(
-                            "a copy of {len} bytes at offset {offset} runs past any source"
+                            "a copy of {} at offset {offset} runs past any source",
+                            crate::count::bytes(*len)
                         ),
                     )
                 })?;

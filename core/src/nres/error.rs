@@ -3,6 +3,7 @@
 use core::fmt;
 
 use super::{ENTRY_LEN, HEADER_LEN, MAGIC, NAME_FIELD_LEN, VERSION};
+use crate::count::{bytes, entries};
 use crate::limits::LimitError;
 
 /// Why an NRes archive or one of its entries breaks a read rule of SPEC 1.2–1.3.
@@ -180,7 +181,8 @@ impl fmt::Display for NresError {
         match *self {
             NresError::TooShort { len } => write!(
                 f,
-                "file of {len} bytes is shorter than the {HEADER_LEN}-byte NRes header"
+                "file of {} is shorter than the {HEADER_LEN}-byte NRes header",
+                bytes(len)
             ),
             NresError::BadMagic { found } => write!(
                 f,
@@ -197,15 +199,17 @@ impl fmt::Display for NresError {
             }
             NresError::SizeMismatch { declared, actual } => write!(
                 f,
-                "header declares total size {declared} at offset 12, but the file is {actual} bytes"
+                "header declares total size {declared} at offset 12, but the file is {}",
+                bytes(actual)
             ),
             NresError::DirectoryOutOfBounds {
                 entry_count,
                 total_size,
             } => write!(
                 f,
-                "directory of {entry_count} entries does not fit: total size {total_size} - \
-                 {ENTRY_LEN} * {entry_count} = {} is before the end of the {HEADER_LEN}-byte header",
+                "directory of {} does not fit: total size {total_size} - {ENTRY_LEN} * \
+                 {entry_count} = {} is before the end of the {HEADER_LEN}-byte header",
+                entries(u64::from(entry_count)),
                 i64::from(total_size) - i64::from(entry_count) * ENTRY_LEN as i64
             ),
             NresError::DataBeforeHeader { entry, data_offset } => write!(
@@ -219,8 +223,9 @@ impl fmt::Display for NresError {
                 directory_offset,
             } => write!(
                 f,
-                "entry {entry}: payload at offset {data_offset} of {size} bytes ends at {}, \
-                 past the directory at offset {directory_offset}",
+                "entry {entry}: payload at offset {data_offset} of {} ends at {}, past the \
+                 directory at offset {directory_offset}",
+                bytes(u64::from(size)),
                 u64::from(data_offset) + u64::from(size)
             ),
             NresError::NameUnterminated { entry, offset } => write!(
@@ -230,33 +235,37 @@ impl fmt::Display for NresError {
             NresError::NoSuchEntry { index } => write!(f, "no entry with index {index}"),
             NresError::RawTooLarge { len } => write!(
                 f,
-                "raw mode: file of {len} bytes does not fit the 32-bit size field"
+                "raw mode: file of {} does not fit the 32-bit size field",
+                bytes(len)
             ),
             NresError::RawMode => f.write_str(
                 "the archive was opened in raw mode (a file without a directory): nothing to edit",
             ),
             NresError::DirectoryLength { expected, got } => write!(
                 f,
-                "a directory of {got} bytes was given, but the header's entry count needs \
-                 {expected}"
+                "a directory of {} was given, but the header's entry count needs {expected}",
+                bytes(got)
             ),
             NresError::Limit { error, offset } => match error {
                 LimitError::TooManyEntries { count, limit } => write!(
                     f,
-                    "NRes entry count {count} at offset {offset} exceeds the limit of {limit} \
-                     entries"
+                    "NRes entry count {count} at offset {offset} exceeds the limit of {}",
+                    entries(u64::from(limit))
                 ),
                 LimitError::EntryTooLarge { entry, size, limit } => write!(
                     f,
-                    "entry {entry}: payload at offset {offset} of {size} bytes exceeds the \
-                     entry size limit of {limit} bytes"
+                    "entry {entry}: payload at offset {offset} of {} exceeds the entry size \
+                     limit of {}",
+                    bytes(size),
+                    bytes(limit)
                 ),
                 _ => write!(f, "{error} (at offset {offset})"),
             },
             NresError::RawOverLimit { error } => match error {
                 LimitError::TooManyEntries { limit, .. } => write!(
                     f,
-                    "raw mode: the file, read as one entry, exceeds the limit of {limit} entries"
+                    "raw mode: the file, read as one entry, exceeds the limit of {}",
+                    entries(u64::from(limit))
                 ),
                 _ => write!(f, "raw mode: {error}"),
             },
@@ -439,7 +448,8 @@ impl fmt::Display for WriteError {
             }
             WriteError::OrderLength { len, count } => write!(
                 f,
-                "the new order lists {len} indices, but the archive has {count} entries"
+                "the new order lists {len} indices, but the archive has {}",
+                entries(count)
             ),
             WriteError::OrderRepeats { index } => {
                 write!(f, "the new order lists entry {index} twice")
@@ -450,7 +460,9 @@ impl fmt::Display for WriteError {
                 size,
             } => write!(
                 f,
-                "entry {entry}: its {size} bytes at offset {data_offset} are not inside the data region"
+                "entry {entry}: its payload of {} at offset {data_offset} is not inside the \
+                 data region",
+                bytes(u64::from(size))
             ),
             WriteError::OutsideNowInside {
                 entry,
@@ -458,9 +470,10 @@ impl fmt::Display for WriteError {
                 size,
             } => write!(
                 f,
-                "entry {entry}: its {size} bytes at offset {data_offset} lie outside the data \
-                 region, so it cannot be read, but after this edit they would lie inside it \
-                 and read other bytes as its own"
+                "entry {entry}: its payload of {} at offset {data_offset} lies outside the \
+                 data region, so it cannot be read, but after this edit it would lie inside \
+                 and the entry would read other bytes as its own",
+                bytes(u64::from(size))
             ),
         }
     }

@@ -1,6 +1,7 @@
 //! Why an RsLi library could not be read ([`RsliError`]) or written ([`BuildError`]).
 
 use super::{ENTRY_LEN, HEADER_LEN};
+use crate::count::{bytes, entries};
 use crate::error::DecodeError;
 use crate::limits::LimitError;
 use core::fmt;
@@ -198,8 +199,8 @@ impl fmt::Display for RsliError {
         match *self {
             RsliError::Truncated { len, needed } => write!(
                 f,
-                "RsLi file is truncated: {len} bytes, but its header and entry table need \
-                 {needed}"
+                "RsLi file is truncated: {}, but its header and entry table need {needed}",
+                bytes(len)
             ),
             RsliError::BadMagic { found: [a, b] } => write!(
                 f,
@@ -219,17 +220,19 @@ impl fmt::Display for RsliError {
             ),
             RsliError::StorageTooSmall { needed, got } => write!(
                 f,
-                "entry storage holds {got} entries, but the library has {needed}"
+                "entry storage holds {}, but the library has {needed}",
+                entries(got as u64)
             ),
             RsliError::NoSuchEntry { index } => write!(f, "the library has no entry {index}"),
             RsliError::TableLength { expected, got } => write!(
                 f,
-                "an entry table of {got} bytes was given, but the header's entry count needs \
-                 {expected}"
+                "an entry table of {} was given, but the header's entry count needs {expected}",
+                bytes(got)
             ),
             RsliError::EntryCount { expected, got } => write!(
                 f,
-                "{got} entries were given, but the header counts {expected}"
+                "{} given, but the header counts {expected}",
+                entries(got as u64)
             ),
             RsliError::OverlayNotTrailer {
                 overlay,
@@ -254,9 +257,10 @@ impl fmt::Display for RsliError {
                 file_len,
             } => write!(
                 f,
-                "entry {entry}: the {size} bytes its method reads from offset {offset} \
-                 (unpacked_size for stored and XOR entries, packed_size for the others) end \
-                 past the end of the {file_len}-byte file"
+                "entry {entry}: the {} its method reads from offset {offset} (unpacked_size \
+                 for stored and XOR entries, packed_size for the others) end past the end of \
+                 the {file_len}-byte file",
+                bytes(u64::from(size))
             ),
             RsliError::UnsupportedMethod { entry, flags } => write!(
                 f,
@@ -271,8 +275,9 @@ impl fmt::Display for RsliError {
                 got,
             } => write!(
                 f,
-                "entry {entry}: output buffer is {got} bytes, but the entry unpacks to exactly \
-                 {expected}"
+                "entry {entry}: output buffer is {}, but the entry unpacks to exactly \
+                 {expected}",
+                bytes(got)
             ),
             RsliError::Decode {
                 entry,
@@ -282,13 +287,14 @@ impl fmt::Display for RsliError {
             RsliError::Limit { error, offset } => match error {
                 LimitError::TooManyEntries { count, limit } => write!(
                     f,
-                    "RsLi entry count {count} at offset {offset} exceeds the limit of {limit} \
-                     entries"
+                    "RsLi entry count {count} at offset {offset} exceeds the limit of {}",
+                    entries(u64::from(limit))
                 ),
                 LimitError::EntryTooLarge { entry, size, limit } => write!(
                     f,
                     "entry {entry}: unpacked size {size} (at offset {offset}) exceeds the entry \
-                     size limit of {limit} bytes"
+                     size limit of {}",
+                    bytes(limit)
                 ),
                 _ => write!(f, "{error} (at offset {offset})"),
             },
@@ -625,7 +631,8 @@ impl fmt::Display for BuildError {
             }
             BuildError::OrderLength { len, count } => write!(
                 f,
-                "the new order lists {len} indices, but the library has {count} entries"
+                "the new order lists {len} indices, but the library has {}",
+                entries(count)
             ),
             BuildError::OrderRepeats { index } => {
                 write!(f, "the new order lists entry {index} twice")

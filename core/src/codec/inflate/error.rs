@@ -2,6 +2,7 @@
 //! faults that are in one of a block's codes.
 
 use super::huffman::{BAD, kind, value};
+use crate::count::bytes;
 use core::fmt;
 
 /// Which of a block's Huffman codes a fault is in.
@@ -132,7 +133,8 @@ impl fmt::Display for InflateError {
                 available,
             } => write!(
                 f,
-                "match distance {distance} reaches before the output ({available} bytes produced)"
+                "match distance {distance} reaches before the output ({} produced)",
+                bytes(u64::from(available))
             ),
             InflateError::MissingEndOfBlock => {
                 f.write_str("literal/length code without end-of-block")
