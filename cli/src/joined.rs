@@ -99,9 +99,9 @@ fn changed(part: &Part) -> io::Error {
     io::Error::new(
         io::ErrorKind::UnexpectedEof,
         format!(
-            "{}: changed while it was added (it held {} bytes)",
+            "{}: changed while it was added (it held {})",
             part.path.shown(),
-            part.len
+            crate::count::bytes(part.len)
         ),
     )
 }

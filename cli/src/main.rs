@@ -8,6 +8,7 @@
 mod address_space;
 mod args;
 mod commands;
+mod count;
 mod editing;
 mod folder;
 mod jobs;

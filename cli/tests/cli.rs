@@ -1255,6 +1255,17 @@ fn verify_names_the_entry_and_notes_an_unpadded_directory_and_lone_bytes() {
         out.contains("note: offset 32: 8 bytes no entry reads, after the table"),
         "{out}"
     );
+    // One such byte is "1 byte".
+    let mut library = Builder::new().build().unwrap();
+    library.push(b'j');
+    let file = write(&dir, "one.rsli", &library);
+    let o = ngi(&["verify", &file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("note: offset 32: 1 byte no entry reads, after the table\n"),
+        "{out}"
+    );
     // A Deflate entry one byte past the end of the file (SPEC 2.7's retail entry):
     // accepted, and noted; a stored one, whose packed_size the engine does not read, not.
     let one_past = |method: Method, name: &str| {

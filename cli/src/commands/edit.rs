@@ -65,11 +65,11 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
             if editor.len() as u64 > u64::from(limit) {
                 return Err(bad(format!(
                     "{} would make it {}, above the limit of {limit} (--max-entries)",
-                    count(files.len()),
-                    count(editor.len())
+                    crate::count::entries(files.len()),
+                    crate::count::entries(editor.len())
                 )));
             }
-            format!("{} added", count(files.len()))
+            format!("{} added", crate::count::entries(files.len()))
         }
         Edit::Rm {
             names,
@@ -89,7 +89,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
             gaps = super::unpack::gaps_after(archive, &editor, &indices)
                 .map_err(|e| Failure::about(&shown, e))?;
             editor.retain(|index| indices.binary_search(&index).is_err());
-            format!("{} removed", count(indices.len()))
+            format!("{} removed", crate::count::entries(indices.len()))
         }
         Edit::Rename { old, new } => {
             let index = match old {
@@ -154,7 +154,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
     done(format_args!(
         "{}: {what}; {} (was {before}), {} bytes",
         target.shown(),
-        count(editor.len()),
+        crate::count::entries(editor.len()),
         plan.len()
     ));
     Ok(())
@@ -273,11 +273,6 @@ fn note_trailer_lost(before: &ArchiveFile, after: &ArchiveFile, written: &Path) 
             written.shown()
         ));
     }
-}
-
-/// "1 entry", "2 entries".
-pub fn count(n: usize) -> String {
-    format!("{n} {}", if n == 1 { "entry" } else { "entries" })
 }
 
 /// An existing `path` is refused unless `force` (and then only a regular file).

@@ -119,7 +119,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
             "{}: {} chosen after entry {index} extracted all the same (the jobs had them \
              in hand)",
             options.archive.shown(),
-            super::edit::count(finished_after)
+            crate::count::entries(finished_after)
         ));
     }
     // The entries skipped, and those a limit or a signal stopped before.
@@ -128,7 +128,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         say(format_args!(
             "{}: {failed} of {} not extracted",
             options.archive.shown(),
-            super::edit::count(indices.len())
+            crate::count::entries(indices.len())
         ));
         return Err(Failure::Reported);
     }

@@ -102,7 +102,7 @@ pub fn entry_at(archive: &ArchiveFile, index: usize) -> Result<usize, String> {
     } else {
         Err(format!(
             "no entry with index {index} (the archive has {})",
-            edit::count(archive.len())
+            crate::count::entries(archive.len())
         ))
     }
 }

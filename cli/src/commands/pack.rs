@@ -175,7 +175,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     done(format_args!(
         "{}: {} from {} ({changed} changed, {added} added), {} bytes",
         output.shown(),
-        super::edit::count(planned.len()),
+        crate::count::entries(planned.len()),
         dir.shown(),
         plan.len()
     ));
@@ -925,7 +925,9 @@ fn gap_spans(manifest: &Manifest, dir: &Path) -> Result<Vec<Span>, String> {
         let end = offset.checked_add(n).filter(|&e| e <= manifest.data_end);
         if offset < manifest.data_start || end.is_none() {
             return Err(format!(
-                "gap {i}: {n} bytes at {offset} are not inside the data region"
+                "gap {i}: {} at {offset} {} not inside the data region",
+                crate::count::bytes(n),
+                if n == 1 { "is" } else { "are" }
             ));
         }
         // The file holds the gaps' bytes one after another in the list's order: gaps
@@ -1000,9 +1002,14 @@ fn refuse_gaps_over_payloads(
         };
         if end > gap.start {
             return Err(format!(
-                "gap {i}: {} bytes at {} overlap the bytes of entry \"{}\" ({start}..{end})",
-                gap.end - gap.start,
+                "gap {i}: {} at {} {} the bytes of entry \"{}\" ({start}..{end})",
+                crate::count::bytes(gap.end - gap.start),
                 gap.start,
+                if gap.end - gap.start == 1 {
+                    "overlaps"
+                } else {
+                    "overlap"
+                },
                 names::display(&p.name)
             ));
         }

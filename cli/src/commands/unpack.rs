@@ -128,9 +128,11 @@ pub fn run(source: &Source, archive: &ArchiveFile, dir: &Path, force: bool) -> R
     let files = manifest.entry.iter().filter(|e| e.file.is_some()).count();
     let kept = manifest.entry.iter().filter(|e| e.packed.is_some()).count();
     done(format_args!(
-        "{}: {} of {shown} unpacked ({files} files, {kept} packed streams kept), manifest {}",
+        "{}: {} of {shown} unpacked ({}, {} kept), manifest {}",
         dir.shown(),
-        super::edit::count(manifest.entry.len()),
+        crate::count::entries(manifest.entry.len()),
+        crate::count::of(files as u64, "file", "files"),
+        crate::count::of(kept as u64, "packed stream", "packed streams"),
         manifest_path.shown()
     ));
     Ok(())

@@ -129,13 +129,13 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         say(format_args!(
             "{path}: {} problem(s) in {}",
             findings.problems,
-            super::edit::count(archive.len())
+            crate::count::entries(archive.len())
         ));
         return Err(Failure::Reported);
     }
     let summary = format!(
         "{path}: ok, {} verified ({})",
-        super::edit::count(archive.len()),
+        crate::count::entries(archive.len()),
         archive.format_name()
     );
     writeln!(out, "{}", printable(&summary))
@@ -347,8 +347,8 @@ fn nres_gap(
     let (end, start) = (gap.start, gap.end);
     if start > end.next_multiple_of(8) {
         findings.note(format_args!(
-            "offset {end}: {} bytes between {between} {next}",
-            start - end
+            "offset {end}: {} between {between} {next}",
+            crate::count::bytes(start - end)
         ));
         return;
     }
@@ -496,8 +496,8 @@ fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
         } else if start > end {
             let after = last.map_or("the table".to_string(), |l| format!("entry {l}"));
             findings.note(format_args!(
-                "offset {end}: {} bytes no entry reads, between {after} and entry {index}",
-                start - end
+                "offset {end}: {} no entry reads, between {after} and entry {index}",
+                crate::count::bytes(start - end)
             ));
         } else if let Some(other) = payloads_last.filter(|_| !claim && start < payloads_end) {
             findings.note(format_args!(
@@ -521,8 +521,8 @@ fn rsli_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
     if region_end > end && (last.is_some() || placed) {
         let after = last.map_or("the table".to_string(), |l| format!("entry {l}"));
         findings.note(format_args!(
-            "offset {end}: {} bytes no entry reads, after {after}",
-            region_end - end
+            "offset {end}: {} no entry reads, after {after}",
+            crate::count::bytes(region_end - end)
         ));
     }
 }

@@ -83,10 +83,9 @@ pub fn no_entry_at(
     error_response(
         StatusCode::NOT_FOUND,
         format!(
-            "{}: no entry with index {index} (the archive has {} entr{})",
+            "{}: no entry with index {index} (the archive has {})",
             located.shown,
-            archive.len(),
-            if archive.len() == 1 { "y" } else { "ies" }
+            crate::count::entries(archive.len())
         ),
     )
 }
@@ -116,7 +115,10 @@ pub async fn respond(
     if size > limit {
         return error_response(
             StatusCode::FORBIDDEN,
-            format!("{about}: {size} bytes decoded, over the server's --max-entry-size of {limit}"),
+            format!(
+                "{about}: {} decoded, over the server's --max-entry-size of {limit}",
+                crate::count::bytes(size)
+            ),
         );
     }
     let validators = Validators::of(archive, &index.to_string());
@@ -229,7 +231,10 @@ fn answer_range(response: &mut Response, range: Wanted, size: u64) -> Option<(u6
 fn unsatisfiable(size: u64, about: &str) -> Response {
     let mut refused = error_response(
         StatusCode::RANGE_NOT_SATISFIABLE,
-        format!("{about}: the range is outside its {size} bytes"),
+        format!(
+            "{about}: the range is outside its {}",
+            crate::count::bytes(size)
+        ),
     );
     if let Ok(v) = HeaderValue::from_str(&format!("bytes */{size}")) {
         refused.headers_mut().insert(header::CONTENT_RANGE, v);

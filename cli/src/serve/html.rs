@@ -145,10 +145,10 @@ pub fn archive_head(located: &Located, archive: &Archive, sort: Sort) -> String 
     let mut body = page_head(&located.shown);
     let _ = write!(
         body,
-        "<h1>{}</h1>\n<p><a href=\"/\">All archives</a> &middot; {} entries, {}</p>\n\
+        "<h1>{}</h1>\n<p><a href=\"/\">All archives</a> &middot; {}, {}</p>\n\
          <table id=\"entries\">\n<thead><tr>",
         escape(&located.shown),
-        archive.len(),
+        crate::count::entries(archive.len()),
         match archive.format() {
             ngi_tokio::Format::Nres => "NRes",
             ngi_tokio::Format::Rsli => "RsLi",
