@@ -129,27 +129,61 @@ fn refusal(refusal: Refusal) -> Response {
 }
 
 fn wants_html(headers: &HeaderMap) -> bool {
-    headers
+    let lines: Vec<&str> = headers
         .get_all(header::ACCEPT)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .any(accepts_html)
+        .collect();
+    accepts_html(&lines.join(","))
 }
 
-/// Whether an `Accept` value lists `text/html` with a weight above 0 (RFC 9110 12.5.1:
-/// `q=0` means "not acceptable").
+/// Whether an `Accept` value asks for HTML over JSON: `text/html` (or `text/*`) named
+/// with a weight above 0 (RFC 9110 12.5.1: `q=0` means "not acceptable") and at least
+/// JSON's. Each type takes the weight of the most specific range that matches it, so
+/// a browser's `text/html,...,*/*;q=0.8` gets a page, and `*/*` alone (curl) or
+/// `application/json, text/html;q=0.5` JSON.
 fn accepts_html(accept: &str) -> bool {
-    accept.split(',').any(|range| {
+    let html = weight(accept, "text", "html");
+    let json = weight(accept, "application", "json");
+    html.named && html.q > 0.0 && html.q >= json.q
+}
+
+/// The weight an `Accept` value gives `kind/subtype`, and whether a range naming its
+/// kind (not `*/*`) gave it.
+struct Weight {
+    q: f32,
+    named: bool,
+}
+
+fn weight(accept: &str, kind: &str, subtype: &str) -> Weight {
+    let mut best: Option<(u8, f32)> = None;
+    for range in accept.split(',') {
         let mut parts = range.split(';').map(str::trim);
-        let html = parts
-            .next()
-            .is_some_and(|t| t.eq_ignore_ascii_case("text/html"));
-        let weight = parts
+        let Some((k, s)) = parts.next().and_then(|t| t.split_once('/')) else {
+            continue;
+        };
+        let (k, s) = (k.trim(), s.trim());
+        let specificity = match (k, s) {
+            ("*", "*") => 0,
+            (k, "*") if k.eq_ignore_ascii_case(kind) => 1,
+            (k, s) if k.eq_ignore_ascii_case(kind) && s.eq_ignore_ascii_case(subtype) => 2,
+            _ => continue,
+        };
+        let q = parts
             .filter_map(|p| p.split_once('='))
             .find(|(k, _)| k.trim().eq_ignore_ascii_case("q"))
             .map_or(1.0, |(_, q)| q.trim().parse::<f32>().unwrap_or(0.0));
-        html && weight > 0.0
-    })
+        if best.is_none_or(|(s, _)| specificity > s) {
+            best = Some((specificity, q));
+        }
+    }
+    best.map_or(
+        Weight {
+            q: 0.0,
+            named: false,
+        },
+        |(s, q)| Weight { q, named: s > 0 },
+    )
 }
 
 async fn route(shared: &Arc<Shared>, request: &Parts) -> Response {
@@ -511,7 +545,21 @@ mod tests {
         for (accept, html) in [
             ("text/html", true),
             ("text/html,application/xhtml+xml,*/*;q=0.8", true),
-            ("application/json, TEXT/HTML ; q=0.5", true),
+            (
+                "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,\
+                 image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7",
+                true,
+            ),
+            ("TEXT/HTML ; q=0.5, application/json;q=0.4", true),
+            ("text/*, application/json", true),
+            ("text/html, application/json", true),
+            // JSON weighed above HTML, or HTML only through a wildcard.
+            ("application/json, TEXT/HTML ; q=0.5", false),
+            ("text/html;q=0.5, */*", false),
+            ("text/html;q=0.5, application/*", false),
+            ("*/*;q=0.1", false),
+            ("text/*;q=0, */*", false),
+            ("text/html, text/*;q=0", true),
             ("text/html;q=0, application/json", false),
             ("text/html; q=0.0", false),
             ("text/html;level=1;q=0", false),
@@ -520,6 +568,17 @@ mod tests {
             ("text/htmlx", false),
         ] {
             assert_eq!(accepts_html(accept), html, "{accept}");
+        }
+        // Accept on several lines is one list (RFC 9110 5.3).
+        for (lines, html) in [
+            (["application/json", "text/html;q=0.5"], false),
+            (["text/html", "*/*;q=0.1"], true),
+        ] {
+            let mut headers = HeaderMap::new();
+            for line in lines {
+                headers.append(header::ACCEPT, HeaderValue::from_static(line));
+            }
+            assert_eq!(wants_html(&headers), html, "{lines:?}");
         }
     }
 
