@@ -166,7 +166,7 @@ pub enum InPlaceUnpacker {
 impl InPlaceUnpacker {
     /// The in-place decoder of `method` that must produce exactly `unpacked_size` bytes,
     /// keyed by `key` (method 0x0A0 uses it); `None` for a method without one.
-    pub fn new(method: Method, unpacked_size: u64, key: u16) -> Option<Self> {
+    pub const fn new(method: Method, unpacked_size: u64, key: u16) -> Option<Self> {
         let n = unpacked_size;
         match method {
             Method::Deflate => Some(InPlaceUnpacker::Inflate(inflate::InPlaceDecoder::new(n))),
@@ -219,5 +219,21 @@ impl InPlace for InPlaceUnpacker {
 
     fn produced_total(&self) -> u64 {
         self.as_in_place_ref().produced_total()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A host without a heap keeps its decoder in a `static`: every constructor is `const`.
+    #[test]
+    fn in_place_decoders_are_built_in_const_contexts() {
+        static INFLATE: inflate::InPlaceDecoder = inflate::InPlaceDecoder::new(7);
+        static LZHUF: lzhuf::InPlaceDecoder = lzhuf::InPlaceDecoder::new(7, Some(1));
+        static UNPACKER: Option<InPlaceUnpacker> = InPlaceUnpacker::new(Method::Deflate, 7, 0);
+        assert_eq!(INFLATE.produced_total(), 0);
+        assert_eq!(LZHUF.produced_total(), 0);
+        assert!(matches!(UNPACKER, Some(InPlaceUnpacker::Inflate(_))));
     }
 }

@@ -184,8 +184,9 @@ impl LzhufDecoder {
         tally: Tally::new(0),
     };
 
-    /// The state [`new`](LzhufDecoder::new) gives, written in place.
-    pub(crate) fn reset(&mut self, unpacked_size: u64, key: Option<u16>) {
+    /// The state [`new`](LzhufDecoder::new) gives, written in place, for a decoder reused
+    /// entry after entry: no 10 KiB value is built on the stack to be moved here.
+    pub fn reset(&mut self, unpacked_size: u64, key: Option<u16>) {
         self.ring.reset();
         self.cursor.reset(key, Top::new());
         self.tally = Tally::new(unpacked_size);

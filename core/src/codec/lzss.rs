@@ -149,8 +149,9 @@ impl LzssDecoder {
         },
     };
 
-    /// The state [`new`](LzssDecoder::new) gives, written in place.
-    pub(crate) fn reset(&mut self, unpacked_size: u64, key: Option<u16>) {
+    /// The state [`new`](LzssDecoder::new) gives, written in place, for a decoder reused
+    /// entry after entry: no 4 KiB value is built on the stack to be moved here.
+    pub fn reset(&mut self, unpacked_size: u64, key: Option<u16>) {
         self.ring.reset();
         self.tally = Tally::new(unpacked_size);
         self.cursor = Cursor::new(key);

@@ -76,8 +76,8 @@ pub use lzss::LzssDecoder;
 pub use pack::{DEFAULT_DEFLATE_LEVEL, MAX_DEFLATE_LEVEL, PackError, PackOptions, pack};
 pub use xor::{StoredDecoder, XorDecoder, XorStream};
 
-/// `Debug` for decoders whose state is a window and tables: how far they are, not those
-/// (printed whole, one reader took 120 000 characters of a log line).
+/// `Debug` for decoders: how far they are, not their state (a window and tables printed
+/// whole took 120 000 characters of a log line; the XOR decoder's is its keystream).
 macro_rules! debug_as_progress {
     ($progress:path => $($decoder:ty),+) => {$(
         impl fmt::Debug for $decoder {
@@ -90,7 +90,7 @@ macro_rules! debug_as_progress {
         }
     )+};
 }
-debug_as_progress!(Decoder => LzssDecoder, LzhufDecoder, InflateDecoder);
+debug_as_progress!(Decoder => StoredDecoder, XorDecoder, LzssDecoder, LzhufDecoder, InflateDecoder);
 debug_as_progress!(InPlace => lzhuf::InPlaceDecoder, inflate::InPlaceDecoder);
 
 use core::fmt;
@@ -105,8 +105,13 @@ pub enum Status {
     NeedInput,
     /// The output slice is full and more output is to come.
     OutputFull,
-    /// The whole expected output has been produced. Input not consumed by this or earlier
-    /// calls is not part of the stream.
+    /// The whole expected output has been produced and the stream has ended: input not
+    /// consumed by this or earlier calls is not part of it. Producing every expected byte
+    /// is not enough: a Deflate stream may still hold the end of its final block (even
+    /// empty blocks after it), so stop on `Done`, not on
+    /// [`produced_total`](Decoder::produced_total) reaching
+    /// [`expected_len`](Decoder::expected_len), or `consumed` comes short and the stream's
+    /// end goes unchecked.
     Done,
 }
 
@@ -554,6 +559,37 @@ fn decode_whole<D: Decoder>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every decoder shows how far it is and nothing of its state: no window, no table,
+    /// no keystream.
+    #[test]
+    fn decoders_debug_as_their_progress() {
+        extern crate std;
+        use std::format;
+        let mut xor = XorDecoder::new(10, 0x1234);
+        let mut out = [0u8; 4];
+        xor.decode(b"abcd", &mut out, false).unwrap();
+        assert_eq!(
+            format!("{xor:?}"),
+            "XorDecoder { produced: 4, expected: 10, .. }"
+        );
+        for (shown, name) in [
+            (format!("{:?}", StoredDecoder::new(3)), "StoredDecoder"),
+            (format!("{:?}", LzssDecoder::new(3, Some(1))), "LzssDecoder"),
+            (format!("{:?}", LzhufDecoder::new(3, None)), "LzhufDecoder"),
+            (format!("{:?}", InflateDecoder::new(3)), "InflateDecoder"),
+            (
+                format!("{:?}", inflate::InPlaceDecoder::new(3)),
+                "inflate::InPlaceDecoder",
+            ),
+            (
+                format!("{:?}", lzhuf::InPlaceDecoder::new(3, None)),
+                "lzhuf::InPlaceDecoder",
+            ),
+        ] {
+            assert_eq!(shown, format!("{name} {{ produced: 0, expected: 3, .. }}"));
+        }
+    }
 
     #[test]
     fn method_from_every_flag_value() {

@@ -82,7 +82,7 @@ const fn build_advance() -> [[u16; 256]; 2] {
 /// The XOR keystream of SPEC 2.3, resumable at any byte.
 ///
 /// Encryption and decryption are the same operation. The state is 2 bytes; the shared
-/// lookup tables (16.5 KiB, `static`) are computed at compile time.
+/// lookup tables (17 KiB, `static`) are computed at compile time.
 ///
 /// ```
 /// use ngi_core::codec::xor::XorStream;
@@ -163,7 +163,7 @@ impl XorStream {
 /// Decoder of method 0x20 (XOR only): produces exactly `unpacked_size` bytes, each packed
 /// byte XORed with the keystream of the entry's key (SPEC 2.7: the engine XORs exactly
 /// `unpacked_size` bytes). State: 32 bytes.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct XorDecoder {
     inner: CopyDecoder,
 }
@@ -198,7 +198,7 @@ impl Decoder for XorDecoder {
 }
 
 /// Decoder of method 0x00 (stored): copies exactly `unpacked_size` bytes. State: 32 bytes.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct StoredDecoder {
     inner: CopyDecoder,
 }

@@ -62,7 +62,7 @@ pub struct InPlaceDecoder {
 
 impl InPlaceDecoder {
     /// A decoder that must produce exactly `unpacked_size` bytes.
-    pub fn new(unpacked_size: u64) -> InPlaceDecoder {
+    pub const fn new(unpacked_size: u64) -> InPlaceDecoder {
         InPlaceDecoder {
             core: Inflater::new(unpacked_size),
             floor: 0,

@@ -215,9 +215,24 @@ impl InflateDecoder {
         window: InflateRing::new(),
     };
 
-    /// The state [`new`](InflateDecoder::new) gives, written in place: no 42 KiB value is
-    /// built on the stack to be moved here.
-    pub(crate) fn reset(&mut self, unpacked_size: u64) {
+    /// The state [`new`](InflateDecoder::new) gives, written in place, for a decoder
+    /// reused entry after entry: no 42 KiB value is built on the stack to be moved here.
+    ///
+    /// ```
+    /// use ngi_core::Decoder;
+    /// use ngi_core::codec::InflateDecoder;
+    ///
+    /// // Two streams of one stored block each: "abc", then "hi".
+    /// let first = [0x01, 0x03, 0x00, 0xFC, 0xFF, b'a', b'b', b'c'];
+    /// let second = [0x01, 0x02, 0x00, 0xFD, 0xFF, b'h', b'i'];
+    /// let mut decoder = InflateDecoder::new(3);
+    /// let mut out = [0u8; 3];
+    /// decoder.decode(&first, &mut out, true).unwrap();
+    /// decoder.reset(2);
+    /// let p = decoder.decode(&second, &mut out, true).unwrap();
+    /// assert_eq!(&out[..p.produced], b"hi");
+    /// ```
+    pub fn reset(&mut self, unpacked_size: u64) {
         self.core.reset(unpacked_size);
         self.window.reset();
     }
