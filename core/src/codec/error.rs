@@ -31,9 +31,15 @@ pub enum DecodeError {
         offset: u64,
     },
     /// A caller's mistake, not the stream's: the bytes given before the output room of an
-    /// [`InPlaceDecoder`](super::inflate::InPlaceDecoder) cannot be the last ones it
-    /// produced, because there are more of them than it has produced, or fewer than a
-    /// window (or than all it has produced, when that is less).
+    /// in-place decoder ([`InPlace`](super::InPlace): [`inflate::InPlaceDecoder`],
+    /// [`lzhuf::InPlaceDecoder`], [`InPlaceUnpacker`](super::InPlaceUnpacker)) cannot be
+    /// the last ones it produced: there are more of them than it has produced, or fewer
+    /// than a window (or than all it has produced, when that is less), or the room would
+    /// start past the end of the buffer. The decoder does not keep this error: a call
+    /// with the right history goes on.
+    ///
+    /// [`inflate::InPlaceDecoder`]: super::inflate::InPlaceDecoder
+    /// [`lzhuf::InPlaceDecoder`]: super::lzhuf::InPlaceDecoder
     HistoryMismatch {
         /// Bytes before the room, as given.
         given: u64,

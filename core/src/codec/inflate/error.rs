@@ -90,8 +90,9 @@ pub enum InflateError {
     MissingEndOfBlock,
     /// The stream would produce more than `unpacked_size` bytes.
     TooMuchOutput,
-    /// The final block ended before `unpacked_size` bytes were produced (the decoder's
-    /// `produced_total` says how many were).
+    /// The final block ended before `unpacked_size` bytes were produced (a streaming
+    /// decoder's [`produced_total`](crate::Decoder::produced_total) says how many were; a
+    /// one-shot call does not).
     EndBeforeSize,
 }
 
