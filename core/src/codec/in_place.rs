@@ -179,6 +179,50 @@ impl InPlaceUnpacker {
         }
     }
 
+    /// Makes this the decoder [`new`](InPlaceUnpacker::new) gives for these arguments,
+    /// and returns `true`; for a method without an in-place form, returns `false` and
+    /// leaves the decoder as it was. A decoder of the same method is reset where it is; one
+    /// of the other method is replaced by a new state built apart (under 10 KiB).
+    ///
+    /// ```
+    /// use ngi_core::codec::{InPlace, InPlaceUnpacker};
+    /// use ngi_core::Method;
+    ///
+    /// let mut decoder = InPlaceUnpacker::new(Method::Deflate, 3, 0).unwrap();
+    /// let mut buf = [0u8; 8];
+    /// // A stored block of "abc", then, after a reset, one of "hi".
+    /// decoder.decode(&[1, 3, 0, 0xFC, 0xFF, b'a', b'b', b'c'], &mut buf, 0, true).unwrap();
+    /// assert!(decoder.reset(Method::Deflate, 2, 0));
+    /// let p = decoder.decode(&[1, 2, 0, 0xFD, 0xFF, b'h', b'i'], &mut buf, 0, true).unwrap();
+    /// assert_eq!(&buf[..p.produced], b"hi");
+    /// assert!(!decoder.reset(Method::Lzss, 2, 0));
+    /// ```
+    #[must_use = "false means the method has no in-place form and nothing was reset"]
+    pub fn reset(&mut self, method: Method, unpacked_size: u64, key: u16) -> bool {
+        let n = unpacked_size;
+        let lzhuf_key = match method {
+            Method::Deflate => {
+                match self {
+                    InPlaceUnpacker::Inflate(d) => d.reset(n),
+                    InPlaceUnpacker::Lzhuf(_) => {
+                        *self = InPlaceUnpacker::Inflate(inflate::InPlaceDecoder::new(n));
+                    }
+                }
+                return true;
+            }
+            Method::Lzhuf => None,
+            Method::XorLzhuf => Some(key),
+            Method::Stored | Method::Xor | Method::Lzss | Method::XorLzss => return false,
+        };
+        match self {
+            InPlaceUnpacker::Lzhuf(d) => d.reset(n, lzhuf_key),
+            InPlaceUnpacker::Inflate(_) => {
+                *self = InPlaceUnpacker::Lzhuf(lzhuf::InPlaceDecoder::new(n, lzhuf_key));
+            }
+        }
+        true
+    }
+
     fn as_in_place(&mut self) -> &mut dyn InPlace {
         match self {
             InPlaceUnpacker::Inflate(d) => d,
@@ -235,5 +279,42 @@ mod tests {
         assert_eq!(INFLATE.produced_total(), 0);
         assert_eq!(LZHUF.produced_total(), 0);
         assert!(matches!(UNPACKER, Some(InPlaceUnpacker::Inflate(_))));
+    }
+
+    /// Decodes `packed` whole into a buffer of its own, one call.
+    #[cfg(feature = "deflate")]
+    fn decoded(d: &mut InPlaceUnpacker, packed: &[u8], len: usize) -> alloc::vec::Vec<u8> {
+        let mut buf = alloc::vec![0u8; len];
+        let p = d.decode(packed, &mut buf, 0, true).unwrap();
+        assert_eq!((p.consumed, p.produced), (packed.len(), len));
+        assert_eq!(p.status, super::super::Status::Done);
+        buf
+    }
+
+    /// A reset decoder decodes as a new one, halfway through a stream or after one, to
+    /// the same method or the other, and a method without an in-place form changes nothing.
+    #[cfg(feature = "deflate")]
+    #[test]
+    fn a_reset_decoder_decodes_as_a_new_one() {
+        use super::super::{PackOptions, pack};
+        let text = b"in place, in place, reset and decoded again ".repeat(40);
+        let key = 0x5A17;
+        let streams = [Method::Deflate, Method::Lzhuf, Method::XorLzhuf].map(|m| {
+            let packed = pack(m, key, &text, &PackOptions::default()).unwrap();
+            (m, packed)
+        });
+        for (first, first_packed) in &streams {
+            for (next, next_packed) in &streams {
+                for cut in [0, first_packed.len() / 2, first_packed.len()] {
+                    let mut d = InPlaceUnpacker::new(*first, text.len() as u64, key).unwrap();
+                    let mut buf = alloc::vec![0u8; text.len()];
+                    d.decode(&first_packed[..cut], &mut buf, 0, false).unwrap();
+                    assert!(!d.reset(Method::Lzss, 1, key));
+                    assert!(d.reset(*next, text.len() as u64, key));
+                    let got = decoded(&mut d, next_packed, text.len());
+                    assert!(got == text, "{first} cut at {cut}, then {next}");
+                }
+            }
+        }
     }
 }

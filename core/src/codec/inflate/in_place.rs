@@ -68,6 +68,15 @@ impl InPlaceDecoder {
             floor: 0,
         }
     }
+
+    /// The state [`new`](InPlaceDecoder::new) gives, written in place, for a decoder
+    /// reused entry after entry (one kept in a `static`, say).
+    pub fn reset(&mut self, unpacked_size: u64) {
+        // Every field named, so that one added later cannot be left out.
+        let InPlaceDecoder { core, floor } = self;
+        core.reset(unpacked_size);
+        *floor = 0;
+    }
 }
 
 impl InPlace for InPlaceDecoder {

@@ -65,6 +65,16 @@ impl InPlaceDecoder {
             tally: Tally::new(unpacked_size),
         }
     }
+
+    /// The state [`new`](InPlaceDecoder::new) gives, written in place, for a decoder
+    /// reused entry after entry (one kept in a `static`, say): only the 3 480-byte lookup
+    /// is built apart.
+    pub fn reset(&mut self, unpacked_size: u64, key: Option<u16>) {
+        // Every field named, so that one added later cannot be left out.
+        let InPlaceDecoder { cursor, tally } = self;
+        cursor.reset(key, DeepTop::new());
+        *tally = Tally::new(unpacked_size);
+    }
 }
 
 impl InPlace for InPlaceDecoder {
