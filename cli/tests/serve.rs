@@ -1461,7 +1461,9 @@ async fn beyond_max_streams(dir: &Path, flags: &[&str]) {
     let error: Value = busy.json().await.unwrap();
     let error = error["error"].as_str().unwrap();
     assert!(
-        error.ends_with(": the server is sending 2 entries already (--max-streams); try again"),
+        error.ends_with(
+            ": the server is sending 2 response bodies already (--max-streams); try again"
+        ),
         "{error}"
     );
     assert_eq!(
@@ -1477,7 +1479,7 @@ async fn beyond_max_streams(dir: &Path, flags: &[&str]) {
     let error: Value = listing.json().await.unwrap();
     assert_eq!(
         error["error"],
-        "huge.rsli: the server is sending 2 bodies already (--max-streams); try again"
+        "huge.rsli: the server is sending 2 response bodies already (--max-streams); try again"
     );
     let listing = http
         .head(format!("{}/huge.rsli/", server.url))
@@ -1501,6 +1503,14 @@ async fn beyond_max_streams(dir: &Path, flags: &[&str]) {
         assert!(Instant::now() < deadline, "streams never came back");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    // Bodies started: the two held and the one after, not those refused or HEADs; then
+    // a listing, a body as an entry is.
+    assert_eq!(status_of(&http, &server).await["streams_started"], 3);
+    let listing = fetch(&http, &server, "/huge.rsli/").await;
+    assert_eq!(listing.status(), StatusCode::OK);
+    listing.bytes().await.unwrap();
+    let status = status_of(&http, &server).await;
+    assert_eq!(status["streams_started"], 4, "{flags:?}");
     assert!(server.stop().success());
 }
 
@@ -2301,6 +2311,24 @@ async fn an_unreadable_archive_is_missing_and_logged() {
         log.contains("/sample.nres: answered as missing: Permission denied"),
         "{log}"
     );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An archive that does not open (a header cut short) is a 500 naming it, and a fault the
+/// log shows under `RUST_LOG=warn`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_archive_is_a_500_and_logged() {
+    let dir = folder("broken");
+    fs::write(dir.join("cut.nres"), &samples::nres()[..10]).unwrap();
+    let (server, log) = Server::start_logging(&dir, &[], "warn", "broken");
+    let (status, body) = raw_get(&server.url, "/cut.nres/").await;
+    assert_eq!(status, 500, "{body}");
+    let error: Value = serde_json::from_str(&body).unwrap();
+    let error = error["error"].as_str().unwrap();
+    assert!(error.starts_with("cut.nres: "), "{error}");
+    assert!(server.stop().success());
+    let log = fs::read_to_string(&log).unwrap();
+    assert!(log.contains("WARN") && log.contains(error), "{log}");
     fs::remove_dir_all(&dir).unwrap();
 }
 

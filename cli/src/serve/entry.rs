@@ -160,7 +160,7 @@ pub async fn respond(
     let buffered = size <= shared.settings.buffer_up_to;
     let Ok(permit) = Arc::clone(&shared.streams).try_acquire_owned() else {
         let max_streams = shared.settings.max_streams;
-        return super::busy(&about, ("entry", "entries"), max_streams);
+        return super::busy(&about, max_streams);
     };
     if !head {
         shared.counters.streams.fetch_add(1, Ordering::Relaxed);

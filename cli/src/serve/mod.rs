@@ -74,7 +74,7 @@ pub struct Shared {
 struct Counters {
     /// Archives handed to the cache (every request that reached a file).
     lookups: AtomicU64,
-    /// Entry bodies started.
+    /// Bodies started (entries and listings), each holding one of the streams.
     streams: AtomicU64,
 }
 
@@ -101,23 +101,21 @@ pub fn error_response(status: StatusCode, message: String) -> Response {
     response
 }
 
-/// The 503 for a request beyond `--max-streams`: `about` names what was asked for,
-/// `what` is one of the bodies the streams are busy with ("entry"/"entries").
-pub fn busy(about: &str, what: (&str, &str), max_streams: usize) -> Response {
+/// The 503 for a request beyond `--max-streams`: `about` names what was asked for. The
+/// streams are shared by entries and listings, so the message names neither.
+pub fn busy(about: &str, max_streams: usize) -> Response {
     let mut busy = error_response(
         StatusCode::SERVICE_UNAVAILABLE,
-        busy_message(about, what, max_streams),
+        busy_message(about, max_streams),
     );
     busy.headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     busy
 }
 
-fn busy_message(about: &str, (one, many): (&str, &str), max_streams: usize) -> String {
-    let shown = if max_streams == 1 { one } else { many };
-    format!(
-        "{about}: the server is sending {max_streams} {shown} already (--max-streams); try again"
-    )
+fn busy_message(about: &str, max_streams: usize) -> String {
+    let bodies = crate::count::of(max_streams as u64, "response body", "response bodies");
+    format!("{about}: the server is sending {bodies} already (--max-streams); try again")
 }
 
 /// tokio's multi-threaded runtime with at most `threads` threads in all. Its defaults (a
@@ -146,12 +144,17 @@ fn runtime_threads(threads: usize, cores: usize) -> (usize, usize) {
 
 /// Runs the server until SIGINT or SIGTERM.
 pub fn run(settings: &Serve) -> Result<(), Failure> {
+    // Missing, unreadable or a file: each said as such.
     let root = settings
         .dir
         .canonicalize()
-        .ok()
-        .filter(|p| p.is_dir())
-        .ok_or_else(|| Failure::Bad(format!("{}: not a folder", settings.dir.shown())))?;
+        .map_err(|e| Failure::about(settings.dir.shown(), e))?;
+    if !root.is_dir() {
+        return Err(Failure::Bad(format!(
+            "{}: not a folder",
+            settings.dir.shown()
+        )));
+    }
     init_logs();
     let runtime = runtime_builder(crate::address_space::threads_that_fit())
         .enable_all()
@@ -401,17 +404,16 @@ async fn shutdown_signal() {
 mod tests {
     use super::{busy_message, runtime_threads};
 
-    /// One stream is "1 entry", not "1 entries".
+    /// One stream is "1 response body", not "1 response bodies".
     #[test]
     fn a_busy_answer_counts_its_streams() {
-        let what = ("entry", "entries");
         assert_eq!(
-            busy_message("a.rsli", what, 1),
-            "a.rsli: the server is sending 1 entry already (--max-streams); try again"
+            busy_message("a.rsli", 1),
+            "a.rsli: the server is sending 1 response body already (--max-streams); try again"
         );
         assert_eq!(
-            busy_message("a.rsli", what, 3),
-            "a.rsli: the server is sending 3 entries already (--max-streams); try again"
+            busy_message("a.rsli", 3),
+            "a.rsli: the server is sending 3 response bodies already (--max-streams); try again"
         );
     }
 

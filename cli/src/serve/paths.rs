@@ -84,13 +84,24 @@ pub fn resolve(root: &Path, raw: &str) -> Result<Target, Refusal> {
     let mut here = root.to_path_buf();
     let mut shown = Vec::new();
     for (i, segment) in segments.iter().enumerate() {
+        // A folder's path with its slash ("/sub/"): the folder, said as one below.
+        if segment.is_empty() && i + 1 == segments.len() && i > 0 {
+            break;
+        }
         let name = decode(segment)?;
+        if !is_plain_name(&name) {
+            // As written: "sub%2Fa.res" decoded would read as the path "/sub/a.res".
+            let mut written = shown.clone();
+            written.push((*segment).to_owned());
+            return Err(Refusal::NotFound(format!(
+                "no archive at /{}: a name that is empty, hidden (starting with a dot) or \
+                 holds a slash, a backslash or a NUL is never served",
+                written.join("/")
+            )));
+        }
         shown.push(shown_name(&name));
         let missing =
             |shown: &[String]| Refusal::NotFound(format!("no archive at /{}", shown.join("/")));
-        if !is_plain_name(&name) {
-            return Err(missing(&shown));
-        }
         here.push(os_str(&name));
         // Symlinks are followed, and wherever they lead must be inside the folder.
         let Ok(resolved) = here.canonicalize() else {
@@ -418,6 +429,40 @@ mod tests {
             "\u{e9}t\u{e9}.rsli"
         );
         assert_eq!(shown_name("\u{85}".as_bytes()), "\\u{85}");
+    }
+
+    /// A 404 says where the path stopped as the client wrote it, and why when the name
+    /// is one never served; a folder's path with its slash is the folder.
+    #[test]
+    fn refusals_name_the_path_as_written() {
+        let base = std::env::temp_dir().join(format!("ngi-paths-shown-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(base.join("sub")).unwrap();
+        std::fs::write(base.join("sub/a.res"), b"NRes").unwrap();
+        let root = base.canonicalize().unwrap();
+        let never = ": a name that is empty, hidden (starting with a dot) or holds a slash, a \
+                     backslash or a NUL is never served";
+        for (path, want) in [
+            (
+                "/sub%2Fa.res/",
+                format!("no archive at /sub%2Fa.res{never}"),
+            ),
+            ("/.ngi/foo", format!("no archive at /.ngi{never}")),
+            ("/sub/%2E%2E/x", format!("no archive at /sub/%2E%2E{never}")),
+            ("/sub/", "/sub is a folder, not an archive".to_owned()),
+            ("/sub", "/sub is a folder, not an archive".to_owned()),
+            ("/sub/b.res", "no archive at /sub/b.res".to_owned()),
+        ] {
+            match resolve(&root, path) {
+                Err(Refusal::NotFound(said)) => assert_eq!(said, want, "{path}"),
+                other => panic!("{path}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            resolve(&root, "/sub/a.res/"),
+            Ok(Target::Archive(_))
+        ));
+        std::fs::remove_dir_all(&base).unwrap();
     }
 
     #[test]

@@ -169,10 +169,17 @@ fn weight(accept: &str, kind: &str, subtype: &str) -> Weight {
             (k, s) if k.eq_ignore_ascii_case(kind) && s.eq_ignore_ascii_case(subtype) => 2,
             _ => continue,
         };
-        let q = parts
+        // A weight that is no number from 0 to 1 makes its range one that says nothing.
+        let q = match parts
             .filter_map(|p| p.split_once('='))
             .find(|(k, _)| k.trim().eq_ignore_ascii_case("q"))
-            .map_or(1.0, |(_, q)| q.trim().parse::<f32>().unwrap_or(0.0));
+        {
+            None => 1.0,
+            Some((_, q)) => match q.trim().parse::<f32>() {
+                Ok(q) if (0.0..=1.0).contains(&q) => q,
+                _ => continue,
+            },
+        };
         if best.is_none_or(|(s, _)| specificity > s) {
             best = Some((specificity, q));
         }
@@ -298,10 +305,16 @@ async fn open(shared: &Arc<Shared>, located: &Located) -> Option<Result<Archive,
             StatusCode::NOT_FOUND,
             format!("/{} is not an NRes or RsLi archive", located.shown),
         ))),
-        Err(e) => Some(Err(error_response(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("{}: {e}", located.shown),
-        ))),
+        // A broken archive, a read that failed, no descriptors left: a fault, which
+        // `RUST_LOG=warn` is to show.
+        Err(e) => {
+            let message = format!("{}: {e}", located.shown);
+            tracing::warn!(target: "ngi::serve", "{message}");
+            Some(Err(error_response(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                message,
+            )))
+        }
     }
 }
 
@@ -496,8 +509,9 @@ async fn listing_body(
     };
     let Ok(permit) = Arc::clone(&shared.streams).try_acquire_owned() else {
         let max_streams = shared.settings.max_streams;
-        return Err(super::busy(&located.shown, ("body", "bodies"), max_streams));
+        return Err(super::busy(&located.shown, max_streams));
     };
+    shared.counters.streams.fetch_add(1, Ordering::Relaxed);
     Ok(Body::from_stream(Listing::new(
         archive.clone(),
         form,
@@ -560,6 +574,10 @@ mod tests {
             ("*/*;q=0.1", false),
             ("text/*;q=0, */*", false),
             ("text/html, text/*;q=0", true),
+            // Weights that are not from 0 to 1: the range is passed over.
+            ("text/html;q=1.5", false),
+            ("text/html;q=abc", false),
+            ("text/html;q=abc, text/*;q=0.5", true),
             ("text/html;q=0, application/json", false),
             ("text/html; q=0.0", false),
             ("text/html;level=1;q=0", false),
