@@ -84,7 +84,7 @@ impl ArchiveFile {
                 let start = found.get(..usize::from(len)).unwrap_or_default();
                 let starts = match start {
                     [] => "it is empty".to_string(),
-                    _ => format!("starts with {}", crate::names::display(start)),
+                    _ => format!("it starts with \"{}\"", crate::names::display(start)),
                 };
                 Err(Failure::Bad(format!(
                     "{shown}: not an NRes or RsLi archive ({starts}); {hint}"

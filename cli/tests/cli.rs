@@ -850,6 +850,17 @@ fn non_zero_padding_before_the_directory_is_a_note() {
     let notes = String::from_utf8(o.stdout).unwrap();
     let expected = format!("{path}: note: offset 27: non-zero padding before the directory");
     assert_eq!(notes.lines().next(), Some(expected.as_str()), "{notes}");
+    // With no payload, bytes before the directory follow the header.
+    let mut empty = Writer::new().finish();
+    assert_eq!(empty.len(), 16);
+    empty.extend_from_slice(&[0; 8]);
+    empty[12..16].copy_from_slice(&24u32.to_le_bytes());
+    let path = write(&dir, "empty.nres", &empty);
+    let o = ngi(&["verify", &path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let notes = String::from_utf8(o.stdout).unwrap();
+    let expected = format!("{path}: note: offset 16: 8 bytes between the header and the directory");
+    assert_eq!(notes.lines().next(), Some(expected.as_str()), "{notes}");
 }
 
 /// Where an RsLi library's packed bytes lie is checked as for NRes: bytes in the table,
@@ -1004,6 +1015,15 @@ fn an_output_folder_that_is_a_file_is_one_line() {
             assert_eq!(std::fs::read(&file).unwrap(), b"mine");
         }
     }
+    // serve's folder: a file is not one, and a missing one is said to be missing.
+    let err = assert_bad(&ngi(&["serve", &file]));
+    assert_eq!(err.trim_end(), format!("ngi: {file}: not a folder"));
+    let missing = format!("{file}-missing");
+    let err = assert_bad(&ngi(&["serve", &missing]));
+    assert!(
+        err.starts_with(&format!("ngi: {missing}: No such file or directory")),
+        "{err}"
+    );
     // A symbolic link to nothing was "File exists".
     #[cfg(unix)]
     {
@@ -1188,7 +1208,7 @@ fn verify_fails_a_lookup_table_that_is_no_permutation() {
         )),
         "{err}"
     );
-    assert!(err.contains("1 problem(s) in 8 entries"), "{err}");
+    assert!(err.contains(": 1 problem in 8 entries\n"), "{err}");
     // info said "sorted", a mere departure from the canonical table.
     let o = ngi(&["info", "--json", &file]);
     let info: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -1295,6 +1315,13 @@ fn an_empty_file_and_a_partial_extract_are_said_plainly() {
     let err = assert_bad(&ngi(&["list", &empty]));
     assert!(
         err.contains("empty.nres: not an NRes or RsLi archive (it is empty); use --raw"),
+        "{err}"
+    );
+    // Its first bytes, quoted as names are.
+    let text = write(&dir, "text.nres", b"hello \"world\"");
+    let err = assert_bad(&ngi(&["list", &text]));
+    assert!(
+        err.contains("text.nres: not an NRes or RsLi archive (it starts with \"hell\"); use --raw"),
         "{err}"
     );
     // The commands that edit or unpack take no --raw, and do not send the user to it.

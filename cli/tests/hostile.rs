@@ -120,7 +120,8 @@ fn run_case(case: &Case, dir: &Path, n: usize) -> Vec<String> {
         wrong.extend(judge(case, "verify", &o, 1, None));
         let err = stderr(&o);
         let lines: Vec<&str> = err.lines().collect();
-        if lines.len() < 2 || !lines.last().is_some_and(|l| l.contains("problem(s)")) {
+        let summary = |l: &&str| l.contains(" problem in ") || l.contains(" problems in ");
+        if lines.len() < 2 || !lines.last().is_some_and(summary) {
             wrong.push(format!(
                 "{}: verify: problems then a summary: {err}",
                 case.name

@@ -127,8 +127,8 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     }
     if findings.problems > 0 {
         say(format_args!(
-            "{path}: {} problem(s) in {}",
-            findings.problems,
+            "{path}: {} in {}",
+            crate::count::of(findings.problems as u64, "problem", "problems"),
             crate::count::entries(archive.len())
         ));
         return Err(Failure::Reported);
@@ -308,7 +308,7 @@ fn nres_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
             }
         } else if start >= end {
             let next = format!("entry {index}");
-            nres_gap(archive, findings, end..start, "payloads before", &next);
+            nres_gap(archive, findings, end..start, &after(last), &next);
         }
         if stop > end {
             end = stop;
@@ -324,19 +324,20 @@ fn nres_layout(archive: &ArchiveFile, findings: &mut Findings<'_>) {
         ));
     }
     if dir >= end {
-        nres_gap(
-            archive,
-            findings,
-            end..dir,
-            "the last payload and",
-            "the directory",
-        );
+        nres_gap(archive, findings, end..dir, &after(last), "the directory");
     }
 }
 
-/// Notes the bytes `gap` between two payloads (`between`), or a payload and the
-/// directory, before `next`: more than the padding to the next multiple of 8, or padding
-/// that is not zeros (the canonical writer writes zeros).
+/// What a gap follows: the payload that reaches furthest so far, or the header.
+fn after(last: Option<u32>) -> String {
+    last.map_or("the header and".to_owned(), |l| {
+        format!("entry {l}'s payload and")
+    })
+}
+
+/// Notes the bytes `gap` after `between` (the header or a payload), before `next` (a
+/// payload or the directory): more than the padding to the next multiple of 8, or
+/// padding that is not zeros (the canonical writer writes zeros).
 fn nres_gap(
     archive: &ArchiveFile,
     findings: &mut Findings<'_>,

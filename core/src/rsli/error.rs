@@ -253,14 +253,26 @@ impl fmt::Display for RsliError {
             RsliError::DataOutOfBounds {
                 entry,
                 offset,
+                size: 0,
+                file_len,
+            } => write!(
+                f,
+                "entry {entry}: its data starts at offset {offset}, past the end of the \
+                 {file_len}-byte file (though its method reads none of it: unpacked_size for \
+                 stored and XOR entries, packed_size for the others, is 0)"
+            ),
+            RsliError::DataOutOfBounds {
+                entry,
+                offset,
                 size,
                 file_len,
             } => write!(
                 f,
                 "entry {entry}: the {} its method reads from offset {offset} (unpacked_size \
-                 for stored and XOR entries, packed_size for the others) end past the end of \
+                 for stored and XOR entries, packed_size for the others) {} past the end of \
                  the {file_len}-byte file",
-                bytes(u64::from(size))
+                bytes(u64::from(size)),
+                if size == 1 { "ends" } else { "end" }
             ),
             RsliError::UnsupportedMethod { entry, flags } => write!(
                 f,
@@ -764,6 +776,33 @@ mod tests {
             "entry 3: the 5 bytes its method reads from offset 1000 (unpacked_size for \
              stored and XOR entries, packed_size for the others) end past the end of the \
              900-byte file"
+        );
+        let one = RsliError::DataOutOfBounds {
+            entry: 3,
+            offset: 1000,
+            size: 1,
+            file_len: 900,
+        };
+        assert!(
+            one.to_string()
+                .starts_with("entry 3: the 1 byte its method reads from offset 1000 (")
+                && one
+                    .to_string()
+                    .ends_with(") ends past the end of the 900-byte file"),
+            "{one}"
+        );
+        // An empty entry reads nothing: only its offset is out.
+        let none = RsliError::DataOutOfBounds {
+            entry: 3,
+            offset: 1000,
+            size: 0,
+            file_len: 900,
+        };
+        assert_eq!(
+            none.to_string(),
+            "entry 3: its data starts at offset 1000, past the end of the 900-byte file \
+             (though its method reads none of it: unpacked_size for stored and XOR entries, \
+             packed_size for the others, is 0)"
         );
         let all_out = DecodeError::Truncated {
             produced: 87,
