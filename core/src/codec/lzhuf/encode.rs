@@ -40,6 +40,11 @@ use crate::codec::match_tree::{self, THRESHOLD, Unit};
 /// thousands of window positions share long prefixes takes up to about a hundred times
 /// longer (seconds per MB), as `LZHUF.C` itself does. Bound the input, or the time,
 /// when packing data from untrusted hands.
+///
+/// # Memory
+///
+/// Where there is no memory for the stream, the process aborts, as a `Vec` that cannot
+/// grow does; [`pack`](crate::codec::pack) says so as an error instead.
 pub fn encode(data: &[u8]) -> Vec<u8> {
     match encoded(data) {
         Ok(stream) => stream,

@@ -32,6 +32,11 @@ use alloc::vec::Vec;
 /// positions share long prefixes takes up to about a hundred times longer (seconds per
 /// MB), as `LZSS.C` itself does. Bound the input, or the time, when packing data from
 /// untrusted hands.
+///
+/// # Memory
+///
+/// Where there is no memory for the stream, the process aborts, as a `Vec` that cannot
+/// grow does; [`pack`](crate::codec::pack) says so as an error instead.
 pub fn encode(data: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(worst_case(data.len()));
     encode_into(data, &mut out);
