@@ -317,3 +317,89 @@ fn what_the_codec_holds_comes_before_the_source_is_asked() {
         }
     }
 }
+
+/// A reused embedded reader (`reuse_seek_reader`) of an entry of size 0 ends as a new
+/// `seek_reader` does: at once, without asking its source (a size-0 stream needs no
+/// input, and a source may block until it has more to give).
+#[test]
+fn a_reused_reader_of_an_empty_entry_does_not_ask_its_source() {
+    use embedded_io::{ErrorType, Read, Seek, SeekFrom};
+    use ngi_core::archive::Entry;
+    use ngi_core::io::embedded::{SeekEntryReader, SliceSource, open_seekable};
+    use ngi_core::rsli::Builder;
+    use ngi_core::{Method, OpenOptions};
+    use std::cell::Cell;
+
+    struct Counted<'a> {
+        inner: SliceSource<'a>,
+        reads: &'a Cell<usize>,
+    }
+    impl ErrorType for Counted<'_> {
+        type Error = core::convert::Infallible;
+    }
+    impl Read for Counted<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+            self.reads.set(self.reads.get() + 1);
+            self.inner.read(buf)
+        }
+    }
+    impl Seek for Counted<'_> {
+        fn seek(&mut self, pos: SeekFrom) -> Result<u64, Self::Error> {
+            self.inner.seek(pos)
+        }
+    }
+
+    let mut builder = Builder::new();
+    builder.add(b"FULL", Method::Lzss, &[7u8; 300]).unwrap();
+    builder.add(b"EMPTY", Method::Lzss, &[]).unwrap();
+    let mut rsli = builder.build().unwrap();
+    // The empty entry's table row points at FULL's packed bytes (a table may share
+    // bytes): a stream of size 0 with bytes, which its codec need not read.
+    let mut full = None;
+    ngi_tests::hostile::patch_rsli(&mut rsli, |_, e| {
+        if e.unpacked_size != 0 {
+            full = Some((e.data_offset, e.packed_size));
+        }
+    });
+    let (offset, packed) = full.unwrap();
+    ngi_tests::hostile::patch_rsli(&mut rsli, |_, e| {
+        if e.unpacked_size == 0 {
+            (e.data_offset, e.packed_size) = (offset, packed);
+        }
+    });
+    let mut entries: heapless::Vec<Entry, 4> = heapless::Vec::new();
+    let mut source = SliceSource::new(&rsli);
+    let catalog = open_seekable(&mut source, &mut entries, OpenOptions::DEFAULT).unwrap();
+    let empty = (0..catalog.len())
+        .find(|&i| catalog.entry(i).unwrap().size == 0)
+        .unwrap();
+    let range = catalog.packed_range(empty).unwrap();
+    assert!(range.end > range.start, "the empty entry has packed bytes");
+
+    let reads = Cell::new(0);
+    let counted = Counted {
+        inner: SliceSource::new(&rsli),
+        reads: &reads,
+    };
+    let mut fresh = catalog.seek_reader(empty, counted).unwrap();
+    assert_eq!(fresh.read(&mut [0u8; 16]).unwrap(), 0);
+    let fresh_reads = reads.get();
+
+    let reads = Cell::new(0);
+    let counted = Counted {
+        inner: SliceSource::new(&rsli),
+        reads: &reads,
+    };
+    let mut reused = Box::new(SeekEntryReader::idle(counted));
+    catalog.reuse_seek_reader(empty, &mut reused).unwrap();
+    assert_eq!(reused.read(&mut [0u8; 16]).unwrap(), 0);
+    assert_eq!(
+        reads.get(),
+        fresh_reads,
+        "a reused reader asks its source as a new one does"
+    );
+    assert_eq!(
+        fresh_reads, 0,
+        "a size-0 stream ends before the source is asked"
+    );
+}

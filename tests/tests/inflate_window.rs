@@ -321,3 +321,19 @@ fn in_place_a_slide_that_keeps_the_whole_buffer_says_it_is_too_small() {
         }
     }
 }
+
+/// Deflate's `retain` keeps no more than were decoded, whatever `end` says (as LZHUF's
+/// does: "no more than were decoded"), and no more than `end`.
+#[test]
+fn inflate_retain_keeps_no_more_than_were_decoded() {
+    use ngi_core::codec::{PackOptions, pack};
+    let data = vec![b'a'; 64];
+    let packed = pack(ngi_core::Method::Deflate, 0, &data, &PackOptions::default()).unwrap();
+    let mut d = InPlaceDecoder::new(data.len() as u64);
+    let mut first = [0u8; 10];
+    let p = d.decode(&packed, &mut first, 0, true).unwrap();
+    assert_eq!(p.produced, 10);
+    let rest = &packed[p.consumed..];
+    assert_eq!(d.retain(6, rest), 6, "no more than end");
+    assert_eq!(d.retain(70, rest), 10, "no more than were decoded");
+}

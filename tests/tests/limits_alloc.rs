@@ -16,7 +16,7 @@ use ngi_core::codec::{Decoder, Status};
 use ngi_core::error::DecodeError;
 use ngi_core::limits::{LimitError, Limits};
 use ngi_core::rsli::{self, Library, OpenOptions, RsliError};
-use ngi_tests::alloc_count::{Counting, Usage, refusing_above, usage_in};
+use ngi_tests::alloc_count::{Counting, Usage, allocations_in, refusing_above, usage_in};
 use ngi_tests::hostile::{FOUR_GIB_FILE_LEN, four_gib_claim};
 use std::hint::black_box;
 
@@ -233,5 +233,26 @@ fn a_whole_entry_chunk_of_ngi_tokio_does_not_reserve_the_claim() {
             "{method}: ends in an error"
         );
         assert!(usage.peak_bytes < 4 << 20, "{method}: {usage:?}");
+    }
+}
+
+/// LZSS reserves its stream's worst case up front (every byte a literal, and a flag byte
+/// for every eight or fewer): an incompressible input whose length is not a multiple of 8
+/// allocates no more than a compressible one of the same length (its stream never grows,
+/// which would be an allocation that cannot fail).
+#[test]
+fn lzss_reserves_its_worst_case_up_front() {
+    use ngi_core::codec::{PackOptions, pack};
+    let mut rng = ngi_tests::corpus::Rng::new(0x1255);
+    for len in [1usize, 7, 9, 15, 100, 333] {
+        let noise: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
+        let zeros = vec![0u8; len];
+        let options = PackOptions::default();
+        let mut packed = None;
+        let a = allocations_in(|| packed = Some(pack(Method::Lzss, 0, &noise, &options)));
+        let packed = packed.unwrap().unwrap();
+        assert_eq!(packed.len(), len + len.div_ceil(8), "{len}: all literals");
+        let b = allocations_in(|| drop(pack(Method::Lzss, 0, &zeros, &options)));
+        assert_eq!(a, b, "{len}: the worst case was reserved");
     }
 }

@@ -299,6 +299,97 @@ mod tests {
         builder.build().unwrap()
     }
 
+    /// Bytes buffered but not consumed are given again before the source is read on: a
+    /// partial `consume` keeps the rest, and an empty `consume` keeps all.
+    #[test]
+    fn a_range_reader_keeps_what_was_not_consumed() {
+        let bytes: &[u8] = b"0123456789";
+        let mut r = RangeReader::with_chunk(bytes, 0..10, 4);
+        assert_eq!(r.fill_buf().unwrap(), b"0123");
+        r.consume(1);
+        assert_eq!(r.fill_buf().unwrap(), b"123");
+        r.consume(0);
+        assert_eq!(r.fill_buf().unwrap(), b"123");
+        r.consume(3);
+        assert_eq!(r.fill_buf().unwrap(), b"4567");
+        let mut one = [0u8; 1];
+        assert_eq!(r.read(&mut one).unwrap(), 1);
+        let mut out = std::vec::Vec::new();
+        r.read_to_end(&mut out).unwrap();
+        assert_eq!((one[0], out.as_slice()), (b'4', &b"56789"[..]));
+    }
+
+    /// A table longer than the opener's 16 KiB buffer (700 entries, 22 400 bytes) is
+    /// read in pieces, each no longer than asked for.
+    #[test]
+    fn a_table_longer_than_a_chunk_opens_in_pieces() {
+        let mut builder = Builder::new();
+        for i in 0..700u32 {
+            builder
+                .add(
+                    std::format!("E{i}").as_bytes(),
+                    Method::Stored,
+                    &i.to_le_bytes(),
+                )
+                .unwrap();
+        }
+        let bytes = builder.build().unwrap();
+        let source = Watched::new(&bytes);
+        let catalog = open_at(&source, OpenOptions::DEFAULT).unwrap();
+        assert_eq!(catalog.len(), 700);
+        let longest = source.longest.get();
+        assert!(longest <= OPEN_CHUNK, "{longest}");
+        let mut four = [0u8; 4];
+        catalog
+            .reader(699, bytes.as_slice())
+            .unwrap()
+            .read_exact(&mut four)
+            .unwrap();
+        assert_eq!(u32::from_le_bytes(four), 699);
+    }
+
+    /// A range read to its end asks its source nothing more, whatever the reader is
+    /// asked (an empty read of a file costs a system call).
+    #[test]
+    fn a_range_read_to_its_end_asks_its_source_nothing_more() {
+        let source = Watched::new(b"0123456789");
+        let mut r = RangeReader::with_chunk(&source, 2..7, 5);
+        let mut out = std::vec::Vec::new();
+        r.read_to_end(&mut out).unwrap();
+        assert_eq!((out.as_slice(), source.reads.get()), (&b"23456"[..], 1));
+        assert!(r.fill_buf().unwrap().is_empty());
+        assert_eq!(r.read(&mut [0u8; 4]).unwrap(), 0);
+        assert_eq!(source.reads.get(), 1, "no read after the range's end");
+    }
+
+    /// Bytes as a source that counts the reads asked of it and their longest buffer.
+    struct Watched<'a> {
+        bytes: &'a [u8],
+        reads: core::cell::Cell<usize>,
+        longest: core::cell::Cell<usize>,
+    }
+
+    impl<'a> Watched<'a> {
+        fn new(bytes: &'a [u8]) -> Self {
+            Watched {
+                bytes,
+                reads: core::cell::Cell::new(0),
+                longest: core::cell::Cell::new(0),
+            }
+        }
+    }
+
+    impl ReadAt for Watched<'_> {
+        fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+            self.reads.set(self.reads.get() + 1);
+            self.longest.set(self.longest.get().max(buf.len()));
+            ReadAt::read_at(self.bytes, buf, offset)
+        }
+        fn source_len(&self) -> io::Result<u64> {
+            ReadAt::source_len(self.bytes)
+        }
+    }
+
     #[test]
     fn a_range_reader_never_leaves_its_range() {
         let bytes: &[u8] = b"0123456789";
