@@ -844,23 +844,30 @@ fn non_zero_padding_before_the_directory_is_a_note() {
     );
     assert!(!String::from_utf8_lossy(&o.stdout).contains("note"));
     bytes[27..32].copy_from_slice(b"GARBG");
-    let path = write(&dir, "tail.nres", &bytes);
-    let o = ngi(&["verify", &path]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let notes = String::from_utf8(o.stdout).unwrap();
-    let expected = format!("{path}: note: offset 27: non-zero padding before the directory");
-    assert_eq!(notes.lines().next(), Some(expected.as_str()), "{notes}");
     // With no payload, bytes before the directory follow the header.
     let mut empty = Writer::new().finish();
     assert_eq!(empty.len(), 16);
     empty.extend_from_slice(&[0; 8]);
     empty[12..16].copy_from_slice(&24u32.to_le_bytes());
-    let path = write(&dir, "empty.nres", &empty);
-    let o = ngi(&["verify", &path]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let notes = String::from_utf8(o.stdout).unwrap();
-    let expected = format!("{path}: note: offset 16: 8 bytes between the header and the directory");
-    assert_eq!(notes.lines().next(), Some(expected.as_str()), "{notes}");
+    for (name, archive, note) in [
+        (
+            "tail.nres",
+            bytes,
+            "offset 27: non-zero padding before the directory",
+        ),
+        (
+            "empty.nres",
+            empty,
+            "offset 16: 8 bytes between the header and the directory",
+        ),
+    ] {
+        let path = write(&dir, name, &archive);
+        let o = ngi(&["verify", &path]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let notes = String::from_utf8(o.stdout).unwrap();
+        let expected = format!("{path}: note: {note}");
+        assert_eq!(notes.lines().next(), Some(expected.as_str()), "{notes}");
+    }
 }
 
 /// Where an RsLi library's packed bytes lie is checked as for NRes: bytes in the table,
