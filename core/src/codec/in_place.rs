@@ -281,6 +281,38 @@ mod tests {
         assert!(matches!(UNPACKER, Some(InPlaceUnpacker::Inflate(_))));
     }
 
+    /// A reset forgets how little of the window a slide inside a stored block kept: the
+    /// next stream's calls must give back its window as a new decoder's must.
+    #[test]
+    fn a_reset_forgets_how_little_a_slide_kept() {
+        use super::super::DecodeError;
+        // A final stored block of 40 000 bytes: after 1 000, the rest of the block pushes
+        // them out of the window before a match can come, so `retain` keeps none.
+        let mut stored = [0u8; 1005];
+        stored[..5].copy_from_slice(&[0x01, 0x40, 0x9C, 0xBF, 0x63]);
+        let mut used = inflate::InPlaceDecoder::new(40_000);
+        let p = used.decode(&stored, &mut [0u8; 1000], 0, false).unwrap();
+        assert_eq!(p.produced, 1000);
+        assert_eq!(used.retain(1000, &stored[p.consumed..]), 0);
+        used.reset(6);
+        // zlib's fixed-Huffman block for "aaaaaa": 4 bytes, then a call given none of
+        // them back, which a match may reach.
+        let packed = [0x4B, 0x4C, 0x04, 0x01, 0x00];
+        for mut d in [used, inflate::InPlaceDecoder::new(6)] {
+            let p = d.decode(&packed, &mut [0u8; 4], 0, true).unwrap();
+            assert_eq!(p.produced, 4);
+            let refused = d.decode(&packed[p.consumed..], &mut [0u8; 8], 0, true);
+            assert_eq!(
+                refused,
+                Err(DecodeError::HistoryMismatch {
+                    given: 0,
+                    needed: 4,
+                    produced: 4
+                })
+            );
+        }
+    }
+
     /// Decodes `packed` whole into a buffer of its own, one call.
     #[cfg(feature = "deflate")]
     fn decoded(d: &mut InPlaceUnpacker, packed: &[u8], len: usize) -> alloc::vec::Vec<u8> {
