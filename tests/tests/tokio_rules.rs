@@ -15,6 +15,13 @@ use ngi_core::rsli::Builder;
 use ngi_tokio::{Archive, DecodeReader};
 use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
 
+/// An archive in memory of one entry, `name`, packed with `method`.
+fn one_entry(name: &[u8], method: Method, data: &[u8]) -> Archive {
+    let mut builder = Builder::new();
+    builder.add(name, method, data).unwrap();
+    Archive::from_bytes(builder.build().unwrap().into()).unwrap()
+}
+
 /// A Deflate stream of `empty` empty stored blocks, then a last one holding `data`.
 fn empty_blocks_then(empty: usize, data: &[u8]) -> Vec<u8> {
     let mut stream = [0x00u8, 0x00, 0x00, 0xFF, 0xFF].repeat(empty);
@@ -94,9 +101,7 @@ fn read_in_bounded_polls(
 fn a_poll_outside_tokio_does_bounded_work() {
     const SIZE: usize = 8 << 20;
     let data: Vec<u8> = (0..SIZE as u32).map(|i| (i % 251) as u8).collect();
-    let mut builder = Builder::new();
-    builder.add(b"BIG", Method::Lzss, &data).unwrap();
-    let archive = Archive::from_bytes(builder.build().unwrap().into()).unwrap();
+    let archive = one_entry(b"BIG", Method::Lzss, &data);
     let mut cx = Context::from_waker(Waker::noop());
 
     let start = SIZE as u64 - 100;
@@ -157,9 +162,7 @@ fn a_slow_codec_yields_by_time_with_its_input_in_memory() {
             x as u8
         })
         .collect();
-    let mut builder = Builder::new();
-    builder.add(b"NOISE", Method::Lzhuf, &data).unwrap();
-    let archive = Archive::from_bytes(builder.build().unwrap().into()).unwrap();
+    let archive = one_entry(b"NOISE", Method::Lzhuf, &data);
     let wakes = std::sync::Arc::new(CountingWaker(0.into()));
     let waker = Waker::from(wakes.clone());
     let mut cx = Context::from_waker(&waker);
@@ -259,9 +262,7 @@ async fn a_sources_interrupted_is_passed_on_not_kept() {
 #[tokio::test]
 async fn debug_shows_counts_not_bytes() {
     let data = vec![7u8; 1 << 20];
-    let mut builder = Builder::new();
-    builder.add(b"BIG", Method::Stored, &data).unwrap();
-    let archive = Archive::from_bytes(builder.build().unwrap().into()).unwrap();
+    let archive = one_entry(b"BIG", Method::Stored, &data);
     let mut reader = archive.reader(0).unwrap();
     reader.read_exact(&mut [0u8; 1000]).await.unwrap();
     let shown = format!("{reader:?} {:?} {archive:?}", archive.stream(0).unwrap());
@@ -325,9 +326,7 @@ async fn a_file_reader_never_reads_past_the_packed_range() {
 
 #[tokio::test]
 async fn a_read_initialises_no_more_than_the_entry_needs() {
-    let mut builder = Builder::new();
-    builder.add(b"TEN", Method::Lzss, b"ten bytes!").unwrap();
-    let archive = Archive::from_bytes(builder.build().unwrap().into()).unwrap();
+    let archive = one_entry(b"TEN", Method::Lzss, b"ten bytes!");
     let mut reader = archive.reader(0).unwrap();
     let mut room = vec![std::mem::MaybeUninit::<u8>::uninit(); 1 << 20];
     let mut buf = ReadBuf::uninit(&mut room);
@@ -420,9 +419,7 @@ fn a_failed_read_of_the_file_is_a_read_error() {
 async fn an_entry_stream_is_terminated_only_at_its_end() {
     use futures::StreamExt;
     use futures_core::FusedStream;
-    let mut builder = Builder::new();
-    builder.add(b"A", Method::Stored, b"hello").unwrap();
-    let archive = Archive::from_bytes(builder.build().unwrap().into()).unwrap();
+    let archive = one_entry(b"A", Method::Stored, b"hello");
     let mut stream = archive.stream(0).unwrap();
     assert!(!stream.is_terminated(), "a fresh stream is not terminated");
     assert_eq!(&stream.next().await.unwrap().unwrap()[..], b"hello");
@@ -436,9 +433,7 @@ async fn an_entry_stream_is_terminated_only_at_its_end() {
 async fn the_last_chunk_of_a_stream_holds_only_its_bytes() {
     use futures::StreamExt;
     let data: Vec<u8> = (0..1005u32).map(|i| i as u8).collect();
-    let mut builder = Builder::new();
-    builder.add(b"A", Method::Stored, &data).unwrap();
-    let archive = Archive::from_bytes(builder.build().unwrap().into()).unwrap();
+    let archive = one_entry(b"A", Method::Stored, &data);
     let mut stream = archive.stream(0).unwrap().with_chunk_len(1000);
     let first = stream.next().await.unwrap().unwrap();
     assert_eq!(first[..], data[..1000]);
@@ -548,8 +543,6 @@ async fn futures_io_fill_buf_and_consume_give_the_stream_once() {
     let source = futures::io::Cursor::new(&plain[..]);
     let decode = DecodeReader::new(source, Method::Stored, plain.len() as u64, 0);
     assert!(drain(decode, plain.len()).await == plain);
-    let mut builder = Builder::new();
-    builder.add(b"A", Method::Stored, &plain).unwrap();
-    let archive = Archive::from_bytes(builder.build().unwrap().into()).unwrap();
+    let archive = one_entry(b"A", Method::Stored, &plain);
     assert!(drain(archive.reader(0).unwrap(), plain.len()).await == plain);
 }
