@@ -1302,6 +1302,30 @@ fn verify_names_the_entry_and_notes_an_unpadded_directory_and_lone_bytes() {
     assert!(!out.contains("one byte past"), "{out}");
 }
 
+/// `repack` sizes packed bytes as the builder does (README): a stored entry whose
+/// `packed_size` took its neighbour's first byte (copied with it, twice in the file) and a
+/// Deflate entry one byte past the end of the file come back as the builder wrote them.
+#[test]
+fn repack_sizes_packed_bytes_as_the_builder_does() {
+    let dir = Scratch::new("cli-repack-sizes");
+    let mut builder = Builder::new();
+    builder.add(b"A", Method::Stored, b"first").unwrap();
+    builder
+        .add(b"B", Method::Deflate, &b"retail ".repeat(20))
+        .unwrap();
+    let built = builder.build().unwrap();
+    let mut odd = built.clone();
+    ngi_tests::hostile::patch_rsli(&mut odd, |_, e| e.packed_size += 1);
+    let path = write(&dir, "odd.rsli", &odd);
+    let o = ngi(&["verify", &path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("one byte past"));
+    let out = dir.join("canonical.rsli");
+    let o = ngi(&["repack", &path, "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap(), built);
+}
+
 /// An empty file is said to be empty (it "started with" nothing), and the line that ends
 /// an `extract` with entries left out names the archive and counts as other lines do.
 #[test]

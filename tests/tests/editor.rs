@@ -985,6 +985,56 @@ fn rsli_canonicalize_lays_out_an_empty_entry_pointing_anywhere() {
     );
 }
 
+/// A canonical rebuild sizes each payload as the builder does. A stored or XOR entry's
+/// `packed_size` may claim more bytes than a read takes (here its neighbour's, which were
+/// written twice) or fewer, and a Deflate entry may declare one byte past the end of the
+/// file (SPEC 2.7), which overlapped the next payload once the entry was moved before it.
+#[test]
+fn rsli_canonicalize_sizes_payloads_as_the_builder_does() {
+    let text = b"deflated, deflated, deflated and deflated again".repeat(4);
+    let build = |order: &[usize]| {
+        let mut builder = Builder::new();
+        for &i in order {
+            match i {
+                0 => builder.add(b"A.TXT", Method::Stored, b"first"),
+                1 => builder.add(b"X.TXT", Method::Xor, b"secret text"),
+                2 => builder.add(b"B.TXT", Method::Stored, b"second"),
+                _ => builder.add(b"D.TXT", Method::Deflate, &text),
+            }
+            .unwrap();
+        }
+        builder.build().unwrap()
+    };
+    let canonical = build(&[0, 1, 2, 3]);
+    type Patch = fn(&mut rsli::Entry);
+    let cases: [(&str, usize, Patch); 4] = [
+        ("stored, 3 bytes too many", 0, |e| e.packed_size += 3),
+        ("stored, none", 0, |e| e.packed_size = 0),
+        ("XOR, all the file", 1, |e| e.packed_size = u32::MAX),
+        ("Deflate, a byte past the end", 3, |e| e.packed_size += 1),
+    ];
+    for (what, entry, patch) in cases {
+        let mut odd = canonical.clone();
+        hostile::patch_rsli(&mut odd, |i, e| {
+            if i == entry {
+                patch(e)
+            }
+        });
+        assert_ne!(odd, canonical, "{what}");
+        let lib = Library::open(&odd).unwrap();
+        let mut editor = rsli::Editor::open(&lib).unwrap();
+        editor.canonicalize().unwrap();
+        assert_eq!(saved(&editor.plan().unwrap(), &odd), canonical, "{what}");
+        if entry == 3 {
+            let mut editor = rsli::Editor::open(&lib).unwrap();
+            editor.move_entry(3, 0).unwrap();
+            editor.canonicalize().unwrap();
+            let moved = saved(&editor.plan().unwrap(), &odd);
+            assert_eq!(moved, build(&[3, 0, 1, 2]), "{what}, moved first");
+        }
+    }
+}
+
 /// Opens the library `file`, whose entry `entry` no reader takes, and checks that a
 /// canonical rebuild refuses it as lying outside the payloads at `offset`: the editor,
 /// unchanged by the refusal.

@@ -916,6 +916,12 @@ impl Editor {
     /// tails zeroed, `sort_index` the engine's permutation (payloads re-keyed to it). The
     /// header and the trailer stay.
     ///
+    /// Each `packed_size` becomes the length of the bytes laid out, as the builder writes
+    /// it: a stored or XOR entry's is its `unpacked_size` (the bytes a read takes; any
+    /// past them, which no read takes, are left out), and a Deflate entry that declared
+    /// one byte past the end of the file (SPEC 2.7) loses that byte, which its stream
+    /// decodes without.
+    ///
     /// # Errors
     ///
     /// * [`BuildError::PayloadOutside`] for the first entry whose range is not inside the
@@ -937,7 +943,16 @@ impl Editor {
         for item in &mut self.items {
             match item.payload {
                 Payload::Original { start, len, key } => {
-                    item.payload = Payload::Moved { start, len, key };
+                    // The bytes a read takes, sized as the builder sizes them: the span
+                    // kept together (`span_len`) may hold another payload's bytes past
+                    // them, which laid out again would be written twice.
+                    let taken = builder_len(&item.entry, len);
+                    item.entry.packed_size = u32::try_from(taken).unwrap_or(u32::MAX);
+                    item.payload = Payload::Moved {
+                        start,
+                        len: taken,
+                        key,
+                    };
                 }
                 Payload::New { ref mut was, .. } => *was = None,
                 Payload::Outside => {
@@ -1256,6 +1271,17 @@ pub fn span_len(entry: &Entry) -> u64 {
     match entry.method() {
         Ok(Method::Stored | Method::Xor) => packed.max(u64::from(entry.unpacked_size)),
         _ => packed,
+    }
+}
+
+/// How many of the `len` bytes kept for a source's payload the builder would write for
+/// `entry`: `unpacked_size` for the stored and XOR methods, whose `packed_size` no read
+/// takes (it may be larger, or smaller), and the kept bytes otherwise, which leave out a
+/// Deflate stream's declared last byte past the end of the file (SPEC 2.7).
+fn builder_len(entry: &Entry, len: u64) -> u64 {
+    match entry.method() {
+        Ok(Method::Stored | Method::Xor) => u64::from(entry.unpacked_size).min(len),
+        _ => len,
     }
 }
 
