@@ -83,7 +83,10 @@ pub fn read_open(file: File, max: u64) -> io::Result<Vec<u8>> {
     let too_large = |len: u64| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!("{len} bytes, more than the {max} it may hold"),
+            format!(
+                "{}, more than the {max} it may hold",
+                crate::count::bytes(len)
+            ),
         )
     };
     if len > max {
@@ -134,6 +137,10 @@ mod tests {
         assert_eq!(read(&file, 11).unwrap(), b"eleven byte");
         let e = read(&file, 10).unwrap_err();
         assert_eq!(e.to_string(), "11 bytes, more than the 10 it may hold");
+        let one = dir.join("one");
+        std::fs::write(&one, b"1").unwrap();
+        let e = read(&one, 0).unwrap_err();
+        assert_eq!(e.to_string(), "1 byte, more than the 0 it may hold");
     }
 
     /// `open_no_link` refuses a link where `open` follows it.

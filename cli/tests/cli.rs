@@ -1393,7 +1393,7 @@ fn verify_notes_rsli_record_bytes_repack_zeroes() {
     assert!(o.status.success(), "{}", stderr(&o));
     let said = String::from_utf8_lossy(&o.stdout);
     for line in [
-        "entry 0 (\"README.TXT\") at offset 32: 1 non-zero bytes after the name's NUL",
+        "entry 0 (\"README.TXT\") at offset 32: 1 non-zero byte after the name's NUL",
         "entry 1 (\"B.TXT\") at offset 76: non-zero reserved bytes (deadbeef)",
     ] {
         assert!(said.contains(line), "{line}: {said}");

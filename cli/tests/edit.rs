@@ -670,8 +670,8 @@ fn unpack_refuses_an_entry_that_reads_into_the_trailer() {
     let err = fails(&["unpack", "--media-trailer", s(&archive), "-o", s(&folder)]);
     assert!(
         err.contains(&format!(
-            "entry 1 (\"B\"): the 11 bytes it reads at offset 101 run past the payloads' end \
-             ({trailer_at}) into the \"AO\" media trailer"
+            "entry 1 (\"B\"): what it reads at offset 101 (11 bytes) runs past the payloads' \
+             end ({trailer_at}) into the \"AO\" media trailer"
         )),
         "{err}"
     );

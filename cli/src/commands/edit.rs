@@ -251,10 +251,11 @@ fn note_shared_bytes_copied(written: &Path, plan: &ngi_core::edit::Plan<'_>) {
     let repeated = copied.saturating_sub(distinct);
     if repeated > 0 {
         crate::report::say(format_args!(
-            "{}: note: {repeated} bytes that entries shared in the archive are written again \
-             for each entry that reads them ({distinct} bytes of the archive copied, \
-             {copied} written)",
-            written.shown()
+            "{}: note: {} that entries shared in the archive are written again for each \
+             entry that reads them ({} of the archive copied, {copied} written)",
+            written.shown(),
+            crate::count::bytes(repeated),
+            crate::count::bytes(distinct)
         ));
     }
 }

@@ -311,10 +311,10 @@ pub(super) fn note_gaps_dropped(
         let kept = merged.get(at).is_some_and(|&(s, e)| s <= start && end <= e);
         if !kept {
             crate::report::say(format_args!(
-                "{manifest}: {} ({} bytes at {start}) not kept: it lay after a payload that \
+                "{manifest}: {} ({} at {start}) not kept: it lay after a payload that \
                  was changed or removed, and the bytes after such a payload are not kept",
                 gap_name(i),
-                end - start
+                crate::count::bytes(end - start)
             ));
         }
     }
@@ -696,9 +696,9 @@ fn checked_name(r: &EntryRecord, nres: bool) -> Result<(Vec<u8>, Vec<u8>), Strin
     }
     if !tail.is_empty() && name.len() + 1 + tail.len() > field_len {
         return Err(format!(
-            "name_tail: {} bytes do not fit after the name in the {field_len}-byte field \
-             (the bytes a former name left there; remove name_tail for a longer name)",
-            tail.len()
+            "name_tail: {} after the name do not fit in the {field_len}-byte field (the \
+             bytes a former name left there; remove name_tail for a longer name)",
+            crate::count::bytes(tail.len() as u64)
         ));
     }
     Ok((name, tail))
@@ -789,7 +789,8 @@ fn refuse_new_rsli_fields(r: &EntryRecord, method: Option<Method>, len: u64) -> 
     }
     if let Some(size) = r.unpacked_size.filter(|&s| u64::from(s) != len) {
         return Err(format!(
-            "unpacked_size: {size}, but the file holds {len} bytes"
+            "unpacked_size: {size}, but the file holds {}",
+            crate::count::bytes(len)
         ));
     }
     if r.key.is_some() {
@@ -950,8 +951,9 @@ fn gap_spans(manifest: &Manifest, dir: &Path) -> Result<Vec<Span>, String> {
     }
     if at != len {
         return Err(format!(
-            "gaps: {} holds {len} bytes, the gap list {at}",
-            path.shown()
+            "gaps: {} holds {}, the gap list {at}",
+            path.shown(),
+            crate::count::bytes(len)
         ));
     }
     Ok(spans)
@@ -1203,8 +1205,9 @@ fn pack_nres(
                 .len();
             if len != end - start {
                 return Err(at(format!(
-                    "size: {} in the manifest, but the file, unchanged, holds {len} bytes",
-                    end - start
+                    "size: {} in the manifest, but the file, unchanged, holds {}",
+                    end - start,
+                    crate::count::bytes(len)
                 )));
             }
             spans.push(Span {
@@ -1376,9 +1379,10 @@ fn pack_rsli(
                 };
                 if !same {
                     return Err(at(format!(
-                        "packed: its {have} bytes would lie at {start}, past the data region \
+                        "packed: its {} would lie at {start}, past the data region \
                          written (data_end {}), where they are not: is data_end as unpack \
                          wrote it?",
+                        crate::count::bytes(have),
                         region.end
                     )));
                 }
@@ -1514,8 +1518,9 @@ fn kept_stream(p: &Planned, method: Method, len: u64) -> Result<Option<Vec<u8>>,
                 .len();
             if have != len {
                 return Err(format!(
-                    "packed: {}: {have} bytes, but {}",
+                    "packed: {}: {}, but {}",
                     packed.shown(),
+                    crate::count::bytes(have),
                     region_bytes(p, len)
                 ));
             }
@@ -1531,12 +1536,12 @@ fn kept_stream(p: &Planned, method: Method, len: u64) -> Result<Option<Vec<u8>>,
     };
     if plain.len() as u64 != len {
         return Err(format!(
-            "packing the file again with {} gives {} bytes, but {}: if they are as unpack \
+            "packing the file again with {} gives {}, but {}: if they are as unpack \
              wrote them, keep its packed stream as unpack wrote it (FILE.packed); the \
              method bits of flags say how the entry was packed in the archive unpacked (to \
              pack it again another way, edit method alone)",
             method.name(),
-            plain.len(),
+            crate::count::bytes(plain.len() as u64),
             region_bytes(p, len)
         ));
     }

@@ -530,24 +530,30 @@ fn into_the_trailer(archive: &ArchiveFile, layout: &Layout) -> Option<(usize, St
     if layout.is_nres || layout.region.end >= file_len {
         return None;
     }
-    archive.entries().iter().enumerate().find_map(|(index, entry)| {
-        // What the engine reads: a stored entry's `packed_size` past its `unpacked_size`
-        // is no read, and packs back as it was.
-        let len = u64::from(entry.as_rsli()?.stream_len());
-        let (start, _) = span_of(entry, layout.overlay);
-        let end = start.saturating_add(len);
-        (layout.inside(start, len).is_some() && end > layout.region.end).then(|| {
-            (
-                index,
-                format!(
-                    "the {len} bytes it reads at offset {start} run past the payloads' end ({}) into \
-                     the \"AO\" media trailer, which the manifest keeps apart: pack could \
-                     not rebuild the library from the folder (extract reads its entries)",
-                    layout.region.end
-                ),
-            )
+    archive
+        .entries()
+        .iter()
+        .enumerate()
+        .find_map(|(index, entry)| {
+            // What the engine reads: a stored entry's `packed_size` past its `unpacked_size`
+            // is no read, and packs back as it was.
+            let len = u64::from(entry.as_rsli()?.stream_len());
+            let (start, _) = span_of(entry, layout.overlay);
+            let end = start.saturating_add(len);
+            (layout.inside(start, len).is_some() && end > layout.region.end).then(|| {
+                (
+                    index,
+                    format!(
+                        "what it reads at offset {start} ({}) runs past the payloads' end \
+                     ({}) into the \"AO\" media trailer, which the manifest keeps apart: \
+                     pack could not rebuild the library from the folder (extract reads its \
+                     entries)",
+                        crate::count::bytes(len),
+                        layout.region.end
+                    ),
+                )
+            })
         })
-    })
 }
 
 /// The line of a failure that stops the run at entry `index`.

@@ -262,8 +262,9 @@ fn nres_name_tails(archive: &ArchiveFile, findings: &mut Findings<'_>) {
         if stray > 0 {
             let field = archive.catalog.directory_offset() + 64 * index as u64 + 20;
             findings.note(format_args!(
-                "entry {index} (\"{}\") at offset {field}: {stray} non-zero bytes after the name's NUL",
-                names::display(e.name())
+                "entry {index} (\"{}\") at offset {field}: {} after the name's NUL",
+                names::display(e.name()),
+                crate::count::of(stray as u64, "non-zero byte", "non-zero bytes")
             ));
         }
     }
@@ -441,8 +442,8 @@ fn rsli_record_leftovers(archive: &ArchiveFile, findings: &mut Findings<'_>) {
         }
         if stray > 0 {
             findings.note(format_args!(
-                "entry {index} (\"{name}\") at offset {record}: {stray} non-zero bytes after \
-                 the name's NUL"
+                "entry {index} (\"{name}\") at offset {record}: {} after the name's NUL",
+                crate::count::of(stray as u64, "non-zero byte", "non-zero bytes")
             ));
         }
         if e.reserved != [0; 4] {

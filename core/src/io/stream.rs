@@ -413,7 +413,8 @@ impl fmt::Display for StreamError {
                 offset, produced, ..
             } => write!(
                 f,
-                "at offset {offset}: the decoder made no progress after {produced} bytes"
+                "at offset {offset}: the decoder made no progress after {}",
+                crate::count::decoded_bytes(*produced)
             ),
         }
     }
