@@ -14,8 +14,11 @@ use core::fmt;
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DecodeError {
-    /// The caller said the input had ended, but the stream had produced only `produced` of
-    /// the `expected` bytes.
+    /// The caller said the input had ended before the stream did: it had produced only
+    /// `produced` of the `expected` bytes or, for Deflate, all of them (`produced ==
+    /// expected`) with its last block not ended. SPEC 2.7 leaves that last case open;
+    /// ngi takes a Deflate stream as whole only when its final block ends, as zlib does,
+    /// since the bits that are missing could have held more bytes (an error as well).
     Truncated {
         /// Bytes produced before the input ran out.
         produced: u64,

@@ -102,15 +102,16 @@ const OPEN_CHUNK: usize = 16 * 1024;
 /// Opens the archive in `source` as a catalog whose entries are in a new `Vec`, reading
 /// only the header, the directory or table, and the trailer ([`Opener`]).
 ///
-/// ```no_run
+/// ```
 /// use std::io::Read;
 /// use ngi_core::OpenOptions;
 ///
-/// let file = std::fs::File::open("samples/sample.rsli")?;
+/// let file = std::fs::File::open("../samples/sample.rsli")?;
 /// let catalog = ngi_core::io::open_at(&file, OpenOptions::DEFAULT)?;
 /// let index = catalog.find(b"readme.txt").expect("an entry of that name");
 /// let mut text = String::new();
 /// catalog.reader(index, &file)?.read_to_string(&mut text)?;
+/// assert!(text.starts_with("ngi sample RsLi library"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///

@@ -140,7 +140,10 @@ impl<R, const N: usize> DecodeReader<R, N> {
 impl<R, const N: usize, D: Decoder> DecodeReader<R, N, D> {
     /// A reader over `inner` driving `core`: a
     /// [`Catalog::stream_decoder`](crate::archive::Catalog::stream_decoder), or a
-    /// [`StreamDecoder::from_decoder`] of one codec to keep the state small:
+    /// [`StreamDecoder::from_decoder`] of one codec to keep the state small. The buffer's
+    /// length `N` is not inferred from its default: name it, as `DecodeReader::<_, 16, _>`
+    /// does below (`DecodeReader::<_, DEFAULT_BUFFER_LEN, _>` for the default), or give
+    /// the binding a type.
     ///
     /// ```
     /// # #[cfg(feature = "std")] {

@@ -320,7 +320,10 @@ impl<'a> Archive<'a> {
     /// in entry order.
     ///
     /// A `Sorted` table that is no permutation can leave an entry in no slot; the binary
-    /// search then misses it, exactly as the engine does.
+    /// search then misses it, exactly as the engine does. An `Unsorted` one that is no
+    /// permutation is where this lookup and the engine's part: the engine keeps its binary
+    /// search, which may miss entries, and this lookup scans (see
+    /// [`LookupTable::Unsorted`]).
     pub fn find(&self, name: &[u8]) -> Option<usize> {
         find_by(
             self.len(),

@@ -159,7 +159,7 @@ impl Builder {
     }
 
     /// Appends an `AO` media trailer with this overlay, or none. The entries' offsets are
-    /// then written less the overlay, as the engine reads them with flag 2 (SPEC 2.6): the
+    /// then written less the overlay, as the engine reads them with flag 2 (SPEC 2.8): the
     /// library is meant to be opened with the trailer honoured
     /// ([`OpenOptions::with_media_trailer`](crate::OpenOptions::with_media_trailer)).
     /// Opened without, its offsets point `overlay` bytes before the payloads, into the
