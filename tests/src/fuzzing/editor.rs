@@ -394,6 +394,13 @@ fn edit_rsli(archive: &[u8], steps: &[[u8; 4]], options: OpenOptions) {
         Err(_) => return,
     };
     let saved = render(&plan, &[archive, &tail].concat());
+    // A library without a trailer whose last bytes now read as one (`AO` and four bytes,
+    // of a payload added last and what lies before it) is taken for one by a reader that
+    // honours trailers, as documented at `plan`: it is read as it was written, without.
+    let options = match (library.overlay(), rsli::parse_trailer(&saved)) {
+        (None, Some(_)) => options.with_media_trailer(false),
+        _ => options,
+    };
     let reopened = Library::open_with(&saved, options).expect("a saved library opens");
     assert_eq!(reopened.len(), model.len());
     for (i, m) in model.iter().enumerate() {
