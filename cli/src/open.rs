@@ -473,7 +473,8 @@ pub fn method_name(entry: &Entry) -> &'static str {
 mod tests {
     use super::*;
 
-    /// Three bytes a read of `data`, then `fault` (or the end).
+    /// Three bytes a read of `data`, then `fault` (or the end): an OS error, which carries
+    /// no inner error, as a failed read of the file does.
     struct Trickle {
         data: Vec<u8>,
         at: usize,
@@ -484,7 +485,7 @@ mod tests {
         fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
             let n = buf.len().min(3).min(self.data.len() - self.at);
             if n == 0 && self.fault {
-                return Err(std::io::Error::other("disk gone"));
+                return Err(std::io::Error::from_raw_os_error(5));
             }
             buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
             self.at += n;
@@ -530,7 +531,11 @@ mod tests {
         let (n, fault) = fill(&mut r, &mut buffer, 3);
         assert_eq!(n, 2);
         assert_eq!(buffer[..2], data[8..]);
-        assert_eq!(message(fault.unwrap()), "entry 3: reading it: disk gone");
+        let eio = std::io::Error::from_raw_os_error(5);
+        assert_eq!(
+            message(fault.unwrap()),
+            format!("entry 3: reading it: {eio}")
+        );
         let mut r = Trickle {
             data,
             at: 4,

@@ -1048,8 +1048,10 @@ async fn corrupt_entries_are_500_or_an_aborted_body_and_limits_refuse() {
     let dir = folder("corrupt");
     fs::write(dir.join("bad.rsli"), corrupt_library()).unwrap();
     fs::write(dir.join("large.rsli"), large_library()).unwrap();
+    fs::write(dir.join("odd.rsli"), refused_library()).unwrap();
     let server = Server::start(&dir, &["--max-entry-size", "2500K"]);
     let http = client();
+    refused_entries_are_500(&http, &server).await;
     let small = fetch(&http, &server, "/bad.rsli/BAD.SMALL").await;
     assert_eq!(small.status(), StatusCode::INTERNAL_SERVER_ERROR);
     let error: Value = small.json().await.unwrap();
@@ -1184,8 +1186,44 @@ async fn corrupt_entries_are_500_or_an_aborted_body_and_limits_refuse() {
     assert_eq!(small.status(), StatusCode::INTERNAL_SERVER_ERROR);
     let good = fetch(&http, &streaming, "/bad.rsli/GOOD.TXT").await;
     assert_eq!(good.bytes().await.unwrap(), &b"still fine"[..]);
+    refused_entries_are_500(&http, &streaming).await;
     assert_eq!(status_of(&http, &streaming).await["open_streams"], 0);
     assert!(streaming.stop().success());
+}
+
+/// A library whose entries the reader refuses before reading a byte: `ODD.BIN`'s flags
+/// name no method, `FAR.BIN`'s bytes lie past the end of the file.
+fn refused_library() -> Vec<u8> {
+    let mut b = Builder::new();
+    b.add(b"ODD.BIN", Method::Stored, &[1; 100]).unwrap();
+    b.add(b"FAR.BIN", Method::Stored, &[2; 100]).unwrap();
+    let mut bytes = b.build().unwrap();
+    hostile::patch_rsli(&mut bytes, |i, e| match i {
+        0 => e.flags |= 0x1E0,
+        _ => e.data_offset = 1_000_000,
+    });
+    bytes
+}
+
+/// The entries of `refused_library`, served from `odd.rsli`, are the file's fault: a 500
+/// naming the entry (buffered or streamed), never a 503 that asks for another try.
+async fn refused_entries_are_500(http: &reqwest::Client, server: &Server) {
+    for (name, says) in [
+        ("ODD.BIN", "odd.rsli: entry 0 (\"ODD.BIN\"): flags 0x01e0"),
+        ("FAR.BIN", "odd.rsli: entry 1 (\"FAR.BIN\"): "),
+    ] {
+        let response = fetch(http, server, &format!("/odd.rsli/{name}")).await;
+        assert_eq!(
+            response.status(),
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "{name}"
+        );
+        let error: Value = response.json().await.unwrap();
+        assert!(
+            error["error"].as_str().unwrap().starts_with(says),
+            "{error}"
+        );
+    }
 }
 
 /// Sets `path`'s modification time.
@@ -1586,6 +1624,7 @@ async fn entries_are_sandboxed_and_an_index_is_digits() {
             "sandbox",
             "{path}"
         );
+        assert_eq!(headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff", "{path}");
         assert_eq!(body, b"<script>alert(1)</script>");
     }
     for index in ["+0", "-0", " 0", "0x0"] {
@@ -1596,6 +1635,12 @@ async fn entries_are_sandboxed_and_an_index_is_digits() {
             .await
             .unwrap();
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "index={index}");
+    }
+    // A listing and the index are JSON or HTML by Accept: a cache must key them on it.
+    for path in ["/x.rsli/", "/"] {
+        let (status, headers, _) = get(&http, &format!("{}{path}", server.url), &[]).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(headers[header::VARY], "accept", "{path}");
     }
     // Two indices ask for two entries; serving either would hide the other.
     let twice = fetch(&http, &server, "/x.rsli/?index=0&index=0").await;
@@ -2106,6 +2151,9 @@ async fn slow_headers_time_out_and_requests_are_logged() {
 /// to walk (debug build, this machine), 2.5 times the idle timeout. The timeout is not
 /// shorter, as it also runs from the accept to the request's first byte: at 1 ms (with
 /// 400 archives) a loaded machine's client was now and then that slow, and closed.
+///
+/// A request timeout that short is another matter: the walk is cut off, and the answer is
+/// a 503 that says so, with a time to retry (the load is at fault, not the folder).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_idle_timeout_shorter_than_a_response_takes_to_prepare_closes_nothing() {
     const ARCHIVES: usize = 5000;
@@ -2120,6 +2168,31 @@ async fn an_idle_timeout_shorter_than_a_response_takes_to_prepare_closes_nothing
         let index: Value = serde_json::from_str(&body).unwrap();
         assert_eq!(archive_paths(&index).len(), ARCHIVES);
     }
+    assert!(server.stop().success());
+    // The walk takes some 30 ms warm (debug build, this machine): 15 times the timeout.
+    let server = Server::start(&dir, &["--request-timeout", "0.002"]);
+    let host = server.url.strip_prefix("http://").unwrap().to_owned();
+    let mut answer = String::new();
+    // The timeout also bounds the wait for the request's head: a client that slow is
+    // closed unanswered, and tries again.
+    for _ in 0..10 {
+        let socket = tokio::net::TcpStream::connect(&host).await.unwrap();
+        answer = raw_exchange(socket, &host, "/").await;
+        if !answer.is_empty() {
+            break;
+        }
+    }
+    assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
+    assert!(
+        answer
+            .to_ascii_lowercase()
+            .contains("\r\nretry-after: 1\r\n"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains(r#"{"error":"/: no response within the request timeout of 2ms"}"#),
+        "{answer}"
+    );
     assert!(server.stop().success());
     fs::remove_dir_all(&dir).unwrap();
 }
