@@ -394,6 +394,17 @@ fn cat(archive: &Path, name: &str) -> Vec<u8> {
     ok(&["cat", s(archive), name]).stdout
 }
 
+/// The names `list --json` gives, in entry order.
+fn listed_names(archive: &Path) -> Vec<String> {
+    let json: serde_json::Value =
+        serde_json::from_slice(&ok(&["list", "--json", s(archive)]).stdout).unwrap();
+    json.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
 #[test]
 fn a_changed_file_changes_only_its_entry() {
     let dir = Scratch::new("edit-changed");
@@ -405,15 +416,7 @@ fn a_changed_file_changes_only_its_entry() {
         fs::write(&archive, &bytes).unwrap();
         let folder = dir.join(format!("{name}.d"));
         ok(&["unpack", s(&archive), "-o", s(&folder)]);
-        let entries: Vec<String> = {
-            let json: serde_json::Value =
-                serde_json::from_slice(&ok(&["list", "--json", s(&archive)]).stdout).unwrap();
-            json.as_array()
-                .unwrap()
-                .iter()
-                .map(|r| r["name"].as_str().unwrap().to_string())
-                .collect()
-        };
+        let entries = listed_names(&archive);
         for changed in [0, entries.len() / 2, entries.len() - 1] {
             let file = folder.join(ngi_name_file(&folder, changed));
             let old = fs::read(&file).unwrap();
@@ -767,16 +770,9 @@ fn a_file_added_to_the_manifest_becomes_an_entry_and_a_removed_one_goes() {
     let out = dir.join("out.nres");
     ok(&["pack", s(&folder), "-o", s(&out)]);
     ok(&["verify", s(&out)]);
-    let json: serde_json::Value =
-        serde_json::from_slice(&ok(&["list", "--json", s(&out)]).stdout).unwrap();
-    let names: Vec<&str> = json
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["name"].as_str().unwrap())
-        .collect();
+    let names = listed_names(&out);
     assert_eq!(names[2], "new.txt");
-    assert!(!names.contains(&"Steel.mat"));
+    assert!(!names.iter().any(|n| n == "Steel.mat"));
     assert_eq!(cat(&out, "new.txt"), b"a new entry");
     // "Steel.mat" and "STEEL.MAT" are one name to lookups: what is left is entry 6's.
     assert_eq!(
@@ -849,15 +845,7 @@ fn several_entries_taken_out_of_a_library_manifest_go() {
         .map(|(name, _)| std::str::from_utf8(name).unwrap())
         .filter(|&name| name != "XOR.TXT" && name != "LZSS.TXT")
         .collect();
-    let json: serde_json::Value =
-        serde_json::from_slice(&ok(&["list", "--json", s(&out)]).stdout).unwrap();
-    let names: Vec<&str> = json
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, kept);
+    assert_eq!(listed_names(&out), kept);
     for name in kept {
         assert_eq!(cat(&out, name), cat(&archive, name), "{name}");
     }
@@ -2844,34 +2832,25 @@ fn a_write_past_the_file_size_limit_is_an_error_not_a_kill() {
 fn the_later_of_two_entries_of_one_name_is_reached_by_index() {
     let dir = Scratch::new("edit-index");
     let archive = dir.join("a.nres");
-    let names = |archive: &Path| -> Vec<String> {
-        let json: serde_json::Value =
-            serde_json::from_slice(&ok(&["list", "--json", s(archive)]).stdout).unwrap();
-        json.as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["name"].as_str().unwrap().to_string())
-            .collect()
-    };
     let steel = |index: &str| ok(&["cat", "--index", index, s(&archive)]).stdout;
     fs::write(&archive, samples::nres()).unwrap();
     let (first, later) = (steel("1"), steel("6"));
     assert_ne!(first, later);
 
     ok(&["rm", "--index", "6", s(&archive)]);
-    assert!(!names(&archive).contains(&"STEEL.MAT".to_string()));
+    assert!(!listed_names(&archive).contains(&"STEEL.MAT".to_string()));
     assert_eq!(cat(&archive, "STEEL.MAT"), first);
 
     fs::write(&archive, samples::nres()).unwrap();
     ok(&["rename", "--index", "6", s(&archive), "OTHER.MAT"]);
-    assert_eq!(names(&archive)[6], "OTHER.MAT");
+    assert_eq!(listed_names(&archive)[6], "OTHER.MAT");
     assert_eq!(cat(&archive, "OTHER.MAT"), later);
     assert_eq!(cat(&archive, "STEEL.MAT"), first);
 
     // Both at once, an index past the end, and rename's two forms mixed up.
     fs::write(&archive, samples::nres()).unwrap();
     ok(&["rm", "--index", "0", s(&archive), "sky.tex", "--index", "6"]);
-    assert_eq!(names(&archive).len(), 5);
+    assert_eq!(listed_names(&archive).len(), 5);
     let err = fails(&["rm", "--index", "9", s(&archive)]);
     assert!(
         err.contains("no entry with index 9 (the archive has 5 entries)"),
@@ -2884,7 +2863,7 @@ fn the_later_of_two_entries_of_one_name_is_reached_by_index() {
         let o = ngi(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
     }
-    assert_eq!(names(&archive).len(), 5);
+    assert_eq!(listed_names(&archive).len(), 5);
 }
 
 /// An edit after which a lookup by name gives another entry than before says so. Of two
