@@ -696,8 +696,9 @@ fn checked_name(r: &EntryRecord, nres: bool) -> Result<(Vec<u8>, Vec<u8>), Strin
     }
     if !tail.is_empty() && name.len() + 1 + tail.len() > field_len {
         return Err(format!(
-            "name_tail: {} after the name do not fit in the {field_len}-byte field (the \
-             bytes a former name left there; remove name_tail for a longer name)",
+            "name_tail: the name, its NUL and {} of tail do not fit in the \
+             {field_len}-byte field (the bytes a former name left there; remove name_tail \
+             for a longer name)",
             crate::count::bytes(tail.len() as u64)
         ));
     }

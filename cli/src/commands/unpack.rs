@@ -545,9 +545,9 @@ fn into_the_trailer(archive: &ArchiveFile, layout: &Layout) -> Option<(usize, St
                     index,
                     format!(
                         "what it reads at offset {start} ({}) runs past the payloads' end \
-                     ({}) into the \"AO\" media trailer, which the manifest keeps apart: \
-                     pack could not rebuild the library from the folder (extract reads its \
-                     entries)",
+                         ({}) into the \"AO\" media trailer, which the manifest keeps \
+                         apart: pack could not rebuild the library from the folder (extract \
+                         reads its entries)",
                         crate::count::bytes(len),
                         layout.region.end
                     ),
