@@ -197,7 +197,13 @@ fn edit_nres(archive: &[u8], steps: &[[u8; 4]]) {
         return;
     };
     let saved = render(&plan, &[archive, &tail].concat());
-    let reopened = Archive::open(&saved).expect("a saved archive opens");
+    check_nres(&saved, &model);
+}
+
+/// The saved NRes archive holds the entries of `model`, each with its name, fields and
+/// bytes (or read as before, for one left outside the payloads).
+fn check_nres(saved: &[u8], model: &[Model]) {
+    let reopened = Archive::open(saved).expect("a saved archive opens");
     assert_eq!(reopened.len(), model.len());
     for (i, m) in model.iter().enumerate() {
         let e = reopened.entry(i).expect("in range");
@@ -261,6 +267,18 @@ fn as_entry(field: &[u8; nres::NAME_FIELD_LEN], f: Fields) -> nres::Entry<'_> {
         name_field: field,
         data_offset: 0,
         sort_index: 0,
+    }
+}
+
+/// The options to read a saved library with: those it was opened with, but without
+/// trailers where the source had none (`overlay`) and the saved bytes end as if they had
+/// one (`AO` and four bytes, of a payload added last and what lies before it). A reader
+/// that honours trailers takes them for one, as `rsli::Editor::plan` documents; the
+/// library is read as it was written.
+fn reading_options(overlay: Option<u32>, saved: &[u8], options: OpenOptions) -> OpenOptions {
+    match (overlay, rsli::parse_trailer(saved)) {
+        (None, Some(_)) => options.with_media_trailer(false),
+        _ => options,
     }
 }
 
@@ -394,13 +412,7 @@ fn edit_rsli(archive: &[u8], steps: &[[u8; 4]], options: OpenOptions) {
         Err(_) => return,
     };
     let saved = render(&plan, &[archive, &tail].concat());
-    // A library without a trailer whose last bytes now read as one (`AO` and four bytes,
-    // of a payload added last and what lies before it) is taken for one by a reader that
-    // honours trailers, as documented at `plan`: it is read as it was written, without.
-    let options = match (library.overlay(), rsli::parse_trailer(&saved)) {
-        (None, Some(_)) => options.with_media_trailer(false),
-        _ => options,
-    };
+    let options = reading_options(library.overlay(), &saved, options);
     let reopened = Library::open_with(&saved, options).expect("a saved library opens");
     assert_eq!(reopened.len(), model.len());
     for (i, m) in model.iter().enumerate() {
