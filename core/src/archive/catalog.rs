@@ -143,10 +143,10 @@ impl<S: EntryStore> Catalog<S> {
 
     /// Whether lookups run the engine's binary search alone, with no linear scan: NRes
     /// tables that are `Canonical` or `Sorted`, RsLi tables that are computed or presorted
-    /// as the engine would compute them. The search reaches every name of such a table
-    /// but two: a name several entries share gives one of them, and a `Sorted` NRes table
-    /// that is no permutation leaves an entry in no slot, which the search misses as the
-    /// engine's does (`ngi verify` names both).
+    /// as the engine would compute them. The search then reaches every entry, with two
+    /// exceptions: a name several entries share gives one of them, and a `Sorted` NRes
+    /// table that is no permutation leaves an entry in no slot, which the search misses as
+    /// the engine's does (`ngi verify` names both).
     pub fn is_searchable(&self) -> bool {
         match self.lookup {
             Lookup::Nres(table) => table.is_searchable(),
