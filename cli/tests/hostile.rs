@@ -232,11 +232,16 @@ fn ngi_in_256_mib(args: &[&str]) -> Output {
     ngi_under("ulimit -v 262144", args)
 }
 
-/// Runs `ngi` under the shell's `limit` (a `ulimit` command).
+/// Runs `ngi` under the shell's `limit` (a `ulimit` command). Descriptors 3 to 9 that
+/// the test's parent left open (a shell or a harness may) are closed first: under
+/// `ulimit -n 6` one of them takes the one place left for an output file, and an
+/// extraction fails with any number of jobs.
 fn ngi_under(limit: &str, args: &[&str]) -> Output {
     Command::new("sh")
         .arg("-c")
-        .arg(format!("{limit} && exec \"$0\" \"$@\""))
+        .arg(format!(
+            "exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- && {limit} && exec \"$0\" \"$@\""
+        ))
         .arg(env!("CARGO_BIN_EXE_ngi"))
         .args(args)
         .output()
