@@ -19,7 +19,7 @@
 //!    `cli/tests/cli.rs`.
 //!
 //! Each option is declared only on the subcommands it applies to, so clap refuses it
-//! elsewhere (`ngi verify --json` is a usage error, as `ngi cat --force` is). An option
+//! elsewhere (`ngi cat --json` is a usage error, as `ngi cat --force` is). An option
 //! given twice is no error: the last one counts (`args_override_self`), but for the
 //! `--index` of `cat` and `rename`, which choose one entry (a usage error).
 
@@ -139,6 +139,9 @@ pub enum CliCommand {
     },
     /// Check every rule, decode every entry
     Verify {
+        /// Machine-readable output (one JSON object on stdout: the problems and the notes)
+        #[arg(long)]
+        json: bool,
         /// Entries decoded at once, 1 to 1024 (default: one per core; 1: one after another)
         #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
         jobs: Option<u16>,
@@ -621,11 +624,13 @@ impl CliCommand {
                 ..read.options(Command::Extract, decode, archive)
             },
             CliCommand::Verify {
+                json,
                 jobs,
                 read,
                 decode,
                 archive,
             } => Options {
+                json,
                 jobs: jobs_or_cores(jobs),
                 ..read.options(Command::Verify, decode, archive)
             },
@@ -1048,6 +1053,9 @@ mod tests {
         assert_eq!(o.names, vec![OsString::from("NAME")]);
         let o = run(&["list", "A", "--json"]).unwrap();
         assert!(o.json);
+        let o = run(&["verify", "A", "--json", "-j", "1"]).unwrap();
+        assert_eq!((o.command, o.json, o.jobs), (Command::Verify, true, 1));
+        assert!(!run(&["verify", "A"]).unwrap().json);
         let o = run(&["ls", "A"]).unwrap();
         assert_eq!(o.command, Command::List);
         let o = run(&["x", "A", "N1", "--output=D", "N2", "--force"]).unwrap();
@@ -1191,7 +1199,7 @@ mod tests {
             &["cat", "A", "N", "--index", "1"],
             &["cat", "--index", "x", "A"],
             &["extract", "A"],
-            &["verify", "--json", "A"],
+            &["extract", "--json", "A", "-o", "D"],
             &["list", "A", "extra"],
             &["cat", "--max-entry-size", "A", "N"],
             &["cat", "A", "N", "--max-entry-size"],

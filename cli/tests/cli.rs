@@ -340,6 +340,92 @@ fn verify_passes_samples_and_names_problems() {
     assert!(!err.contains("panicked"));
 }
 
+/// `verify --json` holds what `verify` prints, in one object on stdout: the problems of
+/// its stderr lines and the notes of its stdout, in their order, each with the entry it
+/// names; the exit status is the same and stderr stays empty.
+#[test]
+fn verify_json_holds_what_verify_prints() {
+    let dir = Scratch::new("cli-verify-json");
+    // Entry 0's payload runs into the directory: a problem, and a gap before entry 1.
+    let mut bad = std::fs::read(sample("sample.nres")).unwrap();
+    let dir_offset = bad.len() - 8 * 64;
+    bad[dir_offset + 12..dir_offset + 16].copy_from_slice(&0x7FFF_0000u32.to_le_bytes());
+    let bad = write(&dir, "bad.nres", &bad);
+    let rsli = std::fs::read(sample("sample.rsli")).unwrap();
+    let deflate = write(&dir, "deflate.rsli", &reflag(&rsli, 0, 0x100));
+    let cases = [
+        (sample("sample.nres"), "NRes", 8, 0),
+        (sample("sample.rsli"), "RsLi", 7, 0),
+        (bad.clone(), "NRes", 8, 1),
+        (deflate, "RsLi", 7, 1),
+    ];
+    for (path, format, entries, problems) in cases {
+        let text = ngi(&["verify", "-j", "1", &path]);
+        let json = ngi(&["verify", "--json", "-j", "2", &path]);
+        assert_eq!(json.status.code(), text.status.code(), "{path}");
+        assert!(json.stderr.is_empty(), "{path}: {}", stderr(&json));
+        let out = String::from_utf8(json.stdout).unwrap();
+        assert_eq!(out.lines().count(), 1, "{out}");
+        let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(report["archive"], path.as_str());
+        assert_eq!(report["format"], format);
+        assert_eq!(report["entries"], entries);
+        assert_eq!(report["ok"], problems == 0, "{out}");
+        // Each finding's entry is the one its message starts with, if any.
+        let messages = |key: &str| -> Vec<String> {
+            let findings = report[key].as_array().unwrap();
+            for f in findings {
+                let message = f["message"].as_str().unwrap();
+                let named = message.strip_prefix("entry ").map(|rest| {
+                    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+                    rest[..digits].parse::<u64>().unwrap()
+                });
+                assert_eq!(f["entry"].as_u64(), named, "{message}");
+            }
+            findings
+                .iter()
+                .map(|f| f["message"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let err = stderr(&text);
+        let mut said: Vec<&str> = err.lines().collect();
+        if problems > 0 {
+            // The count of problems ends what text mode says.
+            let count = said.pop().unwrap();
+            assert!(
+                count.ends_with(&format!(": 1 problem in {entries} entries")),
+                "{count}"
+            );
+        }
+        let prefix = format!("ngi: {path}: ");
+        let said: Vec<String> = said
+            .iter()
+            .map(|l| l.strip_prefix(&prefix).unwrap().to_string())
+            .collect();
+        assert_eq!(messages("problems"), said, "{path}");
+        assert_eq!(said.len(), problems, "{path}: {err}");
+        let noted: Vec<String> = String::from_utf8_lossy(&text.stdout)
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix(&format!("{path}: note: "))
+                    .map(str::to_string)
+            })
+            .collect();
+        assert_eq!(messages("notes"), noted, "{path}");
+    }
+    // Both kinds of finding, with an entry and without one.
+    let report: serde_json::Value =
+        serde_json::from_slice(&ngi(&["verify", "--json", &bad]).stdout).unwrap();
+    assert_eq!(report["problems"][0]["entry"], 0);
+    let notes = report["notes"].as_array().unwrap();
+    assert_eq!(notes[0]["entry"], serde_json::Value::Null);
+    assert_eq!(
+        notes[0]["message"],
+        "offset 16: 168 bytes between the header and entry 1"
+    );
+    assert_eq!(notes[1]["entry"], 6);
+}
+
 /// Where the binary search does not apply, entries of one name were not noted: the
 /// lookup reaches one of them only, as on a searchable table.
 #[test]

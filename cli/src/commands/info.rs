@@ -147,18 +147,22 @@ pub fn rsli_lookup(table: rsli::LookupTable) -> String {
     }
 }
 
+/// The archive's format as `--json` says it: `NRes`, `RsLi`, or `raw` (`--raw`).
+pub(super) fn format_key(archive: &ArchiveFile) -> &'static str {
+    match archive.catalog.header() {
+        Header::Nres(_) => "NRes",
+        Header::Rsli(_) => "RsLi",
+        Header::Raw => "raw",
+    }
+}
+
 fn facts(options: &Options, archive: &ArchiveFile) -> Vec<Fact> {
     let mut facts = vec![
         fact(
             "format",
             "format",
             archive.format_name().into(),
-            match archive.catalog.header() {
-                Header::Nres(_) => "NRes",
-                Header::Rsli(_) => "RsLi",
-                Header::Raw => "raw",
-            }
-            .into(),
+            format_key(archive).into(),
         ),
         number("entries", "entries", archive.len() as u64),
     ];

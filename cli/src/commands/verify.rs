@@ -2,8 +2,8 @@
 //!
 //! Each problem is one line on stderr naming the entry and the offset; notes (what the
 //! engine accepts but a canonical writer would not produce) go to stdout and do not fail
-//! the run. Exit status 1 when there
-//! is any problem. Everything here is O(n log n) in the entry count, whatever the input:
+//! the run. Exit status 1 when there is any problem. With `--json` both are gathered into
+//! one object on stdout instead, and stderr stays quiet but for a failure to open. Everything here is O(n log n) in the entry count, whatever the input:
 //! names are looked up again only where the binary search applies; elsewhere entries of
 //! one name are found by sorting the names.
 //!
@@ -38,44 +38,79 @@ impl Write for Sink {
     }
 }
 
+/// One problem or note: the entry it is about, when it is about one, and what it says
+/// (the line `verify` prints, without the archive's path).
+#[derive(Debug, PartialEq, serde::Serialize)]
+struct Finding {
+    entry: Option<usize>,
+    message: String,
+}
+
 struct Findings<'a> {
     archive: &'a ArchiveFile,
     path: String,
     problems: usize,
-    notes: Vec<String>,
+    /// The problems, kept for `--json` only (else each is printed as it is found).
+    listed: Option<Vec<Finding>>,
+    notes: Vec<Finding>,
     /// The entries decoded so far, on a terminal.
     bar: indicatif::ProgressBar,
 }
 
 impl Findings<'_> {
     fn problem(&mut self, what: impl std::fmt::Display) {
-        let what = self.named(what.to_string());
-        say_over(&self.bar, format_args!("{}: {what}", self.path));
+        let finding = self.named(what.to_string());
+        match &mut self.listed {
+            Some(listed) => listed.push(finding),
+            None => say_over(
+                &self.bar,
+                format_args!("{}: {}", self.path, finding.message),
+            ),
+        }
         self.problems += 1;
     }
     fn note(&mut self, what: impl std::fmt::Display) {
-        let what = self.named(what.to_string());
-        self.notes.push(format!("{}: note: {what}", self.path));
+        let finding = self.named(what.to_string());
+        self.notes.push(finding);
     }
 
     /// `what` with the entry it is about named, as every other command names one: the
     /// core's rule checks start "entry 3: ..." or "entry 3 at offset ...", by index
     /// alone.
-    fn named(&self, what: String) -> String {
+    fn named(&self, what: String) -> Finding {
         let Some(rest) = what.strip_prefix("entry ") else {
-            return what;
+            return Finding {
+                entry: None,
+                message: what,
+            };
         };
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         let (index, after) = rest.split_at(digits);
-        let entry = index.parse().ok().and_then(|i| self.archive.entry(i));
-        match entry {
+        let index = index.parse().ok().filter(|&i| i < self.archive.len());
+        let message = match index.and_then(|i| self.archive.entry(i)) {
             Some(entry) if !after.starts_with(" (\"") => format!(
-                "entry {index} (\"{}\"){after}",
+                "entry {} (\"{}\"){after}",
+                &rest[..digits],
                 names::display(entry.name())
             ),
             _ => what,
+        };
+        Finding {
+            entry: index,
+            message,
         }
     }
+}
+
+/// `verify --json`'s object.
+#[derive(serde::Serialize)]
+struct Report<'a> {
+    archive: &'a str,
+    format: &'static str,
+    entries: usize,
+    ok: bool,
+    problems: &'a [Finding],
+    notes: &'a [Finding],
 }
 
 pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
@@ -84,6 +119,7 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
         archive,
         path: path.clone(),
         problems: 0,
+        listed: options.json.then(Vec::new),
         notes: Vec::new(),
         bar: progress_bar(archive.len()),
     };
@@ -122,8 +158,27 @@ pub fn run(options: &Options, archive: &ArchiveFile) -> Result<(), Failure> {
     });
     findings.bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
+    if let Some(problems) = &findings.listed {
+        let report = Report {
+            archive: &path,
+            format: super::info::format_key(archive),
+            entries: archive.len(),
+            ok: problems.is_empty(),
+            problems,
+            notes: &findings.notes,
+        };
+        super::json::write(&mut out, &report)
+            .and_then(|()| writeln!(out))
+            .and_then(|()| out.flush())
+            .map_err(output_failed)?;
+        return match report.ok {
+            true => Ok(()),
+            false => Err(Failure::Reported),
+        };
+    }
     for note in &findings.notes {
-        writeln!(out, "{}", printable(note)).map_err(output_failed)?;
+        let line = format!("{path}: note: {}", note.message);
+        writeln!(out, "{}", printable(&line)).map_err(output_failed)?;
     }
     if findings.problems > 0 {
         say(format_args!(
