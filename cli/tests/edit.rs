@@ -1085,6 +1085,25 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
         ],
     );
 
+    // An existing archive is refused without --force, kept as it was.
+    let folder = fresh("rsli");
+    fs::write(&out, b"precious").unwrap();
+    let err = fails(&["pack", s(&folder), "-o", s(&out)]);
+    assert!(err.contains("--force"), "{err}");
+    assert_eq!(fs::read(&out).unwrap(), b"precious");
+    ok(&["pack", s(&folder), "-o", s(&out), "--force"]);
+    assert_eq!(fs::read(&out).unwrap(), samples::rsli());
+    // unpack over an existing manifest too.
+    let err = fails(&["unpack", s(&archive), "-o", s(&folder)]);
+    assert!(err.contains("ngi.toml") && err.contains("--force"), "{err}");
+}
+
+/// Names and methods a manifest gives that the format cannot take: one line each, naming
+/// the entry and the field, and nothing written.
+#[test]
+fn bad_names_and_methods_are_one_line_and_nothing_is_written() {
+    let t = BadFolders::new("edit-bad-names");
+    let (fresh, check) = (|f: &str| t.fresh(f), |d: &Path, w: &[&str]| t.check(d, w));
     // A control byte written raw in the manifest is shown escaped, as `list` shows it.
     let folder = fresh("rsli");
     edit_manifest(&folder, |m| {
@@ -1124,18 +1143,6 @@ fn bad_folders_are_one_line_and_nothing_is_written() {
             .push(toml::Value::Table(new));
     });
     check(&folder, &["entry 8 (\"README.TXT\")", "name", "entry 0"]);
-
-    // An existing archive is refused without --force, kept as it was.
-    let folder = fresh("rsli");
-    fs::write(&out, b"precious").unwrap();
-    let err = fails(&["pack", s(&folder), "-o", s(&out)]);
-    assert!(err.contains("--force"), "{err}");
-    assert_eq!(fs::read(&out).unwrap(), b"precious");
-    ok(&["pack", s(&folder), "-o", s(&out), "--force"]);
-    assert_eq!(fs::read(&out).unwrap(), samples::rsli());
-    // unpack over an existing manifest too.
-    let err = fails(&["unpack", s(&archive), "-o", s(&folder)]);
-    assert!(err.contains("ngi.toml") && err.contains("--force"), "{err}");
 }
 
 /// Folders that would have pack read too much, write over its own inputs, or drop or
