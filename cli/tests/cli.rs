@@ -879,7 +879,7 @@ fn help_and_version_go_to_stdout() {
 fn options_only_where_they_apply_are_usage_errors() {
     let lib = sample("sample.rsli");
     for args in [
-        &["verify", "--json", &lib][..],
+        &["cat", "--json", &lib, "README.TXT"][..],
         &["list", "--index", "0", &lib],
         &["info", "--force", &lib],
         &["cat", &lib, "README.TXT", "--index", "0"],
