@@ -3,9 +3,10 @@
 //! Each problem is one line on stderr naming the entry and the offset; notes (what the
 //! engine accepts but a canonical writer would not produce) go to stdout and do not fail
 //! the run. Exit status 1 when there is any problem. With `--json` both are gathered into
-//! one object on stdout instead, and stderr stays quiet but for a failure to open. Everything here is O(n log n) in the entry count, whatever the input:
-//! names are looked up again only where the binary search applies; elsewhere entries of
-//! one name are found by sorting the names.
+//! one object on stdout instead, and stderr stays quiet but for a failure to open.
+//! Everything here is O(n log n) in the entry count, whatever the input: names are looked
+//! up again only where the binary search applies; elsewhere entries of one name are found
+//! by sorting the names.
 //!
 //! Entries are decoded under the limits: one larger than `--max-entry-size` is a problem
 //! and is not decoded; the first that would bring the run's total past `--max-total` (each
@@ -40,7 +41,7 @@ impl Write for Sink {
 
 /// One problem or note: the entry it is about, when it is about one, and what it says
 /// (the line `verify` prints, without the archive's path).
-#[derive(Debug, PartialEq, serde::Serialize)]
+#[derive(serde::Serialize)]
 struct Finding {
     entry: Option<usize>,
     message: String,
