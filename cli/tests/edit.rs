@@ -3253,6 +3253,19 @@ fn pack_says_what_lookups_the_manifest_breaks() {
             folder.join("ngi.toml").display()
         )
     );
+    // The archive written into the folder itself is no file a record forgot (it was said
+    // to be one, though it was not there before the run).
+    let inside = folder.join("y.rsli");
+    let o = ngi(&["pack", s(&folder), "-o", s(&inside)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(
+        err,
+        format!(
+            "ngi: {}: 2 files in the folder no record lists, not packed: NEW.BIN, zz.txt\n",
+            folder.join("ngi.toml").display()
+        )
+    );
 }
 
 /// `add` does not write an archive its own command line would refuse to open: it went

@@ -154,7 +154,7 @@ pub fn run(dir: &Path, output: &Path, force: bool) -> Result<(), Failure> {
     })?;
     drop(held_output);
     note_lookups(output, media_trailer);
-    note_unlisted(&at, dir, &manifest);
+    note_unlisted(&at, dir, &manifest, output);
     note_non_ascii_names(&at, &manifest);
     let changed = planned
         .iter()
@@ -220,10 +220,10 @@ fn note_non_ascii_names(manifest_at: &str, manifest: &Manifest) {
     }
 }
 
-/// Says which regular files in the folder no record lists (hidden ones aside): a file put
-/// there for a new entry whose record was forgotten is not packed, and "0 added" was all
-/// that told.
-fn note_unlisted(manifest_at: &str, dir: &Path, manifest: &Manifest) {
+/// Says which regular files in the folder no record lists (hidden ones aside, and the
+/// archive just written, when it was written there): a file put there for a new entry
+/// whose record was forgotten is not packed, and "0 added" was all that told.
+fn note_unlisted(manifest_at: &str, dir: &Path, manifest: &Manifest, output: &Path) {
     const SHOWN: usize = 5;
     let Ok(names) = std::fs::read_dir(dir) else {
         return;
@@ -236,12 +236,18 @@ fn note_unlisted(manifest_at: &str, dir: &Path, manifest: &Manifest) {
         .map(String::as_str)
         .chain([FILE_NAME])
         .collect();
-    let mut unlisted: Vec<String> = names
+    let unlisted: Vec<std::ffi::OsString> = names
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .map(|e| e.file_name())
         .filter(|n| !n.as_encoded_bytes().starts_with(b"."))
         .filter(|n| n.to_str().is_none_or(|n| !listed.contains(n)))
+        .collect();
+    // `-o DIR/NEW.rsli` made a file no record lists, which is no forgotten input.
+    let written = std::fs::canonicalize(output).ok();
+    let mut unlisted: Vec<String> = unlisted
+        .into_iter()
+        .filter(|n| written.is_none() || std::fs::canonicalize(dir.join(n)).ok() != written)
         .map(|n| std::path::Path::new(&n).shown().to_string())
         .collect();
     if unlisted.is_empty() {
