@@ -909,7 +909,7 @@ fn file_to_write() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
 /// `sort`'s MODE: 0 to 11 or a mode's name.
 fn sort_mode(text: &str) -> Result<ngi_core::nres::SortMode, String> {
     ngi_core::nres::SortMode::from_name(text)
-        .ok_or_else(|| "is 0 to 11 or a mode's name, which 'ngi sort --help' lists".into())
+        .ok_or_else(|| "is 0 to 11 or the name of a mode".into())
 }
 
 /// `--max-entry-size` and `--max-total` (see [`parse_size`]).

@@ -68,8 +68,10 @@ fn main() -> ExitCode {
         }
         // Every problem was already reported on its own line.
         Err(Failure::Reported) => ExitCode::from(1),
+        // The command's own help, as for a usage error clap finds: `add --method` on an
+        // NRes archive is explained in `ngi add --help`, not in `ngi --help`.
         Err(Failure::Usage(message)) => {
-            say(format_args!("{message} (see 'ngi --help')"));
+            say(format_args!("{message} (see '{}')", args::help_for(&words)));
             ExitCode::from(2)
         }
     }

@@ -1714,23 +1714,32 @@ fn in_place_edits_add_rm_rename_sort_and_repack() {
     );
     assert!(err.contains(&want), "{err}");
     // Options the archive's format has no field for are usage errors (exit 2), as a
-    // command line clap refuses is; they were exit 1, like a bad archive.
+    // command line clap refuses is; they were exit 1, like a bad archive. Each points to
+    // its command's help, where the option is explained (they all said 'ngi --help').
     let lib = dir.join("s.rsli");
     fs::write(&lib, samples::rsli()).unwrap();
     for (args, want) in [
         (
             &["add", s(&archive), s(&file), "--method", "lzss"][..],
-            "--method applies to RsLi",
+            "--method applies to RsLi; NRes payloads are stored as they are (see 'ngi add --help')",
         ),
         (
             &["add", s(&lib), s(&file), "--type", "1"],
-            "--type and --attr1..3 apply to NRes",
+            "--type and --attr1..3 apply to NRes; RsLi entries have flags (see 'ngi add --help')",
         ),
         (
             &["add", s(&archive), "--name", "N", s(&file), s(&file)],
             "--name needs exactly one FILE",
         ),
-        (&["sort", s(&lib), "name"], "sort applies to NRes"),
+        (
+            &["sort", s(&lib), "name"],
+            "sort applies to NRes; an RsLi library's order is its table's (see 'ngi sort --help')",
+        ),
+        (
+            &["sort", s(&archive), "12"],
+            "invalid value '12' for '<MODE>': is 0 to 11 or the name of a mode (see 'ngi sort \
+             --help')",
+        ),
     ] {
         let o = ngi(args);
         let err = String::from_utf8_lossy(&o.stderr);
