@@ -1761,9 +1761,24 @@ fn in_place_edits_add_rm_rename_sort_and_repack() {
     // The entry in the way is named by its own name, not the query that matched it.
     let err = fails(&["rename", s(&archive), "greeting.txt", "README.TXT"]);
     assert!(
-        err.contains("entry 0 is already named \"readme.txt\""),
+        err.ends_with(
+            ": entry 8 (\"greeting.txt\") cannot be renamed \"README.TXT\": entry 0 is \
+             already named \"readme.txt\"\n"
+        ),
         "{err}"
     );
+    // A name the format refuses: the entry, its name and the new one, so that the old
+    // name is not taken for the one at fault ("entry 0: the name holds a lower-case
+    // letter" was all it said).
+    let err = fails(&["rename", s(&lib), "README.TXT", "lower.txt"]);
+    assert!(
+        err.ends_with(
+            ": entry 0 (\"README.TXT\") cannot be renamed \"lower.txt\": the name holds a \
+             lower-case letter, so rsFind (which upper-cases queries) could never find it\n"
+        ),
+        "{err}"
+    );
+    assert_eq!(fs::read(&lib).unwrap(), samples::rsli());
     ok(&["sort", s(&archive), "type-name"]);
     let sorted = fs::read(&archive).unwrap();
     let a = nres::Archive::open(&sorted).unwrap();

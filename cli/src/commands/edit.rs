@@ -15,6 +15,7 @@ use crate::folder::{Folder, Kind};
 use crate::joined::Joined;
 use crate::names;
 use crate::open::ArchiveFile;
+use crate::open::after_entry;
 use crate::report::{Failure, ShowPath, done};
 
 pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Failure> {
@@ -98,15 +99,29 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
                 Selected::Misused(why) => return Err(misused((*why).to_string())),
             };
             let name = names::parse_argument(&os_bytes(new));
+            // Which entry and which new name: "entry 0: the name holds a lower-case
+            // letter" alone read as if the old name were at fault.
+            let old = editor.name(index).unwrap_or_default();
+            let refused = |why: &str| {
+                bad(format!(
+                    "entry {index} (\"{}\") cannot be renamed \"{}\": {}",
+                    names::display(&old),
+                    names::display(&name),
+                    after_entry(index, why)
+                ))
+            };
             if let Some(other) = editor.find(&name).filter(|&other| other != index) {
                 // Its own name, which the engine's rules match to the one asked for.
                 let taken = editor.name(other).unwrap_or_else(|| name.clone());
-                return Err(bad(format!(
+                let why = format!(
                     "entry {other} is already named \"{}\"",
                     names::display(&taken)
-                )));
+                );
+                return Err(refused(&why));
             }
-            editor.rename(index, &name).map_err(bad)?;
+            if let Err(why) = editor.rename(index, &name) {
+                return Err(refused(&why));
+            }
             format!("entry {index} renamed \"{}\"", names::display(&name))
         }
         Edit::Sort { mode } => match &mut editor {
