@@ -426,6 +426,40 @@ fn verify_json_holds_what_verify_prints() {
     assert_eq!(notes[1]["entry"], 6);
 }
 
+/// An NRes table sorted no more (two `sort_index` values swapped) is a problem: the
+/// engine's binary search may miss names there (SPEC 1.6). ngi's own lookups scan it, so
+/// each name still gives its entry; the message says both, where it said "(linear scan)"
+/// alone, which read as if the engine scanned too.
+#[test]
+fn verify_fails_an_unsorted_nres_table_that_ngi_still_searches() {
+    let mut file = std::fs::read(sample("sample.nres")).unwrap();
+    let dir_offset = file.len() - 8 * 64;
+    let field = |i: usize| dir_offset + 64 * i + 60;
+    let (a, b) = (field(0), field(1));
+    let first: [u8; 4] = file[a..a + 4].try_into().unwrap();
+    file.copy_within(b..b + 4, a);
+    file[b..b + 4].copy_from_slice(&first);
+    let dir = Scratch::new("cli-unsorted");
+    let path = write(&dir, "unsorted.nres", &file);
+    let o = ngi(&["verify", &path]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    let line = format!(
+        "ngi: {path}: lookup table at offset {a}: not sorted at slot 0 (the engine's binary \
+         search may miss names; ngi scans)\n"
+    );
+    assert!(err.starts_with(&line), "{err}");
+    let o = ngi(&["info", "--json", &path]);
+    let info: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(info["lookup_table"]["state"], "unsorted");
+    assert_eq!(info["lookup_table"]["search"], "linear");
+    for name in ["readme.txt", "Steel.mat"] {
+        let o = ngi(&["cat", &path, name]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert_eq!(o.stdout, ngi(&["cat", &sample("sample.nres"), name]).stdout);
+    }
+}
+
 /// Where the binary search does not apply, entries of one name were not noted: the
 /// lookup reaches one of them only, as on a searchable table.
 #[test]

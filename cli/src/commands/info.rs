@@ -125,7 +125,10 @@ pub fn nres_lookup(table: nres::LookupTable) -> String {
             "sorted by name, not the canonical table (binary search, as the engine)".into()
         }
         nres::LookupTable::Unsorted { slot } => {
-            format!("not sorted at slot {slot} (linear scan)")
+            format!(
+                "not sorted at slot {slot} (the engine's binary search may miss names; ngi \
+                 scans)"
+            )
         }
         nres::LookupTable::OutOfRange { entry, sort_index } => {
             format!("entry {entry} has sort_index {sort_index} out of range (linear scan)")
