@@ -429,7 +429,7 @@ fn verify_json_holds_what_verify_prints() {
 /// An NRes table sorted no more (two `sort_index` values swapped) is a problem: the
 /// engine's binary search may miss names there (SPEC 1.6). ngi's own lookups scan it, so
 /// each name still gives its entry; the message says both, where it said "(linear scan)"
-/// alone, which read as if the engine scanned too.
+/// alone, which read as if the engine scanned too. So is a value out of range.
 #[test]
 fn verify_fails_an_unsorted_nres_table_that_ngi_still_searches() {
     let mut file = std::fs::read(sample("sample.nres")).unwrap();
@@ -458,6 +458,19 @@ fn verify_fails_an_unsorted_nres_table_that_ngi_still_searches() {
         assert!(o.status.success(), "{name}: {}", stderr(&o));
         assert_eq!(o.stdout, ngi(&["cat", &sample("sample.nres"), name]).stdout);
     }
+    // A value past the entries: the engine's search would read outside the directory.
+    file[b..b + 4].copy_from_slice(&99u32.to_le_bytes());
+    let path = write(&dir, "out-of-range.nres", &file);
+    let err = stderr(&ngi(&["verify", &path]));
+    let line = format!(
+        "ngi: {path}: lookup table at offset {b}: entry 1 has sort_index 99 out of range (the \
+         engine's binary search may read outside the directory; ngi scans)\n"
+    );
+    assert!(err.starts_with(&line), "{err}");
+    assert_eq!(
+        ngi(&["cat", &path, "readme.txt"]).stdout,
+        ngi(&["cat", &sample("sample.nres"), "readme.txt"]).stdout
+    );
 }
 
 /// Where the binary search does not apply, entries of one name were not noted: the

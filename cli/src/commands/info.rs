@@ -131,7 +131,10 @@ pub fn nres_lookup(table: nres::LookupTable) -> String {
             )
         }
         nres::LookupTable::OutOfRange { entry, sort_index } => {
-            format!("entry {entry} has sort_index {sort_index} out of range (linear scan)")
+            format!(
+                "entry {entry} has sort_index {sort_index} out of range (the engine's binary \
+                 search may read outside the directory; ngi scans)"
+            )
         }
     }
 }
