@@ -105,7 +105,7 @@ impl ArchiveFile {
 
     pub fn format_name(&self) -> &'static str {
         match (self.catalog.is_raw(), self.catalog.format()) {
-            (true, _) => "NRes (raw mode)",
+            (true, _) => "NRes, raw mode",
             (false, Format::Nres) => "NRes",
             (false, Format::Rsli) => "RsLi",
         }

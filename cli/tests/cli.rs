@@ -282,11 +282,35 @@ fn info_reports_the_header() {
     assert_eq!(info["lookup_table"]["state"], "canonical");
     let o = ngi(&["info", "--json", "--raw", &sample("sample.nres")]);
     let info: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(info["format"], "raw", "a word, not \"NRes (raw mode)\"");
+    assert_eq!(info["format"], "raw", "a word, not \"NRes, raw mode\"");
     let o = ngi(&["info", &sample("sample.nres")]);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(
         text.contains("lookup table:") && text.contains("canonical"),
+        "{text}"
+    );
+    // Raw mode in words, not parentheses in parentheses ("(NRes (raw mode))").
+    let raw = sample("sample.rsli");
+    let o = ngi(&["verify", "--raw", &raw]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(
+        text,
+        format!("{raw}: ok, 1 entry verified (NRes, raw mode)\n")
+    );
+    let o = ngi(&["info", "--raw", &raw]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.starts_with("format:           NRes, raw mode\n"),
+        "{text}"
+    );
+    // The presorted flag's value, and what it means (it said "0xabba (0xABBA)").
+    let dir = Scratch::new("cli-info-presorted");
+    let mut presorted = std::fs::read(&raw).unwrap();
+    presorted[14..16].copy_from_slice(&0xABBAu16.to_le_bytes());
+    let path = write(&dir, "presorted.rsli", &presorted);
+    let text = String::from_utf8(ngi(&["info", &path]).stdout).unwrap();
+    assert!(
+        text.contains("\npresorted flag:   0xabba (presorted)\n"),
         "{text}"
     );
 }

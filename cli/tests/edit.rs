@@ -1673,7 +1673,7 @@ fn in_place_edits_add_rm_rename_sort_and_repack() {
     let old_archive = nres::Archive::open(&old).unwrap();
     let file = dir.join("hello.txt");
     fs::write(&file, b"hello, world").unwrap();
-    ok(&[
+    let o = ok(&[
         "add",
         s(&archive),
         s(&file),
@@ -1683,6 +1683,13 @@ fn in_place_edits_add_rm_rename_sort_and_repack() {
         "9",
     ]);
     let new = fs::read(&archive).unwrap();
+    let said = String::from_utf8(o.stdout).unwrap();
+    let want = format!(
+        "{}: 1 entry added; 9 entries (was 8), {} bytes\n",
+        s(&archive),
+        new.len()
+    );
+    assert_eq!(said, want);
     let a = nres::Archive::open(&new).unwrap();
     // niCreateResFile: every old payload byte where it was.
     let data_end = old_archive.directory_offset() as usize;
@@ -1756,8 +1763,16 @@ fn in_place_edits_add_rm_rename_sort_and_repack() {
         "refused edits write nothing"
     );
 
-    ok(&["rename", s(&archive), "HELLO.TXT", "greeting.txt"]);
+    let o = ok(&["rename", s(&archive), "HELLO.TXT", "greeting.txt"]);
     assert_eq!(cat(&archive, "greeting.txt"), b"hello, world");
+    // The count is the same: no "(was 9)".
+    let said = String::from_utf8(o.stdout).unwrap();
+    let size = fs::metadata(&archive).unwrap().len();
+    let want = format!(
+        "{}: entry 8 renamed \"greeting.txt\"; 9 entries, {size} bytes\n",
+        s(&archive)
+    );
+    assert_eq!(said, want);
     // The entry in the way is named by its own name, not the query that matched it.
     let err = fails(&["rename", s(&archive), "greeting.txt", "README.TXT"]);
     assert!(

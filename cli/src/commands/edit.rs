@@ -166,8 +166,13 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
         note_lookups_moved(archive, &editor, &written, &target);
         note_trailer_lost(archive, &written, &target);
     }
+    // "8 entries (was 8)" after a rename or a sort said nothing the count did not.
+    let was = match editor.len() {
+        now if now == before => String::new(),
+        _ => format!(" (was {before})"),
+    };
     done(format_args!(
-        "{}: {what}; {} (was {before}), {} bytes",
+        "{}: {what}; {}{was}, {} bytes",
         target.shown(),
         crate::count::entries(editor.len()),
         plan.len()

@@ -211,7 +211,7 @@ fn facts(options: &Options, archive: &ArchiveFile) -> Vec<Fact> {
                 format!(
                     "{:#06x}{}",
                     h.presorted_flag,
-                    if h.is_presorted() { " (0xABBA)" } else { "" }
+                    if h.is_presorted() { " (presorted)" } else { "" }
                 ),
                 serde_json::json!({ "value": h.presorted_flag, "presorted": h.is_presorted() }),
             ));
