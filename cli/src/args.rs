@@ -44,11 +44,13 @@ takes the last value, but for the --index of cat and rename (a usage error).
 
 The format is detected from the magic: \"NRes\" or \"NL\".
 Names: bytes outside printable ASCII are shown as \\xNN and a backslash as \\\\;
-NAME arguments accept the same escapes. NAME is looked up by the format's engine rules
-(NRes: case-insensitive; RsLi: rsFind, upper-cased and cut to 15 bytes).
+NAME arguments accept the same escapes (a backslash that starts none stands for itself).
+NAME is looked up by the format's engine rules (NRes: case-insensitive; RsLi: rsFind,
+upper-cased and cut to 15 bytes).
 In-place edits (add, rm, rename, sort, repack) write a new file and rename it over the
 archive: a symbolic link is followed and kept, but other hard links keep the old file.
-Exit status: 0 ok, 1 bad archive or entry (or name/index not found), 2 usage error.";
+Exit status: 0 ok, 1 bad archive or entry (or name/index not found) or a failed read or
+write, 2 usage error.";
 
 /// ngi - NRes and RsLi archives of Parkan: Iron Strategy
 #[derive(Debug, Parser)]
@@ -77,6 +79,7 @@ pub enum CliCommand {
         json: bool,
         #[command(flatten)]
         read: ReadFlags,
+        /// The NRes or RsLi archive (told apart by its magic)
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
     },
@@ -87,6 +90,7 @@ pub enum CliCommand {
         json: bool,
         #[command(flatten)]
         read: ReadFlags,
+        /// The NRes or RsLi archive (told apart by its magic)
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
     },
@@ -99,6 +103,7 @@ pub enum CliCommand {
         read: ReadFlags,
         #[command(flatten)]
         decode: DecodeFlags,
+        /// The NRes or RsLi archive (told apart by its magic)
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
         /// The entry's name (escapes as shown by list)
@@ -131,6 +136,7 @@ pub enum CliCommand {
         /// way to an entry no NAME reaches, such as the later of two the engine takes as one
         #[arg(long = "index", value_name = "N")]
         indices: Vec<usize>,
+        /// The NRes or RsLi archive (told apart by its magic)
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
         /// Entries to extract (default: all, unless --index is given)
@@ -149,6 +155,7 @@ pub enum CliCommand {
         read: ReadFlags,
         #[command(flatten)]
         decode: DecodeFlags,
+        /// The NRes or RsLi archive (told apart by its magic)
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
     },
@@ -170,6 +177,7 @@ pub enum CliCommand {
         read: ArchiveFlags,
         #[command(flatten)]
         decode: DecodeFlags,
+        /// The NRes or RsLi archive (told apart by its magic)
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
     },
@@ -208,6 +216,7 @@ pub enum CliCommand {
         force: bool,
         #[command(flatten)]
         read: ArchiveFlags,
+        /// The NRes or RsLi archive, rewritten in place unless -o names another file
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
     },
@@ -233,6 +242,7 @@ pub enum CliCommand {
         attr3: Option<u32>,
         #[command(flatten)]
         read: ArchiveFlags,
+        /// The NRes or RsLi archive, rewritten in place
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
         /// Files to add
@@ -247,6 +257,7 @@ pub enum CliCommand {
         indices: Vec<usize>,
         #[command(flatten)]
         read: ArchiveFlags,
+        /// The NRes or RsLi archive, rewritten in place
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
         /// Entries to remove
@@ -261,6 +272,7 @@ pub enum CliCommand {
         index: Vec<usize>,
         #[command(flatten)]
         read: ArchiveFlags,
+        /// The NRes or RsLi archive, rewritten in place
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
         /// OLD NEW, or NEW alone with --index
@@ -273,6 +285,7 @@ pub enum CliCommand {
     Sort {
         #[command(flatten)]
         read: ArchiveFlags,
+        /// The NRes or RsLi archive, rewritten in place
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
         #[arg(value_name = "MODE", value_parser = sort_mode)]

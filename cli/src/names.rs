@@ -135,6 +135,11 @@ mod tests {
             "no escape: a sign is no digit"
         );
         assert_eq!(parse_argument(b"\\x0f"), b"\x0f");
+        // As the README says: either case of digit, a lower-case x, and a backslash
+        // that starts no escape stands for itself.
+        assert_eq!(parse_argument(b"caf\\xE9\\xe9"), b"caf\xe9\xe9");
+        assert_eq!(parse_argument(b"caf\\XE9"), b"caf\\XE9");
+        assert_eq!(parse_argument(b"\\xZZ a\\b"), b"\\xZZ a\\b");
     }
 
     #[test]
