@@ -846,6 +846,15 @@ fn verify_names_entries_that_do_not_decode_and_unknown_methods() {
     let o = ngi(&["list", "--json", &bad]);
     let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(rows[1]["method"], "unsupported");
+    // The table's columns stay in line: "unsupported", one letter wider than the method
+    // column was, pushed the rest of its row one place right.
+    let table = String::from_utf8(ngi(&["list", &bad]).stdout).unwrap();
+    let widths: Vec<usize> = table.lines().map(str::len).collect();
+    assert!(widths.iter().all(|&w| w == widths[0]), "{table}");
+    assert!(
+        table.lines().nth(2).unwrap().contains(" unsupported "),
+        "{table}"
+    );
 }
 
 #[test]

@@ -111,7 +111,7 @@ fn write_table(archive: &ArchiveFile, out: &mut dyn Write) -> std::io::Result<()
     let kind = if nres { "type_id" } else { "flags" };
     writeln!(
         out,
-        "{:>6}  {:<36} {:>10} {:>10} {:>10}  {:<10} {:>6} {:>10}",
+        "{:>6}  {:<36} {:>10} {:>10} {:>10}  {:<11} {:>6} {:>10}",
         "index", "name", "size", "packed", "offset", "method", "sort", kind
     )?;
     for (index, entry) in archive.entries().iter().enumerate() {
@@ -121,7 +121,7 @@ fn write_table(archive: &ArchiveFile, out: &mut dyn Write) -> std::io::Result<()
         };
         writeln!(
             out,
-            "{:>6}  {:<36} {:>10} {:>10} {:>10}  {:<10} {:>6} {:>10}",
+            "{:>6}  {:<36} {:>10} {:>10} {:>10}  {:<11} {:>6} {:>10}",
             index,
             names::display(entry.name()),
             entry.size,
