@@ -32,8 +32,28 @@ pub enum Kind {
     Regular,
     /// The file the folder keeps ([`Folder::keeping`]), under any of its names.
     Kept,
-    /// A folder, a link, a device...
-    Other,
+    /// A folder, a link, a device...: what it is, said as "exists and is ..." goes on
+    /// ("a symbolic link", "a folder", "not a regular file").
+    Other(&'static str),
+}
+
+impl Kind {
+    const LINK: Kind = Kind::Other("a symbolic link");
+    const FOLDER: Kind = Kind::Other("a folder");
+    const SPECIAL: Kind = Kind::Other("not a regular file");
+
+    /// What a file of `file_type` is (never [`Kind::Kept`]).
+    pub fn of(file_type: std::fs::FileType) -> Kind {
+        if file_type.is_file() {
+            Kind::Regular
+        } else if file_type.is_symlink() {
+            Kind::LINK
+        } else if file_type.is_dir() {
+            Kind::FOLDER
+        } else {
+            Kind::SPECIAL
+        }
+    }
 }
 
 impl Folder {
@@ -98,17 +118,22 @@ impl Folder {
         #[cfg(target_os = "linux")]
         let found = rustix::fs::statat(&self.handle, name.as_ref(), nofollow())
             .map(|stat| {
-                let regular = rustix::fs::FileType::from_raw_mode(stat.st_mode).is_file();
-                (regular, Some((stat.st_dev, stat.st_ino)))
+                use rustix::fs::FileType;
+                let kind = match FileType::from_raw_mode(stat.st_mode) {
+                    FileType::RegularFile => Kind::Regular,
+                    FileType::Symlink => Kind::LINK,
+                    FileType::Directory => Kind::FOLDER,
+                    _ => Kind::SPECIAL,
+                };
+                (kind, Some((stat.st_dev, stat.st_ino)))
             })
             .map_err(io::Error::from);
         #[cfg(not(target_os = "linux"))]
         let found = std::fs::symlink_metadata(self.join(name))
-            .map(|m| (m.file_type().is_file(), crate::regular::identity(&m)));
+            .map(|m| (Kind::of(m.file_type()), crate::regular::identity(&m)));
         match found {
-            Ok((true, id)) if id.is_some() && id == self.kept => Ok(Some(Kind::Kept)),
-            Ok((true, _)) => Ok(Some(Kind::Regular)),
-            Ok((false, _)) => Ok(Some(Kind::Other)),
+            Ok((Kind::Regular, id)) if id.is_some() && id == self.kept => Ok(Some(Kind::Kept)),
+            Ok((kind, _)) => Ok(Some(kind)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e),
         }
@@ -398,7 +423,10 @@ mod tests {
         let scratch = Scratch::new("folder-link");
         let (folder, moved, elsewhere) = swapped(&scratch);
         std::os::unix::fs::symlink(elsewhere.join("old"), moved.join("link")).unwrap();
-        assert_eq!(folder.kind("link").unwrap(), Some(Kind::Other));
+        assert_eq!(
+            folder.kind("link").unwrap(),
+            Some(Kind::Other("a symbolic link"))
+        );
         assert_eq!(folder.kind("none").unwrap(), None);
         let refused = folder.create_new("link").unwrap_err();
         assert_eq!(refused.kind(), io::ErrorKind::AlreadyExists);

@@ -760,7 +760,12 @@ fn force_is_suggested_only_where_it_would_replace() {
     let dir = Scratch::new("cli-force-hint");
     for command in ["extract", "unpack"] {
         for (kind, why) in [
-            ("folder", "exists and is not a regular file"),
+            ("folder", "readme.txt: exists and is a folder; not replaced"),
+            // It said "not a regular file" of a link too.
+            (
+                "link",
+                "readme.txt: exists and is a symbolic link; not replaced",
+            ),
             ("read-only", "read-only (its permissions allow no write)"),
         ] {
             let out = dir.join(format!("{command}-{kind}"));
@@ -768,6 +773,8 @@ fn force_is_suggested_only_where_it_would_replace() {
             let in_the_way = out.join("readme.txt");
             if kind == "folder" {
                 std::fs::create_dir(&in_the_way).unwrap();
+            } else if kind == "link" {
+                std::os::unix::fs::symlink(dir.join("elsewhere"), &in_the_way).unwrap();
             } else {
                 std::fs::write(&in_the_way, "mine").unwrap();
                 let read_only = std::fs::Permissions::from_mode(0o444);

@@ -300,10 +300,7 @@ fn note_trailer_lost(before: &ArchiveFile, after: &ArchiveFile, written: &Path) 
 pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
     let kind = std::fs::symlink_metadata(path)
         .ok()
-        .map(|meta| match meta.is_file() {
-            true => Kind::Regular,
-            false => Kind::Other,
-        });
+        .map(|meta| Kind::of(meta.file_type()));
     refuse_existing_kind(path, kind, force, || refuse_read_only(path))
 }
 
@@ -337,8 +334,8 @@ fn refuse_existing_kind(
             "{}: already exists (use --force to replace it)",
             path.shown()
         )))),
-        Some(Kind::Other) => Err(Failure::Bad(format!(
-            "{}: exists and is not a regular file; not replaced",
+        Some(Kind::Other(what)) => Err(Failure::Bad(format!(
+            "{}: exists and is {what}; not replaced",
             path.shown()
         ))),
         Some(Kind::Kept) => Err(Failure::Bad(format!(

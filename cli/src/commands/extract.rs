@@ -306,9 +306,9 @@ fn check_target(folder: &Folder, file: &str, force: bool) -> std::io::Result<boo
         }
         Some(Kind::Regular) if !force => Err(already_exists()),
         Some(Kind::Regular) => Ok(true),
-        Some(Kind::Other) => Err(std::io::Error::new(
+        Some(Kind::Other(what)) => Err(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
-            "exists and is not a regular file; not replaced",
+            format!("exists and is {what}; not replaced"),
         )),
         Some(Kind::Kept) => Err(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
