@@ -223,7 +223,7 @@ impl fmt::Display for NresError {
                 directory_offset,
             } => write!(
                 f,
-                "entry {entry}: payload at offset {data_offset} of {} ends at {}, past the \
+                "entry {entry}: payload of {} at offset {data_offset} ends at {}, past the \
                  directory at offset {directory_offset}",
                 bytes(u64::from(size)),
                 u64::from(data_offset) + u64::from(size)
@@ -254,7 +254,7 @@ impl fmt::Display for NresError {
                 ),
                 LimitError::EntryTooLarge { entry, size, limit } => write!(
                     f,
-                    "entry {entry}: payload at offset {offset} of {} exceeds the entry size \
+                    "entry {entry}: payload of {} at offset {offset} exceeds the entry size \
                      limit of {}",
                     bytes(size),
                     bytes(limit)
@@ -521,7 +521,7 @@ mod tests {
         };
         assert_eq!(
             e.to_string(),
-            "entry 3: payload at offset 4294967295 of 2 bytes ends at 4294967297, past the \
+            "entry 3: payload of 2 bytes at offset 4294967295 ends at 4294967297, past the \
              directory at offset 40"
         );
         assert_eq!(e.entry(), Some(3));
@@ -548,7 +548,7 @@ mod tests {
         };
         assert_eq!(
             e.to_string(),
-            "entry 2: payload at offset 24 of 9 bytes exceeds the entry size limit of 8 bytes"
+            "entry 2: payload of 9 bytes at offset 24 exceeds the entry size limit of 8 bytes"
         );
         assert_eq!((e.entry(), e.offset()), (Some(2), Some(24)));
         use core::error::Error as _;
