@@ -303,7 +303,10 @@ fn info_reports_the_header() {
         text.starts_with("format:           NRes, raw mode\n"),
         "{text}"
     );
-    // The presorted flag's value, and what it means (it said "0xabba (0xABBA)").
+    // The presorted flag's value, and what it means (it said "0xabba (0xABBA)"); none
+    // where the flag is not set.
+    let text = String::from_utf8(ngi(&["info", &raw]).stdout).unwrap();
+    assert!(text.contains("\npresorted flag:   0x0000\n"), "{text}");
     let dir = Scratch::new("cli-info-presorted");
     let mut presorted = std::fs::read(&raw).unwrap();
     presorted[14..16].copy_from_slice(&0xABBAu16.to_le_bytes());
@@ -1850,4 +1853,155 @@ fn a_name_the_lookup_cannot_reach_is_pointed_to_by_index() {
         original,
         "rm removed nothing"
     );
+}
+
+/// An NRes of `(name, payload)` entries as the writer makes it, then `patch` applied to
+/// each 64-byte directory record.
+fn nres_patched(entries: &[(&[u8], &[u8])], mut patch: impl FnMut(usize, &mut [u8])) -> Vec<u8> {
+    let mut w = Writer::new();
+    for &(name, data) in entries {
+        w.add(
+            NewEntry {
+                name,
+                ..NewEntry::default()
+            },
+            data,
+        )
+        .unwrap();
+    }
+    let mut bytes = w.finish();
+    let dir = bytes.len() - 64 * entries.len();
+    for (i, record) in bytes[dir..].chunks_exact_mut(64).enumerate() {
+        patch(i, record);
+    }
+    bytes
+}
+
+/// verify's line on success, whole (it was only checked to contain "ok": a wrong count
+/// or word passed; a mutation run found it).
+#[test]
+fn verify_summary_line_is_exact() {
+    for (s, n, format) in [("sample.nres", 8, "NRes"), ("sample.rsli", 7, "RsLi")] {
+        let path = sample(s);
+        let o = ngi(&["verify", &path]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let want = format!("{path}: ok, {n} entries verified ({format})");
+        assert_eq!(out.lines().last(), Some(want.as_str()), "{out}");
+    }
+}
+
+/// Once `--max-total` is reached no entry after is decoded, and the stop is said once (a
+/// flag set instead of kept said it again, and counted two problems, unseen).
+#[test]
+fn verify_stops_decoding_at_the_total_once() {
+    let mut b = Builder::new();
+    for i in 0..6 {
+        b.add(format!("E{i}").as_bytes(), Method::Stored, &[b'x'; 1000])
+            .unwrap();
+    }
+    let dir = Scratch::new("cli-verify-total-once");
+    let path = write(&dir, "six.rsli", &b.build().unwrap());
+    let o = ngi(&["verify", &path, "--max-total", "2500"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].contains("entry 2 (\"E2\"): not decoded, nor any entry after it"),
+        "{err}"
+    );
+    assert!(lines[1].ends_with(": 1 problem in 6 entries"), "{err}");
+}
+
+/// A payload 4-aligned but not 8-aligned is noted (only the directory's alignment note
+/// was tested).
+#[test]
+fn verify_notes_a_payload_aligned_to_4_not_8() {
+    // A at 16..32, B at 32..36; B moved to 36 (a 4-byte gap, zeros, then B).
+    let bytes = nres_patched(&[(b"A", &[b'a'; 16]), (b"B", b"bbbb")], |i, r| {
+        if i == 1 {
+            r[56..60].copy_from_slice(&36u32.to_le_bytes());
+        }
+    });
+    let dir = Scratch::new("cli-verify-align");
+    let path = write(&dir, "a.nres", &bytes);
+    let o = ngi(&["verify", &path]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        out.contains("note: entry 1 (\"B\") at offset 36: payload not aligned to 8 bytes"),
+        "{out}"
+    );
+}
+
+/// An empty NRes entry whose offset lies inside another's payload reads no byte of it,
+/// and is not noted as overlapping.
+#[test]
+fn verify_does_not_call_an_empty_nres_payload_an_overlap() {
+    let bytes = nres_patched(&[(b"A", &[b'a'; 16]), (b"E", b"")], |i, r| {
+        if i == 1 {
+            r[56..60].copy_from_slice(&24u32.to_le_bytes());
+        }
+    });
+    let dir = Scratch::new("cli-verify-empty-nres");
+    let path = write(&dir, "e.nres", &bytes);
+    let o = ngi(&["verify", &path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(!out.contains("overlaps"), "{out}");
+}
+
+/// The same for an empty RsLi entry.
+#[test]
+fn verify_does_not_call_an_empty_rsli_payload_an_overlap() {
+    let mut b = Builder::new();
+    b.add(b"A", Method::Stored, &[b'a'; 16]).unwrap();
+    b.add(b"E", Method::Stored, b"").unwrap();
+    let mut bytes = b.build().unwrap();
+    let mut a_at = 0;
+    ngi_tests::hostile::patch_rsli(&mut bytes, |i, e| match i {
+        0 => a_at = e.data_offset,
+        _ => e.data_offset = a_at + 4,
+    });
+    let dir = Scratch::new("cli-verify-empty-rsli");
+    let path = write(&dir, "e.rsli", &bytes);
+    let o = ngi(&["verify", &path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(!out.contains("overlap"), "{out}");
+}
+
+/// The table's size and packed columns agree with `list --json`, where they differ
+/// (compressed RsLi entries): no test read the table's numbers.
+#[test]
+fn list_table_size_and_packed_columns_match_json() {
+    let path = sample("sample.rsli");
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&ngi(&["list", "--json", &path]).stdout).unwrap();
+    let text = String::from_utf8_lossy(&ngi(&["list", &path]).stdout).into_owned();
+    let mut differ = 0;
+    for (row, line) in rows.iter().zip(text.lines().skip(1)) {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cols[2], row["size"].to_string(), "{line}");
+        assert_eq!(cols[3], row["packed_size"].to_string(), "{line}");
+        differ += usize::from(row["size"] != row["packed_size"]);
+    }
+    assert_eq!(rows.len(), text.lines().count() - 1);
+    assert!(differ > 0, "the sample has compressed entries");
+}
+
+/// The JSON's `sort_index` is the record's field (only the key's presence was tested; the
+/// same rows are `serve`'s listings).
+#[test]
+fn list_json_sort_index_is_the_directory_field() {
+    let path = sample("sample.nres");
+    let bytes = std::fs::read(&path).unwrap();
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&ngi(&["list", "--json", &path]).stdout).unwrap();
+    let dir = bytes.len() - 64 * rows.len();
+    for (i, row) in rows.iter().enumerate() {
+        let at = dir + 64 * i + 60;
+        let field = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        assert_eq!(row["sort_index"], field, "entry {i}");
+    }
 }
