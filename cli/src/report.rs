@@ -97,8 +97,9 @@ pub fn say(line: impl Display) {
     let _ = writeln!(io::stderr().lock(), "ngi: {}", printable(&line.to_string()));
 }
 
-/// `line` with its control characters escaped (`\x1b`, `\u{85}`), and the characters
-/// that reorder what follows them on screen (bidirectional overrides and isolates):
+/// `line` with its control characters escaped (`\x1b`, `\u{85}`), the line and paragraph
+/// separators, and the characters that reorder what follows them on screen
+/// (bidirectional marks, overrides and isolates):
 /// messages quote what files and manifests say (file names, fields), and an escape
 /// sequence in one must not reach the terminal, nor a newline break the one line a message
 /// is, nor a name display as another. Entry names are escaped before this, as `list` shows
@@ -107,7 +108,14 @@ pub fn printable(line: &str) -> std::borrow::Cow<'_, str> {
     use std::fmt::Write as _;
     let hidden = |c: char| {
         c.is_control()
-            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            || matches!(
+                c,
+                '\u{061c}'
+                    | '\u{200e}'
+                    | '\u{200f}'
+                    | '\u{2028}'..='\u{202e}'
+                    | '\u{2066}'..='\u{2069}'
+            )
     };
     if !line.chars().any(hidden) {
         return line.into();
@@ -171,5 +179,11 @@ mod tests {
             "file: \"x\\x1b]0;title\\x07\"\\x0anext\\u{85}"
         );
         assert_eq!(printable("a\u{202e}txt.exe"), "a\\u{202e}txt.exe");
+        // The Arabic letter mark reorders as the other marks do; the separators break a
+        // line where a terminal or a log viewer honours them.
+        assert_eq!(
+            printable("a\u{61c}b\u{2028}c\u{2029}d"),
+            "a\\u{61c}b\\u{2028}c\\u{2029}d"
+        );
     }
 }
