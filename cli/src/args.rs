@@ -126,7 +126,7 @@ pub enum CliCommand {
         #[arg(long)]
         force: bool,
         /// Entries decoded at once, 1 to 1024 (default: one per core; 1: one after another)
-        #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        #[arg(short, long, value_name = "N", value_parser = jobs)]
         jobs: Option<u16>,
         #[command(flatten)]
         read: ReadFlags,
@@ -149,7 +149,7 @@ pub enum CliCommand {
         #[arg(long)]
         json: bool,
         /// Entries decoded at once, 1 to 1024 (default: one per core; 1: one after another)
-        #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        #[arg(short, long, value_name = "N", value_parser = jobs)]
         jobs: Option<u16>,
         #[command(flatten)]
         read: ReadFlags,
@@ -927,8 +927,27 @@ fn sort_mode(text: &str) -> Result<ngi_core::nres::SortMode, String> {
 
 /// `--max-entry-size` and `--max-total` (see [`parse_size`]).
 fn size(text: &str) -> Result<u64, String> {
-    parse_size(text)
-        .ok_or_else(|| "takes a number of bytes such as 4096, 64K, 256M or 4G, or 'none'".into())
+    parse_size(text).ok_or_else(|| match past_64_bits(text) {
+        true => "is more than 64 bits hold ('none' is no limit)".into(),
+        false => "takes a number of bytes such as 4096, 64K, 256M or 4G, or 'none'".into(),
+    })
+}
+
+/// Whether `text`, which [`parse_size`] refused, is a number of its form too large for 64
+/// bits: "takes a number of bytes" was all `16777216T` was told.
+fn past_64_bits(text: &str) -> bool {
+    let digits = text
+        .strip_suffix(['K', 'M', 'G', 'T', 'k', 'm', 'g', 't'])
+        .unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `-j N`: 1 to 1024 (clap's own range said "0 is not in 1..=1024", Rust's notation).
+fn jobs(text: &str) -> Result<u16, String> {
+    match text.parse::<u16>() {
+        Ok(n) if (1..=1024).contains(&n) => Ok(n),
+        _ => Err("takes a number of jobs from 1 to 1024".into()),
+    }
 }
 
 /// `-j N`, or one job per core the process may use.
@@ -964,9 +983,12 @@ fn entry_count(text: &str) -> Result<u32, String> {
     if text.eq_ignore_ascii_case("none") {
         return Ok(u32::MAX);
     }
-    let n =
-        parse_size(text).ok_or("takes a number of entries such as 4096, 64K or 1M, or 'none'")?;
-    u32::try_from(n).map_err(|_| format!("is at most {} (or 'none')", u32::MAX))
+    let at_most = || format!("is at most {} (or 'none')", u32::MAX);
+    let n = parse_size(text).ok_or_else(|| match past_64_bits(text) {
+        true => at_most(),
+        false => "takes a number of entries such as 4096, 64K or 1M, or 'none'".into(),
+    })?;
+    u32::try_from(n).map_err(|_| at_most())
 }
 
 /// A limit: a whole number with an optional binary suffix `K`, `M`, `G` or `T` (either
@@ -1152,6 +1174,21 @@ mod tests {
         let err = run(&["list", "--max-entries=18446744073709551615", "A"]).unwrap_err();
         assert!(err.contains("is at most 4294967295"), "{err}");
         assert_eq!(run(&["verify", "A"]).unwrap().limits, Limits::DEFAULT);
+        // A number too large is told so, not taken for one of another form.
+        for words in [
+            &["cat", "--max-entry-size", "16777216T", "A", "N"][..],
+            &["verify", "--max-total=99999999999999999999", "A"],
+        ] {
+            let err = run(words).unwrap_err();
+            assert!(
+                err.contains(": is more than 64 bits hold ('none' is no limit)"),
+                "{err}"
+            );
+        }
+        let err = run(&["list", "--max-entries=99999999999999999999K", "A"]).unwrap_err();
+        assert!(err.contains(": is at most 4294967295 (or 'none')"), "{err}");
+        let err = run(&["cat", "--max-entry-size", "12KB", "A", "N"]).unwrap_err();
+        assert!(err.contains(": takes a number of bytes such as"), "{err}");
     }
 
     #[test]
@@ -1275,5 +1312,12 @@ mod tests {
             let err = run(words).expect_err(&format!("{words:?}"));
             assert_eq!(err.lines().count(), 1, "{words:?}: {err}");
         }
+        // In words, not Rust's "0 is not in 1..=1024".
+        let err = run(&["x", "A", "-o", "D", "-j", "0"]).unwrap_err();
+        assert!(
+            err.ends_with("takes a number of jobs from 1 to 1024"),
+            "{err}"
+        );
+        assert_eq!(run(&["verify", "-j", "1024", "A"]).unwrap().jobs, 1024);
     }
 }
