@@ -3245,7 +3245,8 @@ fn pack_says_what_lookups_the_manifest_breaks() {
     });
     assert!(
         err.contains(&format!(
-            "out.rsli: note: entry 1 (\"{lower}\") cannot be found by name"
+            "out.rsli: note: entry 1 (\"{lower}\") cannot be found by its name: rsFind \
+             upper-cases every query\n"
         )),
         "{err}"
     );

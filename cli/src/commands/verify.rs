@@ -677,7 +677,7 @@ fn reach_note(archive: &ArchiveFile, index: usize, reach: &Reach) -> Option<Stri
     let rsli = archive.catalog.format() == Format::Rsli;
     if rsli && row.name().iter().any(u8::is_ascii_lowercase) {
         return Some(format!(
-            "entry {index} (\"{name}\") cannot be found by name: rsFind upper-cases every query"
+            "entry {index} (\"{name}\") cannot be found by its name: rsFind upper-cases every query"
         ));
     }
     if let Reach::Scan(earlier) = reach {
