@@ -1855,26 +1855,22 @@ fn a_name_the_lookup_cannot_reach_is_pointed_to_by_index() {
     );
 }
 
-/// An NRes of `(name, payload)` entries as the writer makes it, then `patch` applied to
-/// each 64-byte directory record.
-fn nres_patched(entries: &[(&[u8], &[u8])], mut patch: impl FnMut(usize, &mut [u8])) -> Vec<u8> {
+/// `ngi verify` of a two-entry NRes as the writer makes it, A's payload 16 bytes of 'a'
+/// and `second`'s `payload` after it, the second entry's offset then set to `offset`.
+fn verify_with_second_at(second: (&[u8], &[u8]), offset: u32) -> Output {
     let mut w = Writer::new();
-    for &(name, data) in entries {
-        w.add(
-            NewEntry {
-                name,
-                ..NewEntry::default()
-            },
-            data,
-        )
-        .unwrap();
+    for (name, data) in [(&b"A"[..], &[b'a'; 16][..]), second] {
+        let entry = NewEntry {
+            name,
+            ..NewEntry::default()
+        };
+        w.add(entry, data).unwrap();
     }
     let mut bytes = w.finish();
-    let dir = bytes.len() - 64 * entries.len();
-    for (i, record) in bytes[dir..].chunks_exact_mut(64).enumerate() {
-        patch(i, record);
-    }
-    bytes
+    let record = bytes.len() - 64;
+    bytes[record + 56..record + 60].copy_from_slice(&offset.to_le_bytes());
+    let dir = Scratch::new("cli-verify-moved");
+    ngi(&["verify", &write(&dir, "moved.nres", &bytes)])
 }
 
 /// verify's line on success, whole (it was only checked to contain "ok": a wrong count
@@ -1919,14 +1915,7 @@ fn verify_stops_decoding_at_the_total_once() {
 #[test]
 fn verify_notes_a_payload_aligned_to_4_not_8() {
     // A at 16..32, B at 32..36; B moved to 36 (a 4-byte gap, zeros, then B).
-    let bytes = nres_patched(&[(b"A", &[b'a'; 16]), (b"B", b"bbbb")], |i, r| {
-        if i == 1 {
-            r[56..60].copy_from_slice(&36u32.to_le_bytes());
-        }
-    });
-    let dir = Scratch::new("cli-verify-align");
-    let path = write(&dir, "a.nres", &bytes);
-    let o = ngi(&["verify", &path]);
+    let o = verify_with_second_at((b"B", b"bbbb"), 36);
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(
         out.contains("note: entry 1 (\"B\") at offset 36: payload not aligned to 8 bytes"),
@@ -1938,14 +1927,7 @@ fn verify_notes_a_payload_aligned_to_4_not_8() {
 /// and is not noted as overlapping.
 #[test]
 fn verify_does_not_call_an_empty_nres_payload_an_overlap() {
-    let bytes = nres_patched(&[(b"A", &[b'a'; 16]), (b"E", b"")], |i, r| {
-        if i == 1 {
-            r[56..60].copy_from_slice(&24u32.to_le_bytes());
-        }
-    });
-    let dir = Scratch::new("cli-verify-empty-nres");
-    let path = write(&dir, "e.nres", &bytes);
-    let o = ngi(&["verify", &path]);
+    let o = verify_with_second_at((b"E", b""), 24);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(!out.contains("overlaps"), "{out}");
