@@ -1809,8 +1809,19 @@ fn in_place_edits_add_rm_rename_sort_and_repack() {
         nres::Archive::open(&a).unwrap().len(),
         old_archive.len() - 1
     );
+}
 
-    // repack: canonical, and what verify passes without a note.
+/// `repack` writes the canonical form, which verify passes without a note; an RsLi
+/// library takes an entry of any method in place, and an unknown sort mode is a usage
+/// error.
+#[test]
+fn repack_is_canonical_and_rsli_adds_any_method() {
+    let dir = Scratch::new("edit-repack-add");
+    let archive = dir.join("s.nres");
+    fs::write(&archive, samples::nres()).unwrap();
+    let file = dir.join("hello.txt");
+    fs::write(&file, b"hello, world").unwrap();
+
     let odd = dir.join("odd.nres");
     fs::write(&odd, samples::odd_nres()).unwrap();
     let canonical = dir.join("canonical.nres");

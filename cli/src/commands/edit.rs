@@ -98,31 +98,7 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
                 Selected::Index(index) => entry_at(archive, *index).map_err(bad)?,
                 Selected::Misused(why) => return Err(misused((*why).to_string())),
             };
-            let name = names::parse_argument(&os_bytes(new));
-            // Which entry and which new name: "entry 0: the name holds a lower-case
-            // letter" alone read as if the old name were at fault.
-            let old = editor.name(index).unwrap_or_default();
-            let refused = |why: &str| {
-                bad(format!(
-                    "entry {index} (\"{}\") cannot be renamed \"{}\": {}",
-                    names::display(&old),
-                    names::display(&name),
-                    after_entry(index, why)
-                ))
-            };
-            if let Some(other) = editor.find(&name).filter(|&other| other != index) {
-                // Its own name, which the engine's rules match to the one asked for.
-                let taken = editor.name(other).unwrap_or_else(|| name.clone());
-                let why = format!(
-                    "entry {other} is already named \"{}\"",
-                    names::display(&taken)
-                );
-                return Err(refused(&why));
-            }
-            if let Err(why) = editor.rename(index, &name) {
-                return Err(refused(&why));
-            }
-            format!("entry {index} renamed \"{}\"", names::display(&name))
+            rename(&mut editor, index, new).map_err(bad)?
         }
         Edit::Sort { mode } => match &mut editor {
             AnyEditor::Nres(e) => {
@@ -178,6 +154,36 @@ pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Fa
         plan.len()
     ));
     Ok(())
+}
+
+/// Renames entry `index` to `new` (a NAME argument): what the edit did, or why not. The
+/// refusal names the entry, its name and the new one: "entry 0: the name holds a
+/// lower-case letter" alone read as if the old name were at fault.
+fn rename(editor: &mut AnyEditor, index: usize, new: &std::ffi::OsStr) -> Result<String, String> {
+    let name = names::parse_argument(&os_bytes(new));
+    let old = editor.name(index).unwrap_or_default();
+    let refused = |why: &str| {
+        format!(
+            "entry {index} (\"{}\") cannot be renamed \"{}\": {}",
+            names::display(&old),
+            names::display(&name),
+            after_entry(index, why)
+        )
+    };
+    if let Some(other) = editor.find(&name).filter(|&other| other != index) {
+        // Its own name, which the engine's rules match to the one asked for.
+        let taken = editor.name(other).unwrap_or_else(|| name.clone());
+        let why = format!(
+            "entry {other} is already named \"{}\"",
+            names::display(&taken)
+        );
+        return Err(refused(&why));
+    }
+    editor.rename(index, &name).map_err(|why| refused(&why))?;
+    Ok(format!(
+        "entry {index} renamed \"{}\"",
+        names::display(&name)
+    ))
 }
 
 /// Says of each name a lookup of which gives another entry in the archive written than
