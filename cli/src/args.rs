@@ -928,7 +928,7 @@ fn sort_mode(text: &str) -> Result<ngi_core::nres::SortMode, String> {
 /// `--max-entry-size` and `--max-total` (see [`parse_size`]).
 fn size(text: &str) -> Result<u64, String> {
     parse_size(text).ok_or_else(|| match past_64_bits(text) {
-        true => "is more than 64 bits hold ('none' is no limit)".into(),
+        true => "is too large for 64 bits ('none' is no limit)".into(),
         false => "takes a number of bytes such as 4096, 64K, 256M or 4G, or 'none'".into(),
     })
 }
@@ -1181,7 +1181,7 @@ mod tests {
         ] {
             let err = run(words).unwrap_err();
             assert!(
-                err.contains(": is more than 64 bits hold ('none' is no limit)"),
+                err.contains(": is too large for 64 bits ('none' is no limit)"),
                 "{err}"
             );
         }

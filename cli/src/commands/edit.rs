@@ -14,8 +14,7 @@ use crate::editing::{self, AnyEditor, hold_for_edit, hold_output, save_plan};
 use crate::folder::{Folder, Kind};
 use crate::joined::Joined;
 use crate::names;
-use crate::open::ArchiveFile;
-use crate::open::after_entry;
+use crate::open::{ArchiveFile, after_entry};
 use crate::report::{Failure, ShowPath, done};
 
 pub fn run(source: &Source, archive: &ArchiveFile, edit: &Edit) -> Result<(), Failure> {
