@@ -46,6 +46,16 @@ fn fails(args: &[&str]) -> String {
     err
 }
 
+/// `bytes` written as the archive `name` in `dir`, then unpacked into `dir`'s `folder`:
+/// the archive's path and the folder's.
+fn unpacked(dir: &Path, name: &str, bytes: impl AsRef<[u8]>, folder: &str) -> (PathBuf, PathBuf) {
+    let archive = dir.join(name);
+    fs::write(&archive, bytes).unwrap();
+    let folder = dir.join(folder);
+    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    (archive, folder)
+}
+
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -453,10 +463,7 @@ fn a_changed_file_changes_only_its_entry() {
 #[test]
 fn a_new_method_replaces_the_packed_bytes_in_place() {
     let dir = Scratch::new("edit-method");
-    let archive = dir.join("s.rsli");
-    fs::write(&archive, samples::rsli()).unwrap();
-    let folder = dir.join("d");
-    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    let (archive, folder) = unpacked(&dir, "s.rsli", samples::rsli(), "d");
     // DEFLATE.TXT (entry 5, 4784 bytes packed in 474 at offset 555) stored instead.
     edit_manifest(&folder, |m| {
         entry_mut(m, 5).insert("method".into(), "stored".into());
@@ -752,10 +759,7 @@ fn entry_mut(manifest: &mut toml::Table, index: usize) -> &mut toml::Table {
 #[test]
 fn a_file_added_to_the_manifest_becomes_an_entry_and_a_removed_one_goes() {
     let dir = Scratch::new("edit-added");
-    let archive = dir.join("s.nres");
-    fs::write(&archive, samples::nres()).unwrap();
-    let folder = dir.join("d");
-    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    let (archive, folder) = unpacked(&dir, "s.nres", samples::nres(), "d");
     fs::write(folder.join("new.txt"), b"a new entry").unwrap();
     edit_manifest(&folder, |m| {
         let entries = m["entry"].as_array_mut().unwrap();
@@ -829,10 +833,7 @@ fn padding_after_a_payload_holding_another_is_no_gap() {
 #[test]
 fn several_entries_taken_out_of_a_library_manifest_go() {
     let dir = Scratch::new("edit-removed-rsli");
-    let archive = dir.join("m.rsli");
-    fs::write(&archive, samples::all_methods()).unwrap();
-    let folder = dir.join("d");
-    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    let (archive, folder) = unpacked(&dir, "m.rsli", samples::all_methods(), "d");
     edit_manifest(&folder, |m| {
         let entries = m["entry"].as_array_mut().unwrap();
         entries.remove(2);
@@ -1926,10 +1927,7 @@ fn pack_killed_at_any_moment_leaves_the_old_archive_or_the_new() {
         writer.add(entry, &rng.bytes(1 << 20)).unwrap();
     }
     let a_bytes = writer.finish();
-    let source = dir.join("source.nres");
-    fs::write(&source, &a_bytes).unwrap();
-    let folder = dir.join("d");
-    ok(&["unpack", s(&source), "-o", s(&folder)]);
+    let (_, folder) = unpacked(&dir, "source.nres", &a_bytes, "d");
     // B: one file changed in place of A's.
     let changed = folder.join("chunk00.bin");
     let a_file = fs::read(&changed).unwrap();
@@ -2286,10 +2284,7 @@ fn add_copies_a_large_stored_or_xor_rsli_file() {
 #[test]
 fn pack_copies_new_and_changed_stored_or_xor_rsli_files() {
     let dir = Scratch::new("edit-pack-rsli-new");
-    let path = dir.join("lib.rsli");
-    fs::write(&path, samples::rsli()).unwrap();
-    let folder = dir.join("d");
-    ok(&["unpack", s(&path), "-o", s(&folder)]);
+    let (path, folder) = unpacked(&dir, "lib.rsli", samples::rsli(), "d");
     let big = 200u64 << 20;
     // A changed XOR entry, and a new stored one.
     sparse_file(&folder.join("SECRET.TXT"), big, b"changed", b"its end");
@@ -2389,10 +2384,7 @@ fn zeros_library(size: usize) -> Vec<u8> {
 #[test]
 fn pack_streams_new_and_changed_nres_payloads() {
     let dir = Scratch::new("edit-pack-large");
-    let archive = dir.join("s.nres");
-    fs::write(&archive, samples::nres()).unwrap();
-    let folder = dir.join("d");
-    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    let (archive, folder) = unpacked(&dir, "s.nres", samples::nres(), "d");
     const LEN: u64 = 300 << 20;
     sparse_file(&folder.join("big.bin"), LEN, b"the new one", b"its end");
     let mut changed = String::new();
@@ -2635,10 +2627,7 @@ fn a_library_with_an_entry_across_the_table_end_packs_back() {
             e.data_offset = 92;
         }
     });
-    let path = dir.join("straddle.rsli");
-    fs::write(&path, &bytes).unwrap();
-    let folder = dir.join("d");
-    ok(&["unpack", s(&path), "-o", s(&folder)]);
+    let (_, folder) = unpacked(&dir, "straddle.rsli", &bytes, "d");
     let out = dir.join("out.rsli");
     ok(&["pack", s(&folder), "-o", s(&out)]);
     assert!(
@@ -3033,10 +3022,7 @@ fn an_edit_under_way_keeps_others_out() {
     let file = dir.join("new.txt");
     fs::write(&file, b"new").unwrap();
     let before = fs::read(&archive).unwrap();
-    let other = dir.join("other.nres");
-    fs::write(&other, samples::nres()).unwrap();
-    let folder = dir.join("unpacked");
-    ok(&["unpack", s(&other), "-o", s(&folder)]);
+    let (other, folder) = unpacked(&dir, "other.nres", samples::nres(), "unpacked");
     let held = fs::File::open(&archive).unwrap();
     flock(&held, FlockOperation::NonBlockingLockExclusive).unwrap();
     for args in [
@@ -3122,10 +3108,7 @@ fn write_sparse_nres(path: &Path, len: u64, entries: &[(&[u8], u32, u32, &[u8])]
 #[test]
 fn an_output_ending_in_a_slash_is_refused() {
     let dir = Scratch::new("edit-output-slash");
-    let archive = dir.join("a.nres");
-    fs::write(&archive, samples::nres()).unwrap();
-    let folder = dir.join("mod");
-    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    let (archive, folder) = unpacked(&dir, "a.nres", samples::nres(), "mod");
     let kept = dir.join("kept.txt");
     fs::write(&kept, "keep").unwrap();
     let manifest = folder.join("ngi.toml");
@@ -3228,10 +3211,7 @@ fn as_stored_sort_index_is_kept_or_its_rebuild_said() {
 #[test]
 fn pack_says_what_lookups_the_manifest_breaks() {
     let dir = Scratch::new("edit-pack-lookups");
-    let archive = dir.join("a.rsli");
-    fs::write(&archive, samples::rsli()).unwrap();
-    let folder = dir.join("a.rsli.d");
-    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    let (_, folder) = unpacked(&dir, "a.rsli", samples::rsli(), "a.rsli.d");
     let names: Vec<String> =
         ngi_core::archive::Catalog::open(&samples::rsli()[..], ngi_core::OpenOptions::DEFAULT)
             .unwrap()
@@ -3541,10 +3521,7 @@ fn unpack_force_stopped_at_its_commit_is_all_or_nothing() {
         };
         w.add(new, name.as_bytes()).unwrap();
     }
-    let archive = dir.join("many.nres");
-    fs::write(&archive, w.finish()).unwrap();
-    let folder = dir.join("out");
-    ok(&["unpack", s(&archive), "-o", s(&folder)]);
+    let (archive, folder) = unpacked(&dir, "many.nres", w.finish(), "out");
     let old_manifest = fs::read(folder.join("ngi.toml")).unwrap();
     // The manifest's own file name in the next run's comment is the same: mark the old
     // one to tell them apart.
