@@ -264,7 +264,12 @@ async fn a_retry_after_a_failed_open_keeps_its_slot_and_pin() {
         Err(_) => cache.get(&path).await.unwrap(),
     };
     assert!(waited.await.unwrap().is_err());
-    let pinned = joined.await.unwrap().unwrap();
+    // And the joining request too, if the first open was still running when the held
+    // thread let it in (CI saw this on a loaded machine): it pins again.
+    let pinned = match joined.await.unwrap() {
+        Ok(pinned) => pinned,
+        Err(_) => cache.pin(&path).await.unwrap(),
+    };
     assert_eq!(
         most.load(Ordering::SeqCst),
         1,
