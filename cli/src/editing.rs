@@ -66,6 +66,16 @@ impl AnyEditor {
         }
     }
 
+    /// Whether `name` could be entry `index`'s by the format's rules (see
+    /// `nres::Editor::check_name`): checked before [`find`](Self::find), which reads a
+    /// name with a NUL, or RsLi's with a lower-case letter, as another entry's.
+    pub fn check_name(&self, index: usize, name: &[u8]) -> Result<(), String> {
+        match self {
+            AnyEditor::Nres(e) => e.check_name(index, name).map_err(|e| e.to_string()),
+            AnyEditor::Rsli(e) => e.check_name(index, name).map_err(|e| e.to_string()),
+        }
+    }
+
     /// Entry `index`'s name as it stands.
     pub fn name(&self, index: usize) -> Option<Vec<u8>> {
         match self {

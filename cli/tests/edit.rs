@@ -730,6 +730,48 @@ fn names_beyond_ascii_are_said_by_add_and_rename() {
     assert_eq!(cat(&archive, "caf\\xe9"), b"over");
 }
 
+/// A name the format refuses is refused as such, even where the engine's lookup reads it
+/// as another entry's name: `find` stops at a NUL, and RsLi's upper-cases the query, so
+/// `add --name lower.txt` beside `LOWER.TXT` said "already named" and sent the user to
+/// `rm` an entry that was never in the way.
+#[test]
+fn a_name_the_format_refuses_is_said_before_one_it_matches() {
+    let dir = Scratch::new("edit-refused-before-matched");
+    let (nres, rsli) = (dir.join("a.nres"), dir.join("a.rsli"));
+    fs::write(&nres, samples::nres()).unwrap();
+    fs::write(&rsli, samples::rsli()).unwrap();
+    let file = dir.join("f");
+    fs::write(&file, b"new").unwrap();
+    let lower = "the name holds a lower-case letter, so rsFind (which upper-cases queries) \
+                 could never find it";
+    for (archive, name, why) in [
+        (&nres, "readme.txt\\x00b", "the name contains a NUL byte"),
+        (&rsli, "README.TXT\\x00", "the name holds a NUL byte"),
+        (&rsli, "readme.txt", lower),
+    ] {
+        let err = fails(&["add", s(archive), s(&file), "--name", name]);
+        let want = format!("ngi: {}: {}: entry \"{name}\": ", s(archive), s(&file));
+        assert!(err.starts_with(&want), "{name}: {err}");
+        assert!(err.contains(why), "{name}: {err}");
+        assert!(!err.contains("already named"), "{name}: {err}");
+    }
+    let err = fails(&["rename", s(&rsli), "SECRET.TXT", "readme.txt"]);
+    assert!(
+        err.ends_with(&format!(
+            ": entry 1 (\"SECRET.TXT\") cannot be renamed \"readme.txt\": {lower}\n"
+        )),
+        "{err}"
+    );
+    let err = fails(&["rename", s(&nres), "sky.tex", "readme.txt\\x00b"]);
+    assert!(
+        err.contains("cannot be renamed \"readme.txt\\x00b\": "),
+        "{err}"
+    );
+    assert!(!err.contains("already named"), "{err}");
+    assert_eq!(fs::read(&nres).unwrap(), samples::nres(), "nothing written");
+    assert_eq!(fs::read(&rsli).unwrap(), samples::rsli(), "nothing written");
+}
+
 /// The file of the manifest's entry `index`.
 fn ngi_name_file(folder: &Path, index: usize) -> String {
     let manifest: toml::Table = fs::read_to_string(folder.join("ngi.toml"))

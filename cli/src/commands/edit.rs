@@ -169,6 +169,9 @@ fn rename(editor: &mut AnyEditor, index: usize, new: &std::ffi::OsStr) -> Result
             after_entry(index, why)
         )
     };
+    editor
+        .check_name(index, &name)
+        .map_err(|why| refused(&why))?;
     if let Some(other) = editor.find(&name).filter(|&other| other != index) {
         // Its own name, which the engine's rules match to the one asked for.
         let taken = editor.name(other).unwrap_or_else(|| name.clone());
@@ -415,18 +418,6 @@ fn add(
         if new.name.is_none() && matches!(editor, AnyEditor::Rsli(_)) {
             entry_name.make_ascii_uppercase();
         }
-        if let Some(other) = editor.find(&entry_name) {
-            // Its own name, which the engine's rules match to the one asked for.
-            let taken = editor.name(other).unwrap_or_else(|| entry_name.clone());
-            let name = names::display(&taken);
-            return Err(match editor.source_index(other) {
-                Some(listed) => format!("entry {listed} is already named \"{name}\" (rm it first)"),
-                None => format!(
-                    "{}: \"{name}\" is the name of a file added before it by this command",
-                    file.shown()
-                ),
-            });
-        }
         let shown = names::display(&entry_name);
         let at_file = |e: std::io::Error| format!("{}: {e}", file.shown());
         // The core numbers the new entry as it would be, an index `ngi list` never showed:
@@ -441,6 +432,22 @@ fn add(
             };
             format!("{}: entry \"{shown}\": {message}{hint}", file.shown())
         };
+        // The name's own rules first: `find` reads "a\x00b" as "a", and RsLi's "a" as "A".
+        editor
+            .check_name(new_index, &entry_name)
+            .map_err(|message| refused(message, true))?;
+        if let Some(other) = editor.find(&entry_name) {
+            // Its own name, which the engine's rules match to the one asked for.
+            let taken = editor.name(other).unwrap_or_else(|| entry_name.clone());
+            let name = names::display(&taken);
+            return Err(match editor.source_index(other) {
+                Some(listed) => format!("entry {listed} is already named \"{name}\" (rm it first)"),
+                None => format!(
+                    "{}: \"{name}\" is the name of a file added before it by this command",
+                    file.shown()
+                ),
+            });
+        }
         match editor {
             AnyEditor::Nres(e) => {
                 let [attr1, attr2, attr3] = new.attrs.map(|a| a.unwrap_or(0));

@@ -474,6 +474,27 @@ impl Editor {
             .position(|item| compare_names(name_of(&item.record), name).is_eq())
     }
 
+    /// Whether `name` is one [`rename`](Editor::rename) would give entry `index`, or
+    /// [`add`](Editor::add) a new entry (`index` [`len`](Editor::len)): the name's own
+    /// rules, checked before [`find`](Editor::find), which compares up to a NUL as the
+    /// engine does and so matches `b"a\0b"` to an entry named `a`. Nothing changes.
+    ///
+    /// ```
+    /// use ngi_core::nres::{Editor, WriteError};
+    ///
+    /// let editor = Editor::new();
+    /// assert_eq!(editor.check_name(0, b"sky.tex"), Ok(()));
+    /// assert_eq!(editor.check_name(0, b"a\0b"), Err(WriteError::NameHasNul { entry: 0 }));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`WriteError::NameEmpty`], [`WriteError::NameTooLong`] (over 35 bytes) or
+    /// [`WriteError::NameHasNul`], naming entry `index`.
+    pub fn check_name(&self, index: usize, name: &[u8]) -> Result<(), WriteError> {
+        name_field(name, index).map(drop)
+    }
+
     /// Appends an entry with `payload`; returns its index. The payload goes after every
     /// other one, so no old payload moves. The editor holds the payload until the save:
     /// a `Vec` is taken as it is, a slice copied (as [`rsli::Editor::add`] takes one).

@@ -667,6 +667,31 @@ impl Editor {
             .position(|item| item.entry.name() == query)
     }
 
+    /// Whether `name` is one [`rename`](Editor::rename) would give entry `index`, or
+    /// [`add`](Editor::add) a new entry (`index` [`len`](Editor::len)): the name's own
+    /// rules, checked before [`find`](Editor::find), which upper-cases `name` as `rsFind`
+    /// does and so matches `b"sky"` to an entry named `SKY`. Nothing changes.
+    ///
+    /// ```
+    /// use ngi_core::rsli::{BuildError, Editor};
+    ///
+    /// let editor = Editor::new();
+    /// assert_eq!(editor.check_name(0, b"SKY.TEX"), Ok(()));
+    /// assert_eq!(
+    ///     editor.check_name(0, b"sky.tex"),
+    ///     Err(BuildError::NameNotUpperCase { entry: 0 })
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::NameEmpty`], [`BuildError::NameTooLong`] (over 12 bytes),
+    /// [`BuildError::NameHasNul`] or [`BuildError::NameNotUpperCase`], naming entry
+    /// `index`.
+    pub fn check_name(&self, index: usize, name: &[u8]) -> Result<(), BuildError> {
+        checked_name(entry_id(index), name).map(drop)
+    }
+
     /// Appends an entry holding `data`, packed with `method`; returns its index.
     ///
     /// A name another entry has already is taken as it is (real archives hold such
