@@ -298,12 +298,15 @@ async fn a_failed_open_leaves_no_slot() {
             cache.sweep();
         }
     }
-    // Two requests waiting for one failed open.
+    // Two requests waiting for one failed open: each took its count back after it let
+    // go of the cache's lock, and both could see the other still counted. On two cores
+    // that kept 3 slots in 5 runs of these rounds (2 runs failed); the 10 rounds of
+    // 20 ms before failed 5 runs in 82.
     let slow = Cache::new().with_opener(|_| {
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(1));
         Err(std::io::Error::from_raw_os_error(13))
     });
-    for _ in 0..10 {
+    for _ in 0..3_000 {
         let get = || {
             let (cache, path) = (slow.clone(), path.clone());
             tokio::spawn(async move { cache.get(&path).await.map(drop) })
