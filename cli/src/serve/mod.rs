@@ -26,6 +26,7 @@ mod idle;
 mod listing;
 mod paths;
 mod routes;
+mod signals;
 mod validators;
 
 use std::io::Write;
@@ -208,6 +209,7 @@ fn init_logs() {
 
 async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
     let settings = &shared.settings;
+    let mut signals = signals::StopSignals::listen();
     let listener = TcpListener::bind(settings.listen)
         .await
         .map_err(|e| Failure::Bad(format!("cannot listen on {}: {e}", settings.listen)))?;
@@ -224,13 +226,12 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
     let app = routes::router(Arc::clone(&shared));
     let graceful = GracefulShutdown::new();
     let connections = Arc::new(Semaphore::new(settings.max_connections));
-    let mut stop = std::pin::pin!(shutdown_signal());
     // Set at the stop: connections with no request in them end (see `idle`).
     let stopping = Arc::new(std::sync::atomic::AtomicBool::new(false));
     loop {
         let permit = tokio::select! {
             permit = Arc::clone(&connections).acquire_owned() => permit,
-            () = &mut stop => break,
+            () = signals.next() => break,
         };
         let Ok(permit) = permit else { break };
         let (socket, peer) = tokio::select! {
@@ -243,7 +244,7 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
                     continue;
                 }
             },
-            () = &mut stop => break,
+            () = signals.next() => break,
         };
         let _ = socket.set_nodelay(true);
         let activity = idle::Activity::default();
@@ -308,7 +309,7 @@ async fn serve(shared: Arc<Shared>) -> Result<(), Failure> {
             );
         }
         // As a user at a terminal expects of a second Ctrl-C.
-        () = shutdown_signal() => {
+        () = signals.next() => {
             tracing::warn!(
                 target: "ngi::serve",
                 "stopped at a second signal with responses still in flight"
@@ -372,32 +373,6 @@ fn idle_timeout(e: &hyper::Error) -> Option<&idle::IdleTimedOut> {
         source = error.source();
     }
     None
-}
-
-/// SIGINT (Ctrl-C) or, on Unix, SIGTERM.
-async fn shutdown_signal() {
-    let interrupt = async {
-        // A handler that cannot be installed must not read as a signal.
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {}
-        () = terminate => {}
-    }
 }
 
 #[cfg(test)]
