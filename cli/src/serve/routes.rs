@@ -36,6 +36,13 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         started,
         answered: false,
     };
+    // What is running when a request is slow, or its client goes: at `RUST_LOG=debug`.
+    tracing::debug!(
+        target: "ngi::serve",
+        method = %abandoned.method,
+        uri = %abandoned.uri,
+        "request started"
+    );
     let limit = shared.settings.request_timeout;
     let response = match tokio::time::timeout(limit, route(&shared, &request)).await {
         Ok(response) => response,
