@@ -1862,13 +1862,15 @@ async fn sigterm_lets_responses_in_flight_finish() {
     let mut response = fetch(&http, &server, "/large.rsli/BIG.DEF").await;
     let mut body = response.chunk().await.unwrap().unwrap().to_vec();
     signal(server.pid(), "TERM");
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    // New connections are refused; the one in flight goes on to the end.
+    // New connections are refused once the signal is seen (looked for until then: one
+    // look 200 ms after it could come before a loaded server saw it); the one in flight
+    // goes on to the end.
     let host = server.url.strip_prefix("http://").unwrap();
-    assert!(
-        tokio::net::TcpStream::connect(host).await.is_err(),
-        "still accepting"
-    );
+    let deadline = Instant::now() + PATIENCE;
+    while tokio::net::TcpStream::connect(host).await.is_ok() {
+        assert!(Instant::now() < deadline, "still accepting");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     while let Some(chunk) = response.chunk().await.unwrap() {
         body.extend_from_slice(&chunk);
     }
@@ -2192,11 +2194,21 @@ async fn an_idle_timeout_shorter_than_a_response_takes_to_prepare_closes_nothing
         fs::write(dir.join(format!("a{i:04}.nres")), samples::nres()).unwrap();
     }
     let server = Server::start(&dir, &["--idle-timeout", "0.04"]);
-    for _ in 0..3 {
+    // A client that takes the timeout between its connect and its request's first byte
+    // is closed unanswered (1 run in 10 on a loaded core): tried again, a bounded number
+    // of times. Closed while the walk runs, every one would be.
+    let (mut answered, mut closed) = (0, 0);
+    while answered < 3 {
         let (status, body) = raw_get(&server.url, "/").await;
+        if (status, body.as_str()) == (0, "") {
+            closed += 1;
+            assert!(closed < 10, "closed unanswered {closed} times");
+            continue;
+        }
         assert_eq!(status, 200, "{body}");
         let index: Value = serde_json::from_str(&body).unwrap();
         assert_eq!(archive_paths(&index).len(), ARCHIVES);
+        answered += 1;
     }
     assert!(server.stop().success());
     // The walk takes some 30 ms warm (debug build, this machine): 15 times the timeout.
@@ -2204,13 +2216,11 @@ async fn an_idle_timeout_shorter_than_a_response_takes_to_prepare_closes_nothing
     let host = server.url.strip_prefix("http://").unwrap().to_owned();
     let mut answer = String::new();
     // The timeout also bounds the wait for the request's head: a client that slow is
-    // closed unanswered, and tries again.
-    for _ in 0..10 {
+    // closed unanswered, and tries again, until an answer or the test's patience.
+    let deadline = Instant::now() + PATIENCE;
+    while answer.is_empty() && Instant::now() < deadline {
         let socket = tokio::net::TcpStream::connect(&host).await.unwrap();
         answer = raw_exchange(socket, &host, "/").await;
-        if !answer.is_empty() {
-            break;
-        }
     }
     assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
     assert!(
