@@ -474,4 +474,29 @@ size = 12
         let e = parse(&long).unwrap_err();
         assert!(e.starts_with("line 19: a table of"), "{e}");
     }
+
+    /// Found untested by a mutation run: a bound off by one, and CRLF taken as a
+    /// carriage return that ends no line.
+    #[test]
+    fn a_table_of_the_bound_and_crlf_lines_parse() {
+        let text = "ngi_manifest = 1\nformat = \"nres\"\nlookup = \"canonical\"\n\
+                    data_start = 16\ndata_end = 40\n\n[[entry]]\nname = \"A\"\n";
+        let table = text.len() - text.find("[[entry]]").unwrap();
+        let padded = |len: usize| {
+            let comment = "#".repeat(len - table - 1);
+            format!("{text}{comment}\n")
+        };
+        assert_eq!(parse(&padded(MAX_TABLE_LEN)).unwrap().entry.len(), 1);
+        let e = parse(&padded(MAX_TABLE_LEN + 1)).unwrap_err();
+        assert!(e.starts_with("line 7: a table of 65537 bytes"), "{e}");
+
+        let crlf = text.replace('\n', "\r\n");
+        let m = parse(&crlf).unwrap();
+        assert_eq!(format!("{m:?}"), format!("{:?}", parse(text).unwrap()));
+        let e = parse(&crlf.replace("\r\nname", "\rname")).unwrap_err();
+        assert!(
+            e.starts_with("line 7: a carriage return that ends no line"),
+            "{e}"
+        );
+    }
 }
