@@ -835,6 +835,31 @@ fn a_file_added_to_the_manifest_becomes_an_entry_and_a_removed_one_goes() {
     );
 }
 
+/// A canonical NRes table is unpacked as `lookup = "canonical"`, with no `index` lines,
+/// so that an entry renamed in the manifest is packed where the engine's binary search
+/// looks for it. Unpacked "as-stored" (a mutation no test killed), the renamed entry kept
+/// its old place in the table, and the packed archive's table was out of order.
+#[test]
+fn a_canonical_table_is_rebuilt_after_a_rename_in_the_manifest() {
+    let dir = Scratch::new("edit-canonical-rename");
+    let (_, folder) = unpacked(&dir, "s.nres", samples::nres(), "d");
+    let text = fs::read_to_string(folder.join("ngi.toml")).unwrap();
+    assert!(text.contains("lookup = \"canonical\""), "{text}");
+    assert!(!text.contains("\nindex = "), "{text}");
+    edit_manifest(&folder, |m| {
+        let sky = entry_mut(m, 2);
+        assert_eq!(sky["name"].as_str(), Some("sky.tex"));
+        sky.insert("name".into(), "aaa.tex".into());
+    });
+    let out = dir.join("out.nres");
+    ok(&["pack", s(&folder), "-o", s(&out)]);
+    let bytes = fs::read(&out).unwrap();
+    let packed = nres::Archive::open(&bytes).unwrap();
+    assert_eq!(packed.lookup_table(), nres::LookupTable::Canonical);
+    assert_eq!(packed.find(b"aaa.tex"), Some(2));
+    assert_eq!(cat(&out, "aaa.tex"), cat(&dir.join("s.nres"), "sky.tex"));
+}
+
 /// The zero padding after a payload is implied, not a gap, also where a payload nested in
 /// an earlier one ends before it: unpack looked the padding's start up among the
 /// payloads' ends unsorted, missed it, and listed the padding as a gap.
