@@ -2408,6 +2408,9 @@ fn unpack_decodes_a_large_packed_rsli_entry_where_memory_is_short() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("are more than the memory there is"), "{err}");
+    // Said as done: the stream kept, not the record alone (a mutant no test killed).
+    let kept = "entry 0 (\"ZEROS.BIN\") not decoded, its packed bytes kept: ";
+    assert!(err.contains(kept), "{err}");
     assert!(folder.join("ZEROS.BIN.packed").exists(), "the stream kept");
     assert!(
         !folder.join("ZEROS.BIN").exists(),
