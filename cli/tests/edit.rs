@@ -860,6 +860,37 @@ fn a_canonical_table_is_rebuilt_after_a_rename_in_the_manifest() {
     assert_eq!(cat(&out, "aaa.tex"), cat(&dir.join("s.nres"), "sky.tex"));
 }
 
+/// Padding that is not zero is a gap, kept in `ngi-gaps.bin`, also where an entry has
+/// that name (it is saved under another) and where the directory's order is not the
+/// payloads' (the gap's end is the next payload's start, whatever its record's place).
+/// Two mutants no test killed: the name not kept from entries (unpack failed: "already
+/// exists"), and the payloads looked through unsorted (a gap of 156 bytes over other
+/// entries, which pack refused).
+#[test]
+fn a_gap_beside_an_entry_named_like_its_file_and_out_of_order_payloads_round_trips() {
+    let dir = Scratch::new("edit-gap-named");
+    let archive = dir.join("g.nres");
+    fs::write(&archive, samples::nres()).unwrap();
+    ok(&["rename", s(&archive), "Steel.mat", "ngi-gaps.bin"]);
+    ok(&["sort", s(&archive), "type"]);
+    let mut bytes = fs::read(&archive).unwrap();
+    let parsed = nres::Archive::open(&bytes).unwrap();
+    let offsets: Vec<u32> = parsed.entries().map(|e| e.data_offset).collect();
+    assert!(offsets.windows(2).any(|w| w[0] > w[1]), "{offsets:?}");
+    // readme.txt's 164 bytes from 16 end at 180; the padding up to 184 is zeros.
+    assert_eq!((offsets[0], parsed.entry(0).unwrap().size), (16, 164));
+    assert_eq!(bytes[180..184], [0; 4]);
+    bytes[180..184].copy_from_slice(b"GAP!");
+    let (folder, packed) = round_trip(&dir, "gap.nres", &bytes, &[]);
+    assert_same("gap.nres", &packed, &bytes);
+    let manifest = fs::read_to_string(folder.join("ngi.toml")).unwrap();
+    assert!(
+        manifest.contains("[[gap]]\noffset = 180\nlen = 4\n"),
+        "{manifest}"
+    );
+    assert_eq!(fs::read(folder.join("ngi-gaps.bin")).unwrap(), b"GAP!");
+}
+
 /// The zero padding after a payload is implied, not a gap, also where a payload nested in
 /// an earlier one ends before it: unpack looked the padding's start up among the
 /// payloads' ends unsorted, missed it, and listed the padding as a gap.
