@@ -1385,48 +1385,54 @@ async fn clients_that_leave_or_stall_free_their_streams() {
     let dir = folder("drops");
     fs::write(dir.join("large.rsli"), large_library()).unwrap();
     fs::write(dir.join("huge.rsli"), huge_library()).unwrap();
-    let extra = ["--idle-timeout", "1", "--max-streams", "4"];
+    // An idle timeout of 3 s, not 1: a loaded machine's test could come back to look at
+    // the stalled client's stream after it was closed.
+    let extra = ["--idle-timeout", "3", "--max-streams", "4"];
     let (server, log) = Server::start_logging(&dir, &extra, "info", "drops");
     let http = client();
-    for round in 0..50 {
-        let name = ["BIG.DEF", "BIG.RAW", "BIG.LZH"][round % 3];
-        let mut response = http
-            .get(format!("{}/large.rsli/{name}", server.url))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), StatusCode::OK, "round {round}");
-        let first = response.chunk().await.unwrap().expect("a first chunk");
-        assert!(!first.is_empty());
-        drop(response);
-    }
-    let wait_for_zero = async |what: &str| {
+    let open_streams_reach = async |want: u64, what: &str| {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let status = status_of(&http, &server).await;
-            if status["open_streams"] == 0 {
+            if status["open_streams"] == want {
                 return;
             }
             assert!(Instant::now() < deadline, "{what}: {status}");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     };
-    wait_for_zero("after dropped clients").await;
+    let mut busy = 0;
+    for round in 0..50 {
+        let name = ["BIG.DEF", "BIG.RAW", "BIG.LZH"][round % 3];
+        let get = || http.get(format!("{}/large.rsli/{name}", server.url)).send();
+        let mut response = get().await.unwrap();
+        // The streams of the clients before are let go as the server sees them gone,
+        // which a loaded machine may not have done yet for the last 4.
+        if response.status() == StatusCode::SERVICE_UNAVAILABLE && busy < 5 {
+            busy += 1;
+            open_streams_reach(0, "busy").await;
+            response = get().await.unwrap();
+        }
+        assert_eq!(response.status(), StatusCode::OK, "round {round}");
+        let first = response.chunk().await.unwrap().expect("a first chunk");
+        assert!(!first.is_empty());
+        drop(response);
+    }
+    open_streams_reach(0, "after dropped clients").await;
     // A client that asks and never reads: its stream ends with the idle timeout.
     let host = server.url.strip_prefix("http://").unwrap().to_owned();
     let mut stalled = tokio::net::TcpStream::connect(&host).await.unwrap();
     let request = format!("GET /huge.rsli/HUGE.RAW HTTP/1.1\r\nHost: {host}\r\n\r\n");
     stalled.write_all(request.as_bytes()).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(status_of(&http, &server).await["open_streams"], 1);
-    wait_for_zero("after a stalled client").await;
+    open_streams_reach(1, "a stalled client").await;
+    open_streams_reach(0, "after a stalled client").await;
     drop(stalled);
     assert!(server.stop().success());
     // The timer's closing is said (as it is of a kept-alive connection left idle).
     let log = fs::read_to_string(log).unwrap();
     assert!(
         log.lines()
-            .any(|l| l.ends_with(" closed: no byte sent or received for 1s")),
+            .any(|l| l.ends_with(" closed: no byte sent or received for 3s")),
         "{log}"
     );
 }
