@@ -490,7 +490,9 @@ impl Editor {
     /// # Errors
     ///
     /// [`WriteError::NameEmpty`], [`WriteError::NameTooLong`] (over 35 bytes) or
-    /// [`WriteError::NameHasNul`], naming entry `index`.
+    /// [`WriteError::NameHasNul`], naming entry `index`;
+    /// [`WriteError::TooManyEntries`] for an `index` no record can have (past
+    /// `u32::MAX`).
     pub fn check_name(&self, index: usize, name: &[u8]) -> Result<(), WriteError> {
         name_field(name, index).map(drop)
     }
