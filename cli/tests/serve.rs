@@ -1912,29 +1912,29 @@ async fn sigterm_does_not_wait_for_a_request_half_sent() {
     drop(half);
 }
 
+/// `GET url` as a browser asks for it: the page, which must be a 200 of HTML.
+async fn html_page(http: &reqwest::Client, url: String) -> String {
+    let r = http
+        .get(url)
+        .header("accept", "text/html,*/*")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(
+        r.headers()[header::CONTENT_TYPE],
+        "text/html; charset=utf-8"
+    );
+    r.text().await.unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn browsers_get_escaped_sortable_pages() {
     let dir = folder("html");
     fs::write(dir.join("names.nres"), hostile_names()).unwrap();
     let server = Server::start(&dir, &[]);
     let http = client();
-    let page = |url: String| {
-        let http = http.clone();
-        async move {
-            let r = http
-                .get(url)
-                .header("accept", "text/html,*/*")
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(r.status(), StatusCode::OK);
-            assert_eq!(
-                r.headers()[header::CONTENT_TYPE],
-                "text/html; charset=utf-8"
-            );
-            r.text().await.unwrap()
-        }
-    };
+    let page = |url: String| html_page(&http, url);
     let index = page(server.url.clone()).await;
     assert!(
         index.contains("<a href=\"/names.nres/\">names.nres</a>"),
@@ -1996,19 +1996,8 @@ async fn an_archive_page_escapes_its_name_and_links_path_like_names_by_index() {
     }
     fs::write(dir.join("a&b<i>.nres"), w.finish()).unwrap();
     let server = Server::start(&dir, &[]);
-    let page = |query: &str| {
-        let url = format!("{}/a%26b%3Ci%3E.nres/{query}", server.url);
-        async move {
-            let r = client()
-                .get(url)
-                .header("accept", "text/html")
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(r.status(), StatusCode::OK);
-            r.text().await.unwrap()
-        }
-    };
+    let http = client();
+    let page = |query: &str| html_page(&http, format!("{}/a%26b%3Ci%3E.nres/{query}", server.url));
     let listing = page("").await;
     assert!(
         listing.contains("<h1>a&amp;b&lt;i&gt;.nres</h1>"),
