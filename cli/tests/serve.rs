@@ -1833,8 +1833,9 @@ fn stops_within_patience(server: &mut Server) -> std::process::ExitStatus {
 
 /// A second signal sent before the first one's stop waits for it is not lost: each wait
 /// made its own listeners, which never saw a signal delivered before them, and the
-/// server waited out `--shutdown-timeout` (two signals a few microseconds apart, as
-/// `kill` processes are not, always lost the second).
+/// server waited out `--shutdown-timeout` (with two signals a few microseconds apart, as
+/// `kill` processes are not, in 3 runs of 4). Two of one kind sent that close may arrive
+/// as one (tokio's listener coalesces what comes between two waits): TERM, then INT.
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_signal_right_after_the_first_is_not_lost() {
@@ -1978,7 +1979,6 @@ async fn browsers_get_escaped_sortable_pages() {
     assert!(server.stop().success());
 }
 
-/// An NRes whose names would break a careless page.
 /// An archive's page escapes its name in the heading as in the title (a file named
 /// `a&b<i>.nres` put markup on it), links names a browser would resolve as a path by
 /// index (`..` from the archive's page is the folder's), and its column headings sort
@@ -2026,6 +2026,7 @@ async fn an_archive_page_escapes_its_name_and_links_path_like_names_by_index() {
     assert!(server.stop().success());
 }
 
+/// An NRes whose names would break a careless page.
 fn hostile_names() -> Vec<u8> {
     let mut w = Writer::new();
     let names: [&[u8]; 5] = [

@@ -115,7 +115,9 @@ impl Joined {
     /// Takes the request's count back now, under the cache's lock: whether it was the
     /// last. Taken back on the drop instead, after the lock, two requests failing
     /// together could each see the other still counted, and neither removed the slot
-    /// (5 failed runs in 82 of `a_failed_open_leaves_no_slot` on two cores).
+    /// (5 failed runs in 82 of `a_failed_open_leaves_no_slot` on two cores). A request
+    /// dropped while it waits still takes its count back on the drop: a failed open's
+    /// slot that leaves behind is the sweep's (it is in nobody's use then).
     fn leave(&mut self) -> bool {
         !std::mem::replace(&mut self.left, true)
             && self.opening.requests.fetch_sub(1, Ordering::SeqCst) == 1
