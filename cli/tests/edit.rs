@@ -46,11 +46,17 @@ fn fails(args: &[&str]) -> String {
     err
 }
 
+/// `bytes` written as the file `name` in `dir`: its path.
+fn written(dir: &Path, name: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    fs::write(&path, bytes).unwrap();
+    path
+}
+
 /// `bytes` written as the archive `name` in `dir`, then unpacked into `dir`'s `folder`:
 /// the archive's path and the folder's.
 fn unpacked(dir: &Path, name: &str, bytes: impl AsRef<[u8]>, folder: &str) -> (PathBuf, PathBuf) {
-    let archive = dir.join(name);
-    fs::write(&archive, bytes).unwrap();
+    let archive = written(dir, name, bytes);
     let folder = dir.join(folder);
     ok(&["unpack", s(&archive), "-o", s(&folder)]);
     (archive, folder)
@@ -63,8 +69,7 @@ fn s(p: &Path) -> &str {
 /// Unpacks `bytes` (written as `name` in `dir`) and packs the folder again; returns the
 /// folder and the packed file's bytes.
 fn round_trip(dir: &Path, name: &str, bytes: &[u8], flags: &[&str]) -> (PathBuf, Vec<u8>) {
-    let archive = dir.join(name);
-    fs::write(&archive, bytes).unwrap();
+    let archive = written(dir, name, bytes);
     let folder = dir.join(format!("{name}.d"));
     let mut args = vec!["unpack", s(&archive), "-o", s(&folder)];
     args.extend_from_slice(flags);
@@ -152,11 +157,9 @@ fn unpack_then_pack_is_byte_identical() {
 #[test]
 fn a_library_read_through_its_media_trailer_is_edited_only_with_it() {
     let dir = Scratch::new("edit-trailer");
-    let added = dir.join("ADDED.TXT");
-    fs::write(&added, b"one more").unwrap();
+    let added = written(&dir, "ADDED.TXT", b"one more");
     let bytes = samples::every_method_library(0x0BAD_5EED, false, Some(100));
-    let lib = dir.join("t.rsli");
-    fs::write(&lib, &bytes).unwrap();
+    let lib = written(&dir, "t.rsli", &bytes);
     let out = dir.join("out");
     for args in [
         &["add", s(&lib), s(&added)][..],
@@ -189,8 +192,11 @@ fn a_library_read_through_its_media_trailer_is_edited_only_with_it() {
     ok(&["verify", "--media-trailer", s(&lib)]);
     assert_eq!(decoded(&["--media-trailer"]), before);
 
-    let zero = dir.join("zero.rsli");
-    fs::write(&zero, samples::every_method_library(1, false, Some(0))).unwrap();
+    let zero = written(
+        &dir,
+        "zero.rsli",
+        samples::every_method_library(1, false, Some(0)),
+    );
     ok(&["add", s(&zero), s(&added)]);
     ok(&["verify", s(&zero)]);
 
@@ -307,8 +313,7 @@ fn library_of_streams(entries: &[(&[u8], Vec<u8>, usize)]) -> Vec<u8> {
 fn deflate_streams_of_other_compressors_are_kept_as_they_were() {
     let dir = Scratch::new("edit-foreign");
     let text = ngi_tests::corpus::text(100_000);
-    let input = dir.join("input.txt");
-    fs::write(&input, &text).unwrap();
+    let input = written(&dir, "input.txt", &text);
     let zlib = run_tool(
         "python3",
         &[
@@ -380,8 +385,7 @@ fn every_hostile_archive_the_engine_accepts_round_trips() {
         // trailer is refused with the flag (it was unpacked, and an edit then left every
         // entry behind); it round trips without.
         if case.media_trailer {
-            let probe = dir.join(format!("probe{i}"));
-            fs::write(&probe, &case.bytes).unwrap();
+            let probe = written(&dir, format!("probe{i}"), &case.bytes);
             let folder = dir.join(format!("probe{i}.d"));
             let o = ngi(&["unpack", s(&probe), "-o", s(&folder), "--media-trailer"]);
             let err = String::from_utf8_lossy(&o.stderr);
@@ -422,8 +426,7 @@ fn a_changed_file_changes_only_its_entry() {
         ("a.rsli", samples::all_methods()),
         ("b.nres", samples::nres()),
     ] {
-        let archive = dir.join(name);
-        fs::write(&archive, &bytes).unwrap();
+        let archive = written(&dir, name, &bytes);
         let folder = dir.join(format!("{name}.d"));
         ok(&["unpack", s(&archive), "-o", s(&folder)]);
         let entries = listed_names(&archive);
@@ -561,8 +564,7 @@ fn shared_bytes_through_every_edit(dir: &Path, bytes: &[u8]) {
     }
     fs::copy(&keep, folder.join("ngi.toml")).unwrap();
 
-    let removed = dir.join("removed.rsli");
-    fs::write(&removed, bytes).unwrap();
+    let removed = written(dir, "removed.rsli", bytes);
     ok(&["rm", s(&removed), "A.TXT"]);
     ok(&["verify", s(&removed)]);
     for (i, name) in names.iter().enumerate().skip(1) {
@@ -594,8 +596,7 @@ fn shared_bytes_through_every_edit(dir: &Path, bytes: &[u8]) {
 fn repack_says_how_many_shared_bytes_it_writes_again() {
     let dir = Scratch::new("edit-repack-shared");
     let (bytes, shared) = hostile::shared_bytes_library();
-    let archive = dir.join("shared.rsli");
-    fs::write(&archive, &bytes).unwrap();
+    let archive = written(&dir, "shared.rsli", &bytes);
     let names = ["A.TXT", "B.TXT", "C.TXT", "D.TXT", "E.TXT"];
     let before: Vec<Vec<u8>> = names.iter().map(|n| cat(&archive, n)).collect();
     let o = ok(&["repack", s(&archive)]);
@@ -635,8 +636,7 @@ fn an_edit_that_takes_the_trailer_away_says_so() {
             e.packed_size = 6;
         }
     });
-    let archive = dir.join("a.rsli");
-    fs::write(&archive, &bytes).unwrap();
+    let archive = written(&dir, "a.rsli", &bytes);
     let o = ok(&["rm", s(&archive), "E"]);
     let said = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -670,8 +670,7 @@ fn unpack_refuses_an_entry_that_reads_into_the_trailer() {
             (e.unpacked_size, e.packed_size) = (11, 11);
         }
     });
-    let archive = dir.join("a.rsli");
-    fs::write(&archive, &bytes).unwrap();
+    let archive = written(&dir, "a.rsli", &bytes);
     let mut read = b"world".to_vec();
     read.extend_from_slice(&bytes[trailer_at..]);
     assert_eq!(
@@ -706,10 +705,8 @@ fn unpack_refuses_an_entry_that_reads_into_the_trailer() {
 #[test]
 fn names_beyond_ascii_are_said_by_add_and_rename() {
     let dir = Scratch::new("edit-non-ascii");
-    let archive = dir.join("a.nres");
-    fs::write(&archive, samples::nres()).unwrap();
-    let file = dir.join("\u{fc}ber.txt");
-    fs::write(&file, b"over").unwrap();
+    let archive = written(&dir, "a.nres", samples::nres());
+    let file = written(&dir, "\u{fc}ber.txt", b"over");
     let said = |o: Output| String::from_utf8_lossy(&o.stderr).into_owned();
     let note = "written as the UTF-8 bytes of its characters beyond ASCII";
     let added = said(ok(&["add", s(&archive), s(&file)]));
@@ -740,8 +737,7 @@ fn a_name_the_format_refuses_is_said_before_one_it_matches() {
     let (nres, rsli) = (dir.join("a.nres"), dir.join("a.rsli"));
     fs::write(&nres, samples::nres()).unwrap();
     fs::write(&rsli, samples::rsli()).unwrap();
-    let file = dir.join("f");
-    fs::write(&file, b"new").unwrap();
+    let file = written(&dir, "f", b"new");
     let lower = "the name holds a lower-case letter, so rsFind (which upper-cases queries) \
                  could never find it";
     for (archive, name, why) in [
@@ -869,8 +865,7 @@ fn a_canonical_table_is_rebuilt_after_a_rename_in_the_manifest() {
 #[test]
 fn a_gap_beside_an_entry_named_like_its_file_and_out_of_order_payloads_round_trips() {
     let dir = Scratch::new("edit-gap-named");
-    let archive = dir.join("g.nres");
-    fs::write(&archive, samples::nres()).unwrap();
+    let archive = written(&dir, "g.nres", samples::nres());
     ok(&["rename", s(&archive), "Steel.mat", "ngi-gaps.bin"]);
     ok(&["sort", s(&archive), "type"]);
     let mut bytes = fs::read(&archive).unwrap();
@@ -956,8 +951,7 @@ fn several_entries_taken_out_of_a_library_manifest_go() {
 fn new_entries_take_their_places_in_the_list() {
     let dir = Scratch::new("edit-new-places");
     for (name, bytes) in [("s.nres", samples::nres()), ("s.rsli", samples::rsli())] {
-        let archive = dir.join(name);
-        fs::write(&archive, &bytes).unwrap();
+        let archive = written(&dir, name, &bytes);
         let folder = dir.join(format!("d-{name}"));
         ok(&["unpack", s(&archive), "-o", s(&folder)]);
         let rsli = name.ends_with("rsli");
@@ -1770,8 +1764,7 @@ fn in_place_edits_add_rm_rename_sort_and_repack() {
     let old = samples::nres();
     fs::write(&archive, &old).unwrap();
     let old_archive = nres::Archive::open(&old).unwrap();
-    let file = dir.join("hello.txt");
-    fs::write(&file, b"hello, world").unwrap();
+    let file = written(&dir, "hello.txt", b"hello, world");
     let o = ok(&[
         "add",
         s(&archive),
@@ -1810,8 +1803,7 @@ fn in_place_edits_add_rm_rename_sort_and_repack() {
     assert!(err.contains("36 bytes"), "{err}");
     // A file whose name is too long for an entry: the file named and --name suggested,
     // not the index the entry would have had ("entry 8: name of 40 bytes ...").
-    let long = dir.join("l".repeat(40));
-    fs::write(&long, b"x").unwrap();
+    let long = written(&dir, "l".repeat(40), b"x");
     let err = fails(&["add", s(&archive), s(&long)]);
     let want = format!(
         "{}: entry \"{}\": name of 40 bytes is longer than 35 (give it another with --name)",
@@ -1822,8 +1814,7 @@ fn in_place_edits_add_rm_rename_sort_and_repack() {
     // Options the archive's format has no field for are usage errors (exit 2), as a
     // command line clap refuses is; they were exit 1, like a bad archive. Each points to
     // its command's help, where the option is explained (they all said 'ngi --help').
-    let lib = dir.join("s.rsli");
-    fs::write(&lib, samples::rsli()).unwrap();
+    let lib = written(&dir, "s.rsli", samples::rsli());
     for (args, want) in [
         (
             &["add", s(&archive), s(&file), "--method", "lzss"][..],
@@ -1916,13 +1907,10 @@ fn in_place_edits_add_rm_rename_sort_and_repack() {
 #[test]
 fn repack_is_canonical_and_rsli_adds_any_method() {
     let dir = Scratch::new("edit-repack-add");
-    let archive = dir.join("s.nres");
-    fs::write(&archive, samples::nres()).unwrap();
-    let file = dir.join("hello.txt");
-    fs::write(&file, b"hello, world").unwrap();
+    let archive = written(&dir, "s.nres", samples::nres());
+    let file = written(&dir, "hello.txt", b"hello, world");
 
-    let odd = dir.join("odd.nres");
-    fs::write(&odd, samples::odd_nres()).unwrap();
+    let odd = written(&dir, "odd.nres", samples::odd_nres());
     let canonical = dir.join("canonical.nres");
     ok(&["repack", s(&odd), "-o", s(&canonical)]);
     let v = ok(&["verify", s(&canonical)]);
@@ -1943,8 +1931,7 @@ fn repack_is_canonical_and_rsli_adds_any_method() {
     assert!(err.contains("--force"), "{err}");
 
     // RsLi: add with a method, sort refused.
-    let lib = dir.join("s.rsli");
-    fs::write(&lib, samples::all_methods()).unwrap();
+    let lib = written(&dir, "s.rsli", samples::all_methods());
     ok(&["add", s(&lib), s(&file), "--method", "xor-lzhuf"]);
     assert_eq!(cat(&lib, "HELLO.TXT"), b"hello, world");
     for (name, method) in samples::ALL_METHODS {
@@ -1973,8 +1960,7 @@ fn an_edit_whose_folder_cannot_be_flushed_is_done_and_said() {
         fs::remove_dir_all(&dir).unwrap();
     }
     fs::create_dir_all(&dir).unwrap();
-    let archive = dir.join("a.nres");
-    fs::write(&archive, samples::nres()).unwrap();
+    let archive = written(&dir, "a.nres", samples::nres());
     let entries = |archive: &Path| {
         let o = ok(&["list", s(archive), "--json"]);
         let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -2124,8 +2110,7 @@ fn add_to_a_2_gib_archive_stays_under_64_mib() {
             (b"small.bin", 1024, (16 + BIG) as u32, &small),
         ],
     );
-    let added = dir.join("added.txt");
-    fs::write(&added, b"one more").unwrap();
+    let added = written(&dir, "added.txt", b"one more");
     let (_, peak) =
         ngi_tests::peak::run_measured(env!("CARGO_BIN_EXE_ngi"), &["add", s(&path), s(&added)]);
     println!("ngi add to a {len}-byte archive: peak RSS {peak} KiB");
@@ -2371,8 +2356,7 @@ fn add_copies_a_large_stored_or_xor_rsli_file() {
     let head: Vec<u8> = (0..4096u32).map(|i| (i * 13 + 5) as u8).collect();
     sparse_file(&file, big, &head, b"the end");
     for (method, name) in [("stored", "BIG.BIN"), ("xor", "AAA.BIN")] {
-        let path = dir.join("lib.rsli");
-        fs::write(&path, samples::all_methods()).unwrap();
+        let path = written(&dir, "lib.rsli", samples::all_methods());
         under_256_mib(&[
             "add",
             s(&path),
@@ -2428,8 +2412,7 @@ fn unpack_decodes_a_large_packed_rsli_entry_where_memory_is_short() {
     let dir = Scratch::new("edit-unpack-rsli-large");
     let size: usize = 200 << 20;
     let library = zeros_library(size);
-    let path = dir.join("zeros.rsli");
-    fs::write(&path, &library).unwrap();
+    let path = written(&dir, "zeros.rsli", &library);
     let folder = dir.join("d");
     under_256_mib(&["unpack", s(&path), "-o", s(&folder)]);
     let file = fs::metadata(folder.join("ZEROS.BIN")).unwrap();
@@ -2552,8 +2535,7 @@ fn pack_streams_new_and_changed_nres_payloads() {
 #[test]
 fn add_copies_nres_payloads_and_fails_cleanly_where_memory_is_short() {
     let dir = Scratch::new("edit-add-large");
-    let nres_path = dir.join("s.nres");
-    fs::write(&nres_path, samples::nres()).unwrap();
+    let nres_path = written(&dir, "s.nres", samples::nres());
     const LEN: u64 = 300 << 20;
     let big = dir.join("big.bin");
     sparse_file(&big, LEN, b"head", b"tail");
@@ -2577,8 +2559,7 @@ fn add_copies_nres_payloads_and_fails_cleanly_where_memory_is_short() {
     assert!(err.contains("would exceed 4294967295 bytes"), "{err}");
     assert!(fs::read(&nres_path).unwrap() == before, "nothing written");
 
-    let rsli_path = dir.join("s.rsli");
-    fs::write(&rsli_path, samples::rsli()).unwrap();
+    let rsli_path = written(&dir, "s.rsli", samples::rsli());
     let err = under_256_mib_fails(&["add", s(&rsli_path), s(&big), "--method", "lzss"]);
     assert!(err.contains("more than the memory there is"), "{err}");
     assert_eq!(fs::read(&rsli_path).unwrap(), samples::rsli());
@@ -2605,24 +2586,21 @@ fn add_copies_nres_payloads_and_fails_cleanly_where_memory_is_short() {
 fn read_only_archives_are_refused_and_long_names_edited() {
     use std::os::unix::fs::PermissionsExt;
     let dir = Scratch::new("edit-read-only");
-    let path = dir.join("ro.nres");
-    fs::write(&path, samples::nres()).unwrap();
+    let path = written(&dir, "ro.nres", samples::nres());
     fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
     let err = fails(&["rm", s(&path), "AB"]);
     assert!(
         err.contains("read-only") && err.contains("nothing written"),
         "{err}"
     );
-    let other = dir.join("other.nres");
-    fs::write(&other, samples::nres()).unwrap();
+    let other = written(&dir, "other.nres", samples::nres());
     let err = fails(&["repack", s(&other), "-o", s(&path), "--force"]);
     assert!(err.contains("read-only"), "{err}");
     assert_eq!(fs::read(&path).unwrap(), samples::nres(), "untouched");
     fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
     ok(&["rm", s(&path), "AB"]);
 
-    let long = dir.join(format!("{}.nres", "n".repeat(245)));
-    fs::write(&long, samples::nres()).unwrap();
+    let long = written(&dir, format!("{}.nres", "n".repeat(245)), samples::nres());
     ok(&["rm", s(&long), "AB"]);
     ok(&["repack", s(&other), "-o", s(&long), "--force"]);
     assert_eq!(fs::read(&long).unwrap(), fs::read(&other).unwrap());
@@ -2647,8 +2625,7 @@ fn refusals_number_entries_as_they_were_listed() {
             e.data_offset = 40;
         }
     });
-    let path = dir.join("t.rsli");
-    fs::write(&path, &bytes).unwrap();
+    let path = written(&dir, "t.rsli", &bytes);
     let err = fails(&["rm", s(&path), "S"]);
     assert!(err.contains("entry 1 (\"T\")"), "{err}");
     let err = fails(&["repack", s(&path)]);
@@ -2663,13 +2640,11 @@ fn refusals_number_entries_as_they_were_listed() {
     let mut unterminated = samples::nres();
     let name_at = unterminated.len() - 64 + 20;
     unterminated[name_at..name_at + 36].fill(b'N');
-    let unterminated_path = dir.join("unterminated.nres");
-    fs::write(&unterminated_path, &unterminated).unwrap();
+    let unterminated_path = written(&dir, "unterminated.nres", &unterminated);
     let err = fails(&["repack", s(&unterminated_path)]);
     assert!(err.ends_with("; rename that entry first\n"), "{err}");
 
-    let nres_path = dir.join("s.nres");
-    fs::write(&nres_path, samples::nres()).unwrap();
+    let nres_path = written(&dir, "s.nres", samples::nres());
     let (a, b) = (dir.join("a"), dir.join("b"));
     fs::create_dir_all(&a).unwrap();
     fs::create_dir_all(&b).unwrap();
@@ -2694,8 +2669,7 @@ fn refusals_number_entries_as_they_were_listed() {
 #[test]
 fn add_opens_one_file_at_a_time_and_reads_what_files_hold() {
     let dir = Scratch::new("edit-add-many");
-    let path = dir.join("s.nres");
-    fs::write(&path, samples::nres()).unwrap();
+    let path = written(&dir, "s.nres", samples::nres());
     let files = dir.join("files");
     fs::create_dir_all(&files).unwrap();
     let mut args = vec!["add".to_string(), s(&path).to_string()];
@@ -2769,8 +2743,7 @@ fn signal(pid: u32, name: &str) {
 fn links_and_limits_are_handled_as_a_user_expects() {
     let dir = Scratch::new("edit-links");
     // An in-place edit through a symbolic link edits the archive it names; the link stays.
-    let real = dir.join("real.rsli");
-    fs::write(&real, samples::rsli()).unwrap();
+    let real = written(&dir, "real.rsli", samples::rsli());
     let link = dir.join("link.rsli");
     std::os::unix::fs::symlink(&real, &link).unwrap();
     ok(&["rm", s(&link), "README.TXT"]);
@@ -2786,8 +2759,7 @@ fn links_and_limits_are_handled_as_a_user_expects() {
     // pack does not follow a link a folder holds in place of an entry's file.
     let folder = dir.join("d");
     ok(&["unpack", s(&real), "-o", s(&folder)]);
-    let secret = dir.join("secret");
-    fs::write(&secret, b"not for the archive").unwrap();
+    let secret = written(&dir, "secret", b"not for the archive");
     let entry_file = dir.join("lzss");
     fs::rename(folder.join("LZSS.TXT"), &entry_file).unwrap();
     std::os::unix::fs::symlink(&secret, folder.join("LZSS.TXT")).unwrap();
@@ -2818,8 +2790,7 @@ fn links_and_limits_are_handled_as_a_user_expects() {
 
     // An NRes payload unpack cannot write out fails the unpack instead of coming back as
     // zeros.
-    let nres_file = dir.join("s.nres");
-    fs::write(&nres_file, samples::nres()).unwrap();
+    let nres_file = written(&dir, "s.nres", samples::nres());
     let err = fails(&[
         "unpack",
         s(&nres_file),
@@ -2850,8 +2821,7 @@ fn unpack_refuses_a_manifest_too_large_before_writing() {
         };
         writer.add(entry, b"").unwrap();
     }
-    let archive = dir.join("huge.nres");
-    fs::write(&archive, writer.finish()).unwrap();
+    let archive = written(&dir, "huge.nres", writer.finish());
     let out = dir.join("out");
     let err = fails(&["unpack", s(&archive), "-o", s(&out)]);
     assert!(
@@ -2869,8 +2839,7 @@ fn unpack_refuses_a_manifest_too_large_before_writing() {
 #[test]
 fn a_failed_unpack_leaves_nothing_behind() {
     let dir = Scratch::new("edit-unpack-fails");
-    let lib = dir.join("s.rsli");
-    fs::write(&lib, samples::rsli()).unwrap();
+    let lib = written(&dir, "s.rsli", samples::rsli());
 
     // README.TXT 49 + SECRET.TXT 51 + MISSION.DAT 16 + EMPTY 0 + LZSS.TXT 232 > 300.
     let folder = dir.join("limited");
@@ -2959,10 +2928,8 @@ fn a_failed_unpack_leaves_nothing_behind() {
 #[test]
 fn a_write_past_the_file_size_limit_is_an_error_not_a_kill() {
     let dir = Scratch::new("edit-fsize");
-    let archive = dir.join("a.nres");
-    fs::write(&archive, samples::nres()).unwrap();
-    let big = dir.join("big.bin");
-    fs::write(&big, Rng::new(7).bytes(200_000)).unwrap();
+    let archive = written(&dir, "a.nres", samples::nres());
+    let big = written(&dir, "big.bin", Rng::new(7).bytes(200_000));
     // 50 blocks of 1024 bytes (POSIX `ulimit -f` counts in 512-byte blocks in some shells,
     // 1024 in others; either is far below the 200 000 bytes added).
     let o = Command::new("sh")
@@ -3050,12 +3017,10 @@ fn an_edit_that_changes_what_a_name_gives_says_so() {
         ("a.nres", samples::nres(), "steel.mat"),
         ("a.rsli", library.build().unwrap(), "DUP"),
     ] {
-        let archive = dir.join(name);
-        fs::write(&archive, &bytes).unwrap();
+        let archive = written(&dir, name, &bytes);
         let mut moves = 0;
         for k in 0..8 {
-            let file = dir.join(format!("x{k}.bin"));
-            fs::write(&file, [k]).unwrap();
+            let file = written(&dir, format!("x{k}.bin"), [k]);
             let before = cat(&archive, dup);
             let err = String::from_utf8(ok(&["add", s(&archive), s(&file)]).stderr).unwrap();
             let moved = cat(&archive, dup) != before;
@@ -3073,8 +3038,7 @@ fn an_edit_that_changes_what_a_name_gives_says_so() {
         );
     }
     // Removing the entry a name gives makes the other the one given.
-    let archive = dir.join("a.nres");
-    fs::write(&archive, samples::nres()).unwrap();
+    let archive = written(&dir, "a.nres", samples::nres());
     let err = String::from_utf8(ok(&["rm", "--index", "1", s(&archive)]).stderr).unwrap();
     assert!(
         err.contains(
@@ -3107,8 +3071,7 @@ fn an_edit_that_would_change_an_entry_reading_the_table_is_refused() {
             (e.data_offset, e.packed_size, e.unpacked_size) = (32, 8, 8);
         }
     });
-    let archive = dir.join("lib.rlb");
-    fs::write(&archive, &bytes).unwrap();
+    let archive = written(&dir, "lib.rlb", &bytes);
     let before = cat(&archive, "B.TXT");
     assert_eq!(before, bytes[32..40]);
 
@@ -3135,10 +3098,8 @@ fn an_edit_that_would_change_an_entry_reading_the_table_is_refused() {
 fn an_edit_under_way_keeps_others_out() {
     use rustix::fs::{FlockOperation, flock};
     let dir = Scratch::new("edit-locked");
-    let archive = dir.join("a.nres");
-    fs::write(&archive, samples::nres()).unwrap();
-    let file = dir.join("new.txt");
-    fs::write(&file, b"new").unwrap();
+    let archive = written(&dir, "a.nres", samples::nres());
+    let file = written(&dir, "new.txt", b"new");
     let before = fs::read(&archive).unwrap();
     let (other, folder) = unpacked(&dir, "other.nres", samples::nres(), "unpacked");
     let held = fs::File::open(&archive).unwrap();
@@ -3227,8 +3188,7 @@ fn write_sparse_nres(path: &Path, len: u64, entries: &[(&[u8], u32, u32, &[u8])]
 fn an_output_ending_in_a_slash_is_refused() {
     let dir = Scratch::new("edit-output-slash");
     let (archive, folder) = unpacked(&dir, "a.nres", samples::nres(), "mod");
-    let kept = dir.join("kept.txt");
-    fs::write(&kept, "keep").unwrap();
+    let kept = written(&dir, "kept.txt", "keep");
     let manifest = folder.join("ngi.toml");
     let manifest_text = fs::read(&manifest).unwrap();
     for out in [
@@ -3263,8 +3223,7 @@ fn as_stored_sort_index_is_kept_or_its_rebuild_said() {
         ("a.nres", samples::nres(), "new.bin"),
         ("a.rsli", samples::rsli(), "NEW.BIN"),
     ] {
-        let archive = dir.join(name);
-        fs::write(&archive, &bytes).unwrap();
+        let archive = written(&dir, name, &bytes);
         let folder = dir.join(format!("{name}.d"));
         ok(&["unpack", s(&archive), "-o", s(&folder)]);
         let manifest = folder.join("ngi.toml");
@@ -3422,10 +3381,8 @@ fn pack_says_what_lookups_the_manifest_breaks() {
 #[test]
 fn add_keeps_within_max_entries() {
     let dir = Scratch::new("edit-add-limit");
-    let archive = dir.join("a.nres");
-    fs::write(&archive, samples::nres()).unwrap();
-    let file = dir.join("new.bin");
-    fs::write(&file, "new").unwrap();
+    let archive = written(&dir, "a.nres", samples::nres());
+    let file = written(&dir, "new.bin", "new");
     let err = fails(&["add", s(&archive), s(&file), "--max-entries", "8"]);
     assert!(
         err.contains("1 entry would make it 9 entries, above the limit of 8 (--max-entries)"),
@@ -3454,8 +3411,7 @@ fn pack_refuses_kept_bytes_past_the_end_it_writes() {
         ("f.rsli", bytes, &[][..]),
         ("t.rsli", trailed, &["--media-trailer"]),
     ] {
-        let archive = dir.join(name);
-        fs::write(&archive, &bytes).unwrap();
+        let archive = written(&dir, name, &bytes);
         let folder = dir.join(format!("{name}.d"));
         ok(&[&["unpack", s(&archive), "-o", s(&folder)][..], options].concat());
         assert!(folder.join("BROKEN.packed").exists());
@@ -3512,8 +3468,7 @@ fn rm_says_which_gap_it_does_not_keep() {
         total_size: (16 + region.len() + directory.len()) as u32,
     };
     let bytes = [&header.to_bytes()[..], &region, &directory].concat();
-    let archive = dir.join("g.nres");
-    fs::write(&archive, &bytes).unwrap();
+    let archive = written(&dir, "g.nres", &bytes);
     let o = ok(&["rm", s(&archive), "B"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -3530,8 +3485,7 @@ fn rm_says_which_gap_it_does_not_keep() {
 
 /// `bytes` unpacked to `dir/name.d` as-stored: the folder, its manifest and its text.
 fn unpacked_as_stored(dir: &Path, name: &str, bytes: &[u8]) -> (PathBuf, PathBuf, String) {
-    let archive = dir.join(name);
-    fs::write(&archive, bytes).unwrap();
+    let archive = written(dir, name, bytes);
     let folder = dir.join(format!("{name}.d"));
     ok(&["unpack", s(&archive), "-o", s(&folder)]);
     let manifest = folder.join("ngi.toml");
